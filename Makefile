@@ -1,0 +1,35 @@
+# The README's two commands: `make run` (the app on the shipped models) and `make test` (the whole suite).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+MODELS := $(wildcard models/*/config.json)
+
+.PHONY: run test install install-dev browser export
+
+$(VENV)/.runtime: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
+	$(PY) -m pip install -q -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.runtime
+install-dev: $(VENV)/.dev
+
+# Export every shipped model to ONNX (fp32 + int8) into its gitignored onnx/ folder; skipped when up to date.
+export: install
+	@for d in $(dir $(MODELS)); do $(PY) -m export $$d --if-stale || exit 1; done
+
+run: export
+	$(PY) -m streamlit run app.py
+
+# Debian's chromium drives the browser tests (playwright never downloads a browser here).
+browser:
+	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
+test: install-dev browser
+	$(PY) -m pytest -m "not network" $(PYTEST_ARGS)

@@ -1,0 +1,58 @@
+"""Model configurations: one dataclass per model, every field commented.
+
+Checkpoints store `asdict(config)` and rebuild the model with `Config(**d)`, so
+adding a field needs a default to keep old checkpoints loadable.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class EncoderConfig:
+    """Shape of a Transformer encoder stack; shared by both models."""
+
+    vocab_size: int = 8000  # size of the (source) token vocabulary
+    d_model: int = 256  # width of every residual stream vector
+    n_heads: int = 4  # attention heads; d_model must divide by it (d_k = d_model / n_heads)
+    n_layers: int = 3  # encoder layers
+    d_ff: int = 1024  # inner width of the position-wise feed-forward network
+    dropout: float = 0.1  # dropout on sublayer outputs, embeddings and attention weights
+    max_len: int = 256  # longest sequence the positional-encoding table covers
+    pre_norm: bool = False  # False: post-LN as in the paper; True: pre-LN (LayerNorm before each sublayer)
+    pad_id: int = 0  # token id used for padding; never attended to
+
+    def __post_init__(self) -> None:
+        if self.d_model % self.n_heads:
+            raise ValueError(f"d_model={self.d_model} is not divisible by n_heads={self.n_heads}")
+
+
+@dataclass
+class Seq2SeqConfig(EncoderConfig):
+    """Encoder-decoder translation model (the paper's base model, scaled down by default)."""
+
+    tgt_vocab_size: int | None = None  # target vocabulary; None = same as vocab_size (joint vocabulary)
+    n_decoder_layers: int | None = None  # decoder layers; None = same as n_layers
+    share_embeddings: bool = True  # tie source, target and generator weights (paper §3.4); needs a joint vocabulary
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.tgt_vocab_size is None:
+            self.tgt_vocab_size = self.vocab_size
+        if self.n_decoder_layers is None:
+            self.n_decoder_layers = self.n_layers
+        if self.share_embeddings and self.tgt_vocab_size != self.vocab_size:
+            raise ValueError("share_embeddings needs vocab_size == tgt_vocab_size (a joint vocabulary)")
+
+
+@dataclass
+class ClassifierConfig(EncoderConfig):
+    """Encoder + pooling + linear head for sequence classification (sentiment)."""
+
+    n_classes: int = 2  # number of output labels
+    pooling: str = "mean"  # "mean" over real tokens (pads excluded) or "max"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.pooling not in ("mean", "max"):
+            raise ValueError(f"pooling must be 'mean' or 'max', got {self.pooling!r}")

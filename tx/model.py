@@ -1,0 +1,111 @@
+"""The two models: an encoder-decoder translator and an encoder-only classifier.
+
+`forward` returns logits only; losses live in the training code.
+"""
+from __future__ import annotations
+
+from torch import Tensor, nn
+
+from .config import ClassifierConfig, Seq2SeqConfig
+from .layers import Decoder, Embeddings, Encoder, LayerCache, PositionalEncoding
+from .masks import causal_mask, padding_mask
+
+
+def xavier_init(module: nn.Module) -> None:
+    """Xavier-uniform every matrix (embeddings and projections); vectors keep PyTorch's defaults."""
+    for p in module.parameters():
+        if p.dim() > 1:
+            nn.init.xavier_uniform_(p)
+
+
+class Seq2SeqTransformer(nn.Module):
+    """The paper's encoder-decoder with a KV-cached `decode` for incremental generation.
+
+    Masks passed in are (B, S) booleans over source tokens, True = real token; the
+    causal target mask is built inside `decode` unless one is given.
+    """
+
+    def __init__(self, config: Seq2SeqConfig):
+        super().__init__()
+        c = self.config = config
+        self.src_embed = Embeddings(c.vocab_size, c.d_model)
+        self.tgt_embed = self.src_embed if c.share_embeddings else Embeddings(c.tgt_vocab_size, c.d_model)
+        self.positional = PositionalEncoding(c.d_model, c.max_len, c.dropout)
+        self.encoder = Encoder(c.n_layers, c.d_model, c.n_heads, c.d_ff, c.dropout, c.pre_norm)
+        self.decoder = Decoder(c.n_decoder_layers, c.d_model, c.n_heads, c.d_ff, c.dropout, c.pre_norm)
+        self.generator = nn.Linear(c.d_model, c.tgt_vocab_size, bias=False)
+        xavier_init(self)
+        if c.share_embeddings:
+            self.generator.weight = self.src_embed.table.weight  # one matrix for source, target and output
+
+    def source_mask(self, src: Tensor) -> Tensor:
+        return padding_mask(src, self.config.pad_id)
+
+    def encode(self, src: Tensor, src_mask: Tensor | None = None, need_weights: bool = False):
+        """src (B, S) -> memory (B, S, D); with need_weights, (memory, L × (B, H, S, S))."""
+        if src_mask is None:
+            src_mask = self.source_mask(src)
+        memory, weights = self.encoder(self.positional(self.src_embed(src)), src_mask, need_weights)
+        return (memory, weights) if need_weights else memory
+
+    def init_cache(self, memory: Tensor) -> list[LayerCache]:
+        """An empty self-attention cache plus the cross-attention K/V of `memory`, per decoder layer."""
+        b = memory.size(0)
+        h, k = self.config.n_heads, self.config.d_model // self.config.n_heads
+        empty = memory.new_zeros(b, h, 0, k)  # (B, H, 0, K): no past positions yet
+        return [(empty, empty, *layer.cross_attn.project_kv(memory)) for layer in self.decoder.layers]
+
+    def decode(self, tgt: Tensor, memory: Tensor | None, src_mask: Tensor, tgt_mask: Tensor | None = None,
+               cache: list[LayerCache] | None = None, need_weights: bool = False):
+        """Run the decoder on new target tokens tgt (B, T) after the cached positions.
+
+        Returns (hidden (B, T, D), cache) where cache now covers every position so far;
+        with need_weights also {"self": L × (B, H, T, P+T), "cross": L × (B, H, T, S)}.
+        `memory` is only read when no cache is given (the cache holds its K/V).
+        """
+        if cache is None:
+            cache = self.init_cache(memory)
+        past = cache[0][0].size(2)
+        if tgt_mask is None:
+            tgt_mask = causal_mask(tgt.size(1), past, device=tgt.device)
+        x = self.positional(self.tgt_embed(tgt), offset=past)
+        hidden, cache, weights = self.decoder(x, cache, src_mask, tgt_mask, need_weights)
+        return (hidden, cache, weights) if need_weights else (hidden, cache)
+
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None) -> Tensor:
+        """Teacher-forced logits (B, T, V) for target inputs tgt (B, T)."""
+        if src_mask is None:
+            src_mask = self.source_mask(src)
+        memory = self.encode(src, src_mask)
+        hidden, _ = self.decode(tgt, memory, src_mask)
+        return self.generator(hidden)
+
+
+class SentimentClassifier(nn.Module):
+    """Encoder, pooling over real tokens (mean, or max), dropout, linear head -> class logits."""
+
+    def __init__(self, config: ClassifierConfig):
+        super().__init__()
+        c = self.config = config
+        self.embed = Embeddings(c.vocab_size, c.d_model)
+        self.positional = PositionalEncoding(c.d_model, c.max_len, c.dropout)
+        self.encoder = Encoder(c.n_layers, c.d_model, c.n_heads, c.d_ff, c.dropout, c.pre_norm)
+        self.dropout = nn.Dropout(c.dropout)
+        self.head = nn.Linear(c.d_model, c.n_classes)
+        xavier_init(self)
+
+    def pool(self, x: Tensor, keep: Tensor) -> Tensor:
+        """(B, S, D) token states -> (B, D), ignoring pads; an all-pad row pools to zeros."""
+        m = keep[..., None].to(x.dtype)  # (B, S) -> (B, S, 1)
+        if self.config.pooling == "max":
+            masked = x.masked_fill(m == 0, float("-inf"))
+            return masked.amax(dim=1).nan_to_num(0.0, posinf=0.0, neginf=0.0)
+        return (x * m).sum(dim=1) / m.sum(dim=1).clamp(min=1.0)
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor | None = None, need_weights: bool = False):
+        """input_ids (B, S), attention_mask (B, S) True/1 at real tokens -> logits (B, C);
+        with need_weights, (logits, L × (B, H, S, S))."""
+        keep = padding_mask(input_ids, self.config.pad_id) if attention_mask is None else attention_mask.bool()
+        x, weights = self.encoder(self.positional(self.embed(input_ids)), keep, need_weights)
+        logits = self.head(self.dropout(self.pool(x, keep)))
+        return (logits, weights) if need_weights else logits
