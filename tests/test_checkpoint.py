@@ -22,7 +22,8 @@ def test_checkpoint_round_trip(tmp_path, make):
 @pytest.mark.parametrize("make", [tiny_seq2seq, tiny_classifier])
 def test_model_dir_round_trip(tmp_path, make):
     model = make(pre_norm=True)
-    tx.save_model_dir(tmp_path, model, tokenizer_json='{"x": 1}')
+    tx.save_model_dir(tmp_path, model, tokenizer_json='{"x": 1}', meta={"labels": ["a", "b"]})
+    assert tx.read_model_config(tmp_path)["meta"] == {"labels": ["a", "b"]}
     assert (tmp_path / "tokenizer.json").read_text() == '{"x": 1}'
     loaded = tx.load_model_dir(tmp_path)
     assert loaded.config == model.config and not loaded.training

@@ -106,11 +106,16 @@ def load_model(path: str | Path, kind: str | None = None) -> nn.Module:
     return build_model(ckpt["kind"], ckpt["config"], ckpt["model"], source=str(path)).eval()
 
 
-def save_model_dir(directory: str | Path, model: nn.Module, tokenizer_json: str | None = None) -> None:
-    """Write the shipped form: config.json, model.pt (state_dict) and optionally tokenizer.json."""
+def save_model_dir(directory: str | Path, model: nn.Module, tokenizer_json: str | None = None,
+                   meta: dict[str, Any] | None = None) -> None:
+    """Write the shipped form: config.json, model.pt (state_dict) and optionally tokenizer.json.
+
+    `meta` goes into config.json beside kind/config: what the text-level wrappers need to
+    know (translation directions and language tags, class labels, ...).
+    """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    config = {"kind": model_kind(model), "config": asdict(model.config)}
+    config = {"kind": model_kind(model), "config": asdict(model.config), "meta": meta or {}}
     atomic_write(directory / CONFIG_FILE, lambda tmp: Path(tmp).write_text(json.dumps(config, indent=2) + "\n"))
     atomic_write(directory / WEIGHTS_FILE, lambda tmp: torch.save(model.state_dict(), tmp))
     if tokenizer_json is not None:
@@ -118,13 +123,14 @@ def save_model_dir(directory: str | Path, model: nn.Module, tokenizer_json: str 
 
 
 def read_model_config(directory: str | Path, kind: str | None = None) -> dict[str, Any]:
-    """The {"kind", "config"} dict of a model directory, checked."""
+    """The {"kind", "config", "meta"} dict of a model directory, checked."""
     path = Path(directory) / CONFIG_FILE
     if not path.is_file():
         raise CheckpointError(f"{path}: file not found (is {directory} a model directory?)")
     try:
         meta = json.loads(path.read_text())
         meta["kind"], meta["config"]
+        meta.setdefault("meta", {})
     except (ValueError, KeyError, TypeError) as e:
         raise CheckpointError(f"{path}: not a tx model config ({e})") from e
     if kind is not None and meta["kind"] != kind:
