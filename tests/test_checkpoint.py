@@ -27,7 +27,7 @@ def test_model_dir_round_trip(tmp_path, make):
     assert (tmp_path / "tokenizer.json").read_text() == '{"x": 1}'
     loaded = tx.load_model_dir(tmp_path)
     assert loaded.config == model.config and not loaded.training
-    for a, b in zip(model.state_dict().values(), loaded.state_dict().values()):
+    for a, b in zip(model.state_dict().values(), loaded.state_dict().values(), strict=True):
         assert torch.equal(a, b)
 
 

@@ -23,7 +23,7 @@ from .layers import (
     Residual,
 )
 from .masks import causal_mask, key_mask, padding_mask
-from .model import Seq2SeqTransformer, SentimentClassifier
+from .model import SentimentClassifier, Seq2SeqTransformer
 
 __all__ = [
     "attention", "fast_attention", "MultiHeadAttention",

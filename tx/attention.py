@@ -17,7 +17,8 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 
-def attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, dropout_p: float = 0.0) -> tuple[Tensor, Tensor]:
+def attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None,
+              dropout_p: float = 0.0) -> tuple[Tensor, Tensor]:
     """softmax(q kᵀ / √d_k) v, returning the output and the attention weights.
 
     q (B, H, T, K), k and v (B, H, S, K), mask broadcastable to (B, H, T, S).

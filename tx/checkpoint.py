@@ -21,7 +21,7 @@ import torch
 from torch import nn
 
 from .config import ClassifierConfig, Seq2SeqConfig
-from .model import Seq2SeqTransformer, SentimentClassifier
+from .model import SentimentClassifier, Seq2SeqTransformer
 
 # kind name stored in files -> (config class, model class)
 MODEL_KINDS: dict[str, tuple[type, type]] = {

@@ -8,13 +8,13 @@ encoder memory's keys/values for cross-attention (computed once per source).
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 from torch import Tensor, nn
 
 from .attention import MultiHeadAttention
-from .masks import causal_mask, key_mask
+from .masks import key_mask
 
 LayerCache = tuple[Tensor, Tensor, Tensor, Tensor]  # (self_k, self_v, cross_k, cross_v), each (B, H, *, K)
 
@@ -177,7 +177,7 @@ class Decoder(nn.Module):
                 need_weights: bool = False) -> tuple[Tensor, list[LayerCache], dict[str, list[Tensor]] | None]:
         src_mask = key_mask(src_keep)
         new_cache, self_w, cross_w = [], [], []
-        for layer, layer_cache in zip(self.layers, cache):
+        for layer, layer_cache in zip(self.layers, cache, strict=True):
             x, present, (sw, cw) = layer(x, layer_cache, src_mask, tgt_mask, need_weights)
             new_cache.append(present)
             self_w.append(sw)
