@@ -1,0 +1,345 @@
+"""Search algorithms on the step interface: greedy, beam search, sampling, KV-cache backends."""
+import itertools
+import random
+
+import pytest
+import torch
+from conftest import tiny_seq2seq
+
+from tx.decoding import (
+    FullPrefixBackend,
+    TorchBackend,
+    beam_search,
+    greedy,
+    keep_top_k,
+    keep_top_p,
+    normalized_score,
+    sample,
+)
+
+BOS, EOS = 1, 2
+
+
+def padded_batch(lengths: list[int], vocab: int = 40, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random sources of the given lengths, right-padded with 0: ids (B, S), mask (B, S)."""
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.zeros(len(lengths), max(lengths), dtype=torch.long)
+    for i, n in enumerate(lengths):
+        ids[i, :n] = torch.randint(4, vocab, (n,), generator=g)
+    return ids, ids != 0
+
+
+def one_by_one(search, backend, src, mask, **kw):
+    """Run `search` on each sentence alone, without its padding."""
+    out = []
+    for row in range(src.size(0)):
+        n = int(mask[row].sum())
+        out.extend(search(backend, src[row:row + 1, :n], mask[row:row + 1, :n], **kw))
+    return out
+
+
+def assert_same_hypotheses(a, b, atol=1e-4):
+    assert [h.tokens for h in a] == [h.tokens for h in b]
+    assert [h.finished for h in a] == [h.finished for h in b]
+    for x, y in zip(a, b, strict=True):
+        assert x.score == pytest.approx(y.score, abs=atol)
+        assert x.log_prob == pytest.approx(y.log_prob, abs=atol)
+
+
+def model_log_prob(model, src: torch.Tensor, tokens: list[int]) -> float:
+    """log P(tokens | src) under the model by one teacher-forced pass."""
+    tgt_in = torch.tensor([[BOS] + tokens[:-1]])
+    with torch.no_grad():
+        log_probs = model(src, tgt_in).log_softmax(-1)[0]  # (1, T, V) -> (T, V)
+    return log_probs.gather(1, torch.tensor(tokens)[:, None]).sum().item()
+
+
+class HistoryBackend:
+    """A fake model whose next-token distribution is a fixed random function of (source, history).
+
+    Its state is the token history itself, so `reorder` is trivially right: a reference for the
+    search's bookkeeping. Only tokens 2 (EOS), 3 and 4 can be produced. It records every reorder.
+    """
+
+    vocab = 5
+
+    def __init__(self, salt: int = 0):
+        self.salt = salt
+        self.reorders: list[list[int]] = []
+
+    def log_probs_after(self, source: tuple[int, ...], history: tuple[int, ...]) -> torch.Tensor:
+        rng = random.Random(f"{self.salt}/{source}/{history}")
+        logits = torch.tensor([float("-inf"), float("-inf")] + [rng.gauss(0, 2) for _ in range(3)])
+        return logits.log_softmax(-1)
+
+    def encode(self, src_ids, src_mask):
+        sources = [tuple(row[m].tolist()) for row, m in zip(src_ids, src_mask, strict=True)]
+        return sources, [() for _ in sources]
+
+    def step(self, tokens, state):
+        sources, histories = state
+        histories = [h + (t,) for h, t in zip(histories, tokens.tolist(), strict=True)]
+        return torch.stack([self.log_probs_after(s, h[1:]) for s, h in zip(sources, histories, strict=True)]), \
+            (sources, histories)
+
+    def reorder(self, state, index):
+        self.reorders.append(index.tolist())
+        return tuple([part[i] for i in index.tolist()] for part in state)
+
+    def sequence_log_prob(self, source: tuple[int, ...], tokens: tuple[int, ...], min_len: int = 0) -> float:
+        total = 0.0
+        for t, token in enumerate(tokens):
+            lp = self.log_probs_after(source, tokens[:t])
+            total += float("-inf") if (token == EOS and t < min_len) else lp[token].item()
+        return total
+
+
+def exhaustive_best(score_fn, max_len: int, alpha: float, non_eos: list[int]):
+    """Best (tokens, score) over every hypothesis the beam search can return: EOS-terminated ones of
+    at most max_len tokens, and unfinished ones of exactly max_len tokens."""
+    candidates = [seq + (EOS,) for n in range(max_len) for seq in itertools.product(non_eos, repeat=n)]
+    candidates += list(itertools.product(non_eos, repeat=max_len))
+    scored = [(normalized_score(score_fn(c), len(c), alpha), c) for c in candidates]
+    score, tokens = max(scored, key=lambda x: x[0])
+    return list(tokens), score
+
+
+# --- greedy and beam search -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_beam_of_one_without_length_penalty_is_greedy(seed):
+    torch.manual_seed(seed)
+    model = tiny_seq2seq()
+    src, mask = padded_batch([7, 3, 5, 9], seed=seed)
+    backend = TorchBackend(model)
+    g = greedy(backend, src, mask, max_len=12)
+    b = beam_search(backend, src, mask, max_len=12, beam=1, length_penalty=0.0)
+    assert_same_hypotheses(g, b)
+
+
+@pytest.mark.parametrize("search, kw", [
+    (greedy, {}),
+    (beam_search, {"beam": 3, "length_penalty": 0.6}),
+    (sample, {"top_k": 1}),  # deterministic, so comparable across batchings
+])
+def test_batched_equals_one_by_one(search, kw):
+    model = tiny_seq2seq()
+    src, mask = padded_batch([9, 2, 6, 4, 11])
+    backend = TorchBackend(model)
+    batched = search(backend, src, mask, **kw)  # default max_len: each sentence's own length + 50
+    alone = one_by_one(search, backend, src, mask, **kw)
+    assert_same_hypotheses(batched, alone)
+
+
+@pytest.mark.parametrize("pre_norm", [False, True])
+@pytest.mark.parametrize("search, kw", [(greedy, {}), (beam_search, {"beam": 4, "length_penalty": 1.0})])
+def test_cached_steps_equal_full_prefix_recompute(pre_norm, search, kw):
+    model = tiny_seq2seq(pre_norm)
+    src, mask = padded_batch([8, 5, 10])
+    cached = search(TorchBackend(model), src, mask, max_len=20, **kw)
+    recomputed = search(FullPrefixBackend(model), src, mask, max_len=20, **kw)
+    assert_same_hypotheses(cached, recomputed)
+    assert max(len(h.tokens) for h in cached) > 5  # long enough for the cache to matter
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.6, 1.0])
+def test_beam_scores_at_least_greedy_under_the_same_normalisation(alpha):
+    """Not a theorem (beam search can prune the greedy path), but it holds on these fixed random models."""
+    for seed in range(4):
+        torch.manual_seed(seed)
+        model = tiny_seq2seq()
+        src, mask = padded_batch([6, 4, 9], seed=seed)
+        backend = TorchBackend(model)
+        for g, b, row in zip(greedy(backend, src, mask, max_len=15),
+                             beam_search(backend, src, mask, max_len=15, beam=4, length_penalty=alpha),
+                             range(3), strict=True):
+            g_score = normalized_score(g.log_prob, len(g.tokens), alpha)
+            assert b.score >= g_score - 1e-5
+            # The reported score is the model's own probability of the returned tokens.
+            n = int(mask[row].sum())
+            assert b.log_prob == pytest.approx(model_log_prob(model, src[row:row + 1, :n], b.tokens), abs=1e-4)
+
+
+@pytest.mark.parametrize("alpha, min_len", [(0.0, 0), (0.6, 0), (2.0, 0), (-0.5, 0), (0.6, 2)])
+def test_beam_search_with_room_for_every_prefix_is_exact(alpha, min_len):
+    """With a beam wide enough to keep every prefix, beam search must equal exhaustive search: checks the
+    finished-hypothesis bookkeeping, the max/min length rules and that early stopping never cuts off a winner."""
+    max_len = 4
+    backend = HistoryBackend(salt=int(alpha * 10) + min_len)
+    src, mask = padded_batch([3, 5, 2], vocab=9)
+    hyps = beam_search(backend, src, mask, max_len=max_len, beam=48, length_penalty=alpha, min_len=min_len)
+    for row, hyp in enumerate(hyps):
+        source = tuple(src[row][mask[row]].tolist())
+        tokens, score = exhaustive_best(lambda seq, s=source: backend.sequence_log_prob(s, seq, min_len),
+                                        max_len, alpha, non_eos=[3, 4])
+        assert hyp.tokens == tokens
+        assert hyp.score == pytest.approx(score, abs=1e-5)
+
+
+class LongWinsBackend(HistoryBackend):
+    """EOS is the most likely first token, but once a sentence has started, token 3 is nearly certain:
+    with a strong length penalty the longest hypothesis wins, though it starts behind."""
+
+    def log_probs_after(self, source, history):
+        eos_logit, token_logit = (0.0, -0.5) if not history else (0.0, 3.0)
+        return torch.tensor([float("-inf")] * 2 + [eos_logit, token_logit, float("-inf")]).log_softmax(-1)
+
+
+def test_early_stopping_waits_for_hypotheses_the_length_penalty_can_still_lift():
+    backend = LongWinsBackend()
+    src, mask = padded_batch([3])
+    hyp = beam_search(backend, src, mask, max_len=10, beam=2, length_penalty=2.0)[0]
+    tokens, score = exhaustive_best(lambda seq: backend.sequence_log_prob((), seq), 10, 2.0, non_eos=[3])
+    assert len(tokens) == 10  # the setting really favours the long one over the early [EOS]
+    assert hyp.tokens == tokens and hyp.score == pytest.approx(score, abs=1e-5)
+
+
+def test_beam_search_reorders_the_kv_cache_correctly():
+    """A real tiny model with a 6-token vocabulary: beam search wide enough to be exact must find the
+    exhaustive optimum, which it can only do if every cache row follows its beam."""
+    torch.manual_seed(3)
+    model = tiny_seq2seq(vocab_size=6)
+    src, mask = padded_batch([4, 2], vocab=6)
+    hyps = beam_search(TorchBackend(model), src, mask, max_len=3, beam=160, length_penalty=0.6)
+    for row, hyp in enumerate(hyps):
+        n = int(mask[row].sum())
+        tokens, score = exhaustive_best(lambda seq, r=row, n=n: model_log_prob(model, src[r:r + 1, :n], list(seq)),
+                                        3, 0.6, non_eos=[0, 1, 3, 4, 5])
+        assert hyp.tokens == tokens
+        assert hyp.score == pytest.approx(score, abs=1e-4)
+
+
+def test_small_beam_keeps_history_and_backend_state_in_step_after_swaps():
+    """Beam 2 on the fake model, whose state is the token history: if the search reordered the state
+    differently from its own bookkeeping, the scores of the returned tokens would not add up."""
+    backend = HistoryBackend(salt=7)
+    src, mask = padded_batch([4, 6, 3, 5, 5, 7], vocab=9)
+    # min_len keeps every sentence going long enough for beams to overtake each other
+    hyps = beam_search(backend, src, mask, max_len=10, beam=2, length_penalty=0.6, min_len=4)
+    for row, hyp in enumerate(hyps):
+        source = tuple(src[row][mask[row]].tolist())
+        assert hyp.log_prob == pytest.approx(backend.sequence_log_prob(source, tuple(hyp.tokens)), abs=1e-5)
+        assert hyp.finished == (hyp.tokens[-1] == EOS)
+        assert EOS not in hyp.tokens[:-1]
+    assert any(idx != sorted(idx) for idx in backend.reorders)
+
+
+@pytest.mark.parametrize("search, kw", [(greedy, {}), (beam_search, {"beam": 3}), (sample, {"seed": 0})])
+def test_max_and_min_length_are_respected(search, kw):
+    model = tiny_seq2seq()
+    src, mask = padded_batch([5, 7, 3])
+    hyps = search(TorchBackend(model), src, mask, max_len=[4, 9, 1], **kw)
+    for hyp, limit in zip(hyps, [4, 9, 1], strict=True):
+        assert 1 <= len(hyp.tokens) <= limit
+        assert hyp.finished == (hyp.tokens[-1] == EOS)
+        assert EOS not in hyp.tokens[:-1]  # nothing is appended after a sentence ends
+    forced = search(TorchBackend(model), src, mask, max_len=12, min_len=6, **kw)
+    for hyp in forced:
+        assert EOS not in hyp.tokens[:6] and len(hyp.tokens) >= 6
+
+
+def test_max_len_is_capped_by_the_positional_table():
+    model = tiny_seq2seq(max_len=10)
+    src, mask = padded_batch([4])
+    hyp = greedy(TorchBackend(model), src, mask, max_len=500, min_len=500)[0]
+    assert len(hyp.tokens) == 10 and not hyp.finished
+
+
+def test_finished_rows_collect_nothing_more():
+    """A sentence that ends at step 1 keeps exactly [token, EOS] while the others go on."""
+    backend = HistoryBackend(salt=1)
+    src, mask = padded_batch([3, 4, 5, 6, 2, 3, 7, 4], vocab=9)
+    hyps = greedy(backend, src, mask, max_len=10)
+    lengths = [len(h.tokens) for h in hyps]
+    assert min(lengths) < max(lengths)  # rows really finish at different steps
+    for row, hyp in enumerate(hyps):
+        source = tuple(src[row][mask[row]].tolist())
+        expected = []
+        while len(expected) < 10 and EOS not in expected:
+            expected.append(int(backend.log_probs_after(source, tuple(expected)).argmax()))
+        assert hyp.tokens == expected
+
+
+@pytest.mark.parametrize("bad", [dict(beam=0), dict(max_len=0)])
+def test_bad_search_arguments_raise_clear_errors(bad):
+    src, mask = padded_batch([3])
+    with pytest.raises(ValueError, match="at least 1"):
+        beam_search(TorchBackend(tiny_seq2seq()), src, mask, **bad)
+
+
+# --- sampling ------------------------------------------------------------------------------------------------
+
+
+def test_sampling_is_reproducible_with_a_seed_and_varies_without():
+    model = tiny_seq2seq()
+    src, mask = padded_batch([6, 4, 8])
+    backend = TorchBackend(model)
+    a = sample(backend, src, mask, max_len=15, seed=123, temperature=1.5)
+    b = sample(backend, src, mask, max_len=15, seed=123, temperature=1.5)
+    c = sample(backend, src, mask, max_len=15, seed=124, temperature=1.5)
+    assert [h.tokens for h in a] == [h.tokens for h in b]
+    assert [h.tokens for h in a] != [h.tokens for h in c]
+
+
+@pytest.mark.parametrize("kw", [dict(top_k=1), dict(top_p=1e-6), dict(temperature=1e-4)])
+def test_degenerate_sampling_is_greedy(kw):
+    model = tiny_seq2seq()
+    src, mask = padded_batch([6, 4, 8])
+    backend = TorchBackend(model)
+    assert_same_hypotheses(sample(backend, src, mask, max_len=15, seed=5, **kw), greedy(backend, src, mask, max_len=15))
+
+
+def test_sampling_only_draws_from_the_allowed_tokens():
+    logits = torch.tensor([[0.0, 3.0, 1.0, 2.0, -1.0]])
+    assert torch.isfinite(keep_top_k(logits, 2)).tolist() == [[False, True, False, True, False]]
+    probs = logits.softmax(-1)[0]  # 0.032 0.636 0.087 0.234 0.012
+    assert torch.isfinite(keep_top_p(logits, 0.5)).tolist() == [[False, True, False, False, False]]
+    assert torch.isfinite(keep_top_p(logits, probs[1].item() + 0.01)).tolist() == [[False, True, False, True, False]]
+    assert torch.isfinite(keep_top_p(logits, 1.0)).all()
+
+
+@pytest.mark.parametrize("bad, message", [(dict(temperature=0), "temperature"), (dict(top_k=-1), "top_k"),
+                                          (dict(top_p=0), "top_p"), (dict(top_p=1.5), "top_p")])
+def test_bad_sampling_arguments_raise_clear_errors(bad, message):
+    src, mask = padded_batch([3])
+    with pytest.raises(ValueError, match=message):
+        sample(TorchBackend(tiny_seq2seq()), src, mask, **bad)
+
+
+# --- attention capture -----------------------------------------------------------------------------------------
+
+
+def test_attention_maps_have_the_right_shapes_and_ignore_pads():
+    model = tiny_seq2seq()
+    src, mask = padded_batch([7, 3])
+    tgt = torch.tensor([[BOS, 5, 6, 7], [BOS, 8, 0, 0]])
+    maps = TorchBackend(model).attention(src, mask, tgt)
+    layers, heads = model.config.n_decoder_layers, model.config.n_heads
+    assert [w.shape for w in maps["encoder"]] == [(2, heads, 7, 7)] * model.config.n_layers
+    assert [w.shape for w in maps["self"]] == [(2, heads, 4, 4)] * layers
+    assert [w.shape for w in maps["cross"]] == [(2, heads, 4, 7)] * layers
+    for w in maps["cross"] + maps["encoder"]:
+        assert w[1, :, :, 3:].max() == 0.0  # nothing on the second sentence's pads
+        sums = w.sum(-1)
+        assert abs(sums - 1).max() < 1e-5  # every row a distribution over the real source tokens
+    for w in maps["self"]:
+        upper = torch.triu(torch.ones(4, 4, dtype=torch.bool), diagonal=1).numpy()
+        assert w[:, :, upper].max() == 0.0  # causal: no weight on later positions
+
+
+def test_teacher_forced_attention_equals_what_cached_steps_saw():
+    model = tiny_seq2seq()
+    src, mask = padded_batch([6, 4])
+    tgt = torch.tensor([[BOS, 9, 4, 12, 7], [BOS, 5, 5, 30, 8]])
+    maps = TorchBackend(model).attention(src, mask, tgt)
+    with torch.inference_mode():
+        memory = model.encode(src, mask)
+        cache = model.init_cache(memory)
+        for t in range(tgt.size(1)):
+            _, cache, step = model.decode(tgt[:, t:t + 1], None, mask, cache=cache, need_weights=True)
+            for layer in range(model.config.n_decoder_layers):
+                torch.testing.assert_close(torch.from_numpy(maps["cross"][layer][:, :, t]),
+                                           step["cross"][layer][:, :, 0])
+                torch.testing.assert_close(torch.from_numpy(maps["self"][layer][:, :, t, :t + 1]),
+                                           step["self"][layer][:, :, 0])

@@ -1,0 +1,115 @@
+"""The step interface every search algorithm is written against, and its two PyTorch implementations.
+
+A search only ever calls `encode` once, then `step` / `reorder` per generated token, so the
+same greedy, beam and sampling code drives the PyTorch model here and onnxruntime sessions
+in `export/`. `State` is opaque to the search: each backend keeps whatever it needs in it.
+
+Optional backend attributes, read with `getattr(..., None)`: `max_source_len` and
+`max_target_len` (ints), the longest source and the most target tokens the model's
+positional table allows; searches and `TextTranslator` stay within them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from ..layers import LayerCache
+from ..model import Seq2SeqTransformer
+
+State = Any
+
+
+class DecoderBackend(Protocol):
+    def encode(self, src_ids: Tensor, src_mask: Tensor) -> State:
+        """src_ids (B, S) long, src_mask (B, S) bool True at real tokens -> state before the first step."""
+
+    def step(self, tokens: Tensor, state: State) -> tuple[Tensor, State]:
+        """tokens (B,) the newest token of each row (BOS first) -> (log_probs (B, V) float32, new state)."""
+
+    def reorder(self, state: State, index: Tensor) -> State:
+        """Keep/repeat/permute batch rows: row i of the result is row index[i] of `state`."""
+
+    def attention(self, src_ids: Tensor, src_mask: Tensor, tgt_ids: Tensor) -> dict[str, list[np.ndarray]]:
+        """Teacher-forced pass on decoder inputs tgt_ids (B, T) returning the attention weights:
+        {"encoder": L × (B, H, S, S), "self": L × (B, H, T, T), "cross": L × (B, H, T, S)}."""
+
+
+@dataclass
+class TorchState:
+    src_mask: Tensor  # (B, S) True at real source tokens
+    cache: list[LayerCache]  # per decoder layer: self K/V (B, H, P, K), cross K/V (B, H, S, K)
+
+
+class TorchBackend:
+    """Incremental decoding with the model's KV cache: each step feeds only the newest token."""
+
+    def __init__(self, model: Seq2SeqTransformer):
+        self.model = model.eval()  # dropout off: decoding must be deterministic
+        self.max_source_len = self.max_target_len = model.config.max_len
+        self.device = next(model.parameters()).device
+
+    @torch.inference_mode()
+    def encode(self, src_ids: Tensor, src_mask: Tensor) -> TorchState:
+        src_ids, src_mask = src_ids.to(self.device), src_mask.to(self.device)
+        memory = self.model.encode(src_ids, src_mask)
+        return TorchState(src_mask, self.model.init_cache(memory))
+
+    @torch.inference_mode()
+    def step(self, tokens: Tensor, state: TorchState) -> tuple[Tensor, TorchState]:
+        new = tokens.to(self.device)[:, None]  # (B,) -> (B, 1): one new position per row
+        hidden, cache = self.model.decode(new, None, state.src_mask, cache=state.cache)
+        return self._log_probs(hidden), TorchState(state.src_mask, cache)
+
+    @torch.inference_mode()
+    def reorder(self, state: TorchState, index: Tensor) -> TorchState:
+        index = index.to(self.device)
+        pick = lambda t: t.index_select(0, index)
+        return TorchState(pick(state.src_mask), [tuple(pick(t) for t in layer) for layer in state.cache])
+
+    @torch.inference_mode()
+    def attention(self, src_ids: Tensor, src_mask: Tensor, tgt_ids: Tensor) -> dict[str, list[np.ndarray]]:
+        src_ids, src_mask, tgt_ids = src_ids.to(self.device), src_mask.to(self.device), tgt_ids.to(self.device)
+        memory, encoder = self.model.encode(src_ids, src_mask, need_weights=True)
+        _, _, decoder = self.model.decode(tgt_ids, memory, src_mask, need_weights=True)
+        to_numpy = lambda ws: [w.float().cpu().numpy() for w in ws]
+        return {"encoder": to_numpy(encoder), "self": to_numpy(decoder["self"]), "cross": to_numpy(decoder["cross"])}
+
+    def _log_probs(self, hidden: Tensor) -> Tensor:
+        return self.model.generator(hidden[:, -1]).float().log_softmax(dim=-1)  # (B, T, D) -> (B, V), last position
+
+
+@dataclass
+class PrefixState:
+    src_mask: Tensor  # (B, S)
+    memory: Tensor  # (B, S, D): the encoder output does not change while decoding, so it is kept
+    prefix: Tensor  # (B, P) every decoder input so far, BOS first
+
+
+class FullPrefixBackend(TorchBackend):
+    """Decoding without a KV cache: every step reruns the whole decoder over the full prefix.
+
+    The reference for the cache (same tokens and scores, `tests/test_decoding.py`) and the
+    "without cache" leg of `tx.bench_decode`. Only the decoder is recomputed: the encoder's
+    output is fixed per source, and recomputing it too would measure something else.
+    """
+
+    @torch.inference_mode()
+    def encode(self, src_ids: Tensor, src_mask: Tensor) -> PrefixState:
+        src_ids, src_mask = src_ids.to(self.device), src_mask.to(self.device)
+        memory = self.model.encode(src_ids, src_mask)
+        return PrefixState(src_mask, memory, src_ids.new_zeros(src_ids.size(0), 0))
+
+    @torch.inference_mode()
+    def step(self, tokens: Tensor, state: PrefixState) -> tuple[Tensor, PrefixState]:
+        prefix = torch.cat([state.prefix, tokens.to(self.device)[:, None]], dim=1)  # (B, P) -> (B, P+1)
+        hidden, _ = self.model.decode(prefix, state.memory, state.src_mask)
+        return self._log_probs(hidden), PrefixState(state.src_mask, state.memory, prefix)
+
+    @torch.inference_mode()
+    def reorder(self, state: PrefixState, index: Tensor) -> PrefixState:
+        index = index.to(self.device)
+        return PrefixState(*(t.index_select(0, index) for t in (state.src_mask, state.memory, state.prefix)))

@@ -1,0 +1,65 @@
+"""What every search returns, and the pieces of bookkeeping they share."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import Tensor
+
+DEFAULT_EXTRA_LEN = 50  # default max target length = source length + this
+
+
+@dataclass
+class Hypothesis:
+    """One decoded sentence."""
+
+    tokens: list[int]  # generated ids: BOS excluded, the final EOS included when `finished`
+    log_prob: float  # sum of the model's log-probabilities of `tokens` (untempered, unfiltered)
+    score: float  # what the search ranked by: log_prob / length_penalty for beam search, log_prob otherwise
+    finished: bool  # True when it ended with EOS, False when it stopped at the max length
+
+
+def length_penalty(length: int, alpha: float) -> float:
+    """GNMT's lp(Y) = ((5 + |Y|) / 6) ** alpha (Wu et al. 2016); alpha = 0 turns it off."""
+    return ((5.0 + length) / 6.0) ** alpha
+
+
+def normalized_score(log_prob: float, length: int, alpha: float) -> float:
+    return log_prob / length_penalty(length, alpha)
+
+
+def max_lengths(max_len: int | Sequence[int] | Tensor | None, src_mask: Tensor, backend: object) -> Tensor:
+    """The most tokens (EOS included) each row may generate: (B,) long.
+
+    None = each row's real source length + 50; an int applies to every row; a sequence
+    gives one limit per row, which is what lets a batched search equal one-by-one searches.
+    Capped by the backend's `max_target_len` (its positional table) when it has one.
+    """
+    rows = src_mask.size(0)
+    if max_len is None:
+        lengths = src_mask.sum(dim=1).long().cpu() + DEFAULT_EXTRA_LEN
+    elif isinstance(max_len, int):
+        lengths = torch.full((rows,), max_len, dtype=torch.long)
+    else:
+        lengths = torch.as_tensor(max_len, dtype=torch.long).cpu().reshape(-1)
+    if lengths.numel() != rows:
+        raise ValueError(f"max_len has {lengths.numel()} entries for {rows} sentences")
+    if (lengths < 1).any():
+        raise ValueError(f"max_len must be at least 1, got {lengths.min().item()}")
+    limit = getattr(backend, "max_target_len", None)
+    return lengths.clamp(max=limit) if limit is not None else lengths
+
+
+def mask_eos(log_probs: Tensor, eos_id: int) -> Tensor:
+    """Forbid EOS (used while fewer than `min_len` tokens exist); out of place, the backend's array may be read-only."""
+    return log_probs.index_fill(1, torch.tensor([eos_id], device=log_probs.device), float("-inf"))
+
+
+def as_log_probs(log_probs: Tensor | np.ndarray) -> Tensor:
+    """A backend's (B, V) output as a float32 CPU tensor (ONNX backends may hand back numpy arrays)."""
+    if isinstance(log_probs, np.ndarray):
+        # torch warns on read-only arrays (onnxruntime outputs can be); copy only then.
+        return torch.from_numpy(np.require(log_probs, dtype=np.float32, requirements="W"))
+    return log_probs.float().cpu()
