@@ -343,3 +343,18 @@ def test_teacher_forced_attention_equals_what_cached_steps_saw():
                                            step["cross"][layer][:, :, 0])
                 torch.testing.assert_close(torch.from_numpy(maps["self"][layer][:, :, t, :t + 1]),
                                            step["self"][layer][:, :, 0])
+
+
+# --- benchmark -------------------------------------------------------------------------------------------------
+
+
+def test_benchmark_times_every_case_and_forces_the_minimum_length():
+    from tx.bench_decode import format_table, run
+
+    sources, _ = padded_batch([5, 3, 7])
+    cases = run(tiny_seq2seq(), [row[row != 0].tolist() for row in sources], min_len=4, max_len=6, repeats=1)
+    assert {(c.method, c.batch, c.cached) for c in cases} == {
+        (m, b, c) for m in ("greedy", "beam 4") for b in (1, 16) for c in (True, False)}
+    assert all(c.sentences == 3 and 12 <= c.tokens <= 18 and c.seconds > 0 for c in cases)
+    table = format_table(cases)
+    assert table.count("\n") == len(cases) + 1 and "x" in table  # header, rule, one row per case with speed-ups
