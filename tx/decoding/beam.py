@@ -61,43 +61,47 @@ def beam_search(backend: DecoderBackend, src_ids: Tensor, src_mask: Tensor, max_
         origins, tokens = top_index // vocab, top_index % vocab  # (n, 2k) beam each came from, token it adds
 
         length = t + 1
-        new_scores = torch.full((n, k), NEG_INF)
-        new_rows = torch.arange(n)[:, None].mul(k).expand(n, k).clone()  # dead slots point at their own sentence
-        new_tokens = torch.full((n, k), eos_id, dtype=torch.long)
+        # Per sentence: the k new live beams' raw scores, batch rows they extend, and tokens
+        # (plain lists: per-element tensor writes would cost more than the bookkeeping itself).
+        new_scores: list[list[float]] = []
+        new_rows: list[list[int]] = []
+        new_tokens: list[list[int]] = []
         survivors = []
         for i, s in enumerate(sentences):
-            live = 0
-            rank_scores, rank_origins, rank_tokens = top_scores[i].tolist(), origins[i].tolist(), tokens[i].tolist()
-            for rank, (score, origin, token) in enumerate(zip(rank_scores, rank_origins, rank_tokens, strict=True)):
-                if score == NEG_INF or live == k:
+            beam_scores, beam_rows, beam_tokens = [], [], []
+            ranked = zip(top_scores[i].tolist(), origins[i].tolist(), tokens[i].tolist(), strict=True)
+            for rank, (score, origin, token) in enumerate(ranked):
+                if score == NEG_INF or len(beam_scores) == k:
                     break
                 if token == eos_id:
                     # Only EOS within the top k counts, as in the usual formulation, so beam 1 = greedy.
                     if rank < k:
                         offer(best, s, history[i * k + origin].tolist() + [eos_id], score, alpha, finished=True)
                     continue
-                new_scores[i, live], new_rows[i, live], new_tokens[i, live] = score, i * k + origin, token
-                live += 1
+                beam_scores.append(score)
+                beam_rows.append(i * k + origin)
+                beam_tokens.append(token)
             if length >= limits[s]:  # out of room: the live beams end here unfinished
-                for j in range(live):
-                    tokens_j = history[new_rows[i, j]].tolist() + [int(new_tokens[i, j])]
-                    offer(best, s, tokens_j, float(new_scores[i, j]), alpha, finished=False)
+                for score, row, token in zip(beam_scores, beam_rows, beam_tokens, strict=True):
+                    offer(best, s, history[row].tolist() + [token], score, alpha, finished=False)
                 continue
             # Log-probabilities are <= 0, so a live beam's raw score can only fall; divided by
             # the largest penalty it can still reach, it bounds every score its extensions can get.
             reachable_penalty = max(gnmt_penalty(length + 1, alpha), gnmt_penalty(limits[s], alpha))
-            bound = float(new_scores[i, 0]) / reachable_penalty
-            if live and (best[s] is None or bound > best[s].score):
+            if beam_scores and (best[s] is None or beam_scores[0] / reachable_penalty > best[s].score):
+                dead = k - len(beam_scores)  # too few finite candidates: pad with dead beams of this sentence
                 survivors.append(i)
+                new_scores.append(beam_scores + [NEG_INF] * dead)
+                new_rows.append(beam_rows + [i * k] * dead)
+                new_tokens.append(beam_tokens + [eos_id] * dead)
 
         if not survivors:
             break
-        keep = torch.tensor(survivors)
-        rows = new_rows[keep].reshape(-1)  # (n', k) -> (n'*k): old batch row of each new beam
+        rows = torch.tensor(new_rows).reshape(-1)  # (n', k) -> (n'*k): old batch row of each new beam
         state = backend.reorder(state, rows)
-        history = torch.cat([history[rows], new_tokens[keep].reshape(-1, 1)], dim=1)  # (n'*k, t) -> (n'*k, t+1)
-        scores = new_scores[keep]
-        last = new_tokens[keep].reshape(-1)
+        last = torch.tensor(new_tokens).reshape(-1)  # (n', k) -> (n'*k)
+        history = torch.cat([history[rows], last[:, None]], dim=1)  # (n'*k, t) -> (n'*k, t+1)
+        scores = torch.tensor(new_scores)  # (n', k)
         sentences = [sentences[i] for i in survivors]
     # A sentence ends without any hypothesis only if the model gave every token probability 0.
     return [h if h is not None else Hypothesis([], NEG_INF, NEG_INF, finished=False) for h in best]
