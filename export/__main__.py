@@ -1,0 +1,81 @@
+"""python -m export MODEL_DIR [--precision fp32,int8] [--opset N] [--if-stale] [--agreement-sentences N]
+
+Writes MODEL_DIR/onnx/<graph>.<precision>.onnx and export_report.json; exits non-zero with the
+failed checks (and their max differences) when validation fails.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tx import CheckpointError
+
+from .onnx_export import DEFAULT_OPSET
+from .pipeline import ExportOptions, export_model_dir, planned_files
+from .report import stale_reason
+from .spec import PRECISIONS
+
+
+def parse_precisions(text: str) -> tuple[str, ...]:
+    chosen = tuple(p.strip() for p in text.split(",") if p.strip())
+    unknown = [p for p in chosen if p not in PRECISIONS]
+    if unknown or not chosen:
+        raise argparse.ArgumentTypeError(f"precisions are a comma-separated subset of {','.join(PRECISIONS)}, "
+                                         f"got {text!r}")
+    return chosen
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m export", description=__doc__.split("\n\n")[0])
+    parser.add_argument("model_dir", type=Path, help="a model directory (config.json, model.pt, tokenizer.json)")
+    parser.add_argument("--precision", type=parse_precisions, default=PRECISIONS,
+                        help="comma-separated, from fp32,int8 (default both; fp32 is always written)")
+    parser.add_argument("--opset", type=int, default=DEFAULT_OPSET, help=f"ONNX opset (default {DEFAULT_OPSET})")
+    parser.add_argument("--if-stale", action="store_true",
+                        help="do nothing when the export is complete, passed, and newer than the model files")
+    parser.add_argument("--per-channel", action="store_true", help="int8 weight scales per output channel")
+    parser.add_argument("--agreement-sentences", type=int, default=500,
+                        help="held-out sentences translated by PyTorch and ONNX, each direction (default 500)")
+    parser.add_argument("--data-dir", type=Path, default=Path("data/processed"),
+                        help="where translate/test.tsv and sentiment/test.tsv are looked for")
+    parser.add_argument("--threads", type=int, default=None, help="onnxruntime threads for the agreement check")
+    parser.add_argument("--no-quality", action="store_true", help="skip the text-level agreement check")
+    args = parser.parse_args(argv)
+    if args.agreement_sentences < 1:
+        parser.error("--agreement-sentences must be >= 1")
+
+    options = ExportOptions(precisions=args.precision, opset=args.opset, per_channel=args.per_channel,
+                            data_dir=args.data_dir, agreement_sentences=args.agreement_sentences,
+                            threads=args.threads, check_quality=not args.no_quality)
+    try:
+        if args.if_stale:
+            reason = stale_reason(args.model_dir, ["fp32", *options.precisions],
+                                  planned_files(args.model_dir, ("fp32", *options.precisions)))
+            if reason is None:
+                print(f"{args.model_dir}/onnx is up to date")
+                return 0
+            print(f"exporting {args.model_dir}: {reason}")
+        report = export_model_dir(args.model_dir, options)
+    except CheckpointError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    for warning in report.warnings:
+        print(f"warning: {warning}")
+    quality = report.quality.get("translation") or report.quality.get("sentiment")
+    if quality and quality.get("systems"):
+        for name, result in quality["systems"].items():
+            summary = {k: v for k, v in result.items() if k in ("bleu", "accuracy", "agreement", "bleu_delta",
+                                                                 "accuracy_delta")}
+            print(f"  {name}: {summary}")
+    if not report.ok:
+        print(f"export of {args.model_dir} FAILED validation:", file=sys.stderr)
+        for failure in report.failures:
+            print(f"  {failure}", file=sys.stderr)
+        return 1
+    print(f"export of {args.model_dir} passed; report in {args.model_dir}/onnx/export_report.json")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

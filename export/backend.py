@@ -1,0 +1,159 @@
+"""`OnnxBackend`: tx.decoding's step interface over the encoder and KV-cache decoder graphs.
+
+The searches (greedy, beam, sampling) are tx.decoding's own; this file only moves arrays
+between them and onnxruntime. Two ways of running a graph:
+- plain `session.run` with numpy arrays: the CPU path (binding brings nothing there, ~15 µs
+  per step of extra calls, measured);
+- IOBinding with the KV cache kept as OrtValues on the session's device: the CUDA path, so
+  the cache never crosses PCIe between steps; beam reordering then runs a one-node Gather
+  graph on the same device. Only log-probs come back to the host. This path runs in the
+  tests on the CPU device (io_binding=True); on CUDA it is untested here (no GPU machine).
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import torch
+from onnx import TensorProto, helper
+
+from .model_files import ModelFiles
+from .providers import CUDA, SessionHandle, session_options
+from .spec import decoder_explain_graph, decoder_graph, encoder_explain_graph, encoder_graph
+
+Array = Any  # np.ndarray, or ort.OrtValue on the session's device when binding
+
+
+@dataclass(frozen=True)
+class OnnxState:
+    src_mask: np.ndarray  # (B, S) bool, always on the host (tiny)
+    cross: tuple[Array, ...]  # cross_k_0, cross_v_0, ...: (B, H, S, K) each
+    past: tuple[Array, ...]  # past_self_k_0, past_self_v_0, ...: (B, H, P, K) each
+
+
+def run_plain(handle: SessionHandle, feeds: Mapping[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]:
+    return handle.session.run(outputs, dict(feeds))
+
+
+def run_bound(handle: SessionHandle, feeds: Mapping[str, Array], outputs: list[str], device: str,
+              host_outputs: set[str]) -> list[Array]:
+    """Run with IOBinding: OrtValue inputs stay where they are, numpy inputs are copied in,
+    outputs stay on `device` except `host_outputs`, which come back as numpy arrays."""
+    binding = handle.session.io_binding()  # one per call: bindings are not shared between threads
+    for name, value in feeds.items():
+        if isinstance(value, ort.OrtValue):
+            binding.bind_ortvalue_input(name, value)
+        else:
+            binding.bind_cpu_input(name, np.ascontiguousarray(value))
+    for name in outputs:
+        binding.bind_output(name, "cpu" if name in host_outputs else device)
+    handle.session.run_with_iobinding(binding)
+    values = binding.get_outputs()
+    return [v.numpy() if name in host_outputs else v for name, v in zip(outputs, values, strict=True)]
+
+
+def gather_rows_model() -> bytes:
+    """A one-node graph selecting batch rows of a KV-cache tensor: data[index] along axis 0."""
+    graph = helper.make_graph(
+        [helper.make_node("Gather", ["data", "index"], ["rows"], axis=0)], "gather_rows",
+        [helper.make_tensor_value_info("data", TensorProto.FLOAT, ["batch", "heads", "length", "head_dim"]),
+         helper.make_tensor_value_info("index", TensorProto.INT64, ["rows"])],
+        [helper.make_tensor_value_info("rows", TensorProto.FLOAT, ["rows", "heads", "length", "head_dim"])])
+    # IR 10 explicitly: onnx 1.23 defaults to IR 14, which onnxruntime 1.31 refuses (it reads <= 13).
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)], ir_version=10)
+    onnx.checker.check_model(model)
+    return model.SerializeToString()
+
+
+_gather_sessions: dict[tuple[str, int | None], SessionHandle] = {}
+_gather_lock = threading.Lock()
+
+
+def gather_session(provider: str, threads: int | None) -> SessionHandle:
+    with _gather_lock:
+        key = (provider, threads)
+        if key not in _gather_sessions:
+            session = ort.InferenceSession(gather_rows_model(), session_options(threads), providers=[provider])
+            _gather_sessions[key] = SessionHandle(session, session.get_providers()[0], None, threads)
+        return _gather_sessions[key]
+
+
+class OnnxBackend:
+    """KV-cached decoding with onnxruntime: `encode` once, then one decoder-graph call per token.
+
+    Holds no per-call state, so one backend may serve many threads at once.
+    """
+
+    def __init__(self, files: ModelFiles, precision: str = "fp32", provider: str = "auto",
+                 threads: int | None = None, io_binding: bool | None = None):
+        """io_binding: None = only under CUDA (where it pays); True forces it (tests run it on CPU)."""
+        self.files, self.precision, self.threads = files, precision, threads
+        self.requested_provider = provider
+        shape = files.shape
+        self.encoder_spec, self.decoder_spec = encoder_graph(shape), decoder_graph(shape)
+        self.encoder = files.session(self.encoder_spec, precision, provider, threads)
+        self.decoder = files.session(self.decoder_spec, precision, provider, threads)
+        self.provider, self.provider_note = self.decoder.provider, self.decoder.note
+        self.binding = (self.provider == CUDA) if io_binding is None else io_binding
+        self.device = "cuda" if self.provider == CUDA else "cpu"
+        self.max_source_len = self.max_target_len = files.max_len  # the positional table's length
+        self.cross_names = [t.name for t in self.encoder_spec.outputs[1:]]
+        self.past_names = [t.name for t in self.decoder_spec.inputs if t.name.startswith("past_self_")]
+        self.present_names = self.decoder_spec.output_names[1:]
+        self.head_shape = (shape.n_heads, shape.head_dim)
+
+    def run(self, handle: SessionHandle, feeds: Mapping[str, Array], outputs: list[str],
+            host_outputs: set[str]) -> list[Array]:
+        if self.binding:
+            return run_bound(handle, feeds, outputs, self.device, host_outputs)
+        return run_plain(handle, feeds, outputs)
+
+    def encode(self, src_ids: torch.Tensor, src_mask: torch.Tensor) -> OnnxState:
+        ids = np.ascontiguousarray(src_ids.cpu().numpy(), dtype=np.int64)
+        mask = np.ascontiguousarray(src_mask.cpu().numpy(), dtype=bool)
+        cross = self.run(self.encoder, {"src_ids": ids, "src_mask": mask}, self.cross_names, host_outputs=set())
+        heads, head_dim = self.head_shape
+        empty = np.zeros((ids.shape[0], heads, 0, head_dim), dtype=np.float32)  # (B, H, 0, K): no past yet
+        if self.binding:
+            empty = ort.OrtValue.ortvalue_from_numpy(empty, self.device, 0)
+        return OnnxState(mask, tuple(cross), (empty,) * len(self.past_names))
+
+    def step(self, tokens: torch.Tensor, state: OnnxState) -> tuple[torch.Tensor, OnnxState]:
+        new = np.ascontiguousarray(tokens.cpu().numpy(), dtype=np.int64)[:, None]  # (B,) -> (B, 1)
+        feeds = {"tokens": new, "src_mask": state.src_mask,
+                 **dict(zip(self.past_names, state.past, strict=True)),
+                 **dict(zip(self.cross_names, state.cross, strict=True))}
+        log_probs, *present = self.run(self.decoder, feeds, ["log_probs", *self.present_names],
+                                       host_outputs={"log_probs"})
+        newest = torch.from_numpy(log_probs[:, -1])  # (B, 1, V) -> (B, V)
+        return newest, OnnxState(state.src_mask, state.cross, tuple(present))
+
+    def reorder(self, state: OnnxState, index: torch.Tensor) -> OnnxState:
+        rows = np.ascontiguousarray(index.cpu().numpy(), dtype=np.int64)
+        if self.binding:
+            gather = gather_session(self.decoder.provider, self.threads)
+            take = lambda a: run_bound(gather, {"data": a, "index": rows}, ["rows"], self.device, set())[0]
+        else:
+            take = lambda a: a.take(rows, axis=0)
+        return OnnxState(state.src_mask.take(rows, axis=0), tuple(map(take, state.cross)), tuple(map(take, state.past)))
+
+    def attention(self, src_ids: torch.Tensor, src_mask: torch.Tensor, tgt_ids: torch.Tensor) -> dict[str, list]:
+        """Attention weights from the explain graphs (same precision and provider as the decoding)."""
+        shape = self.files.shape
+        enc_spec, dec_spec = encoder_explain_graph(shape), decoder_explain_graph(shape)
+        encoder = self.files.session(enc_spec, self.precision, self.requested_provider, self.threads)
+        decoder = self.files.session(dec_spec, self.precision, self.requested_provider, self.threads)
+        mask = np.ascontiguousarray(src_mask.cpu().numpy(), dtype=bool)
+        memory, *encoder_weights = run_plain(
+            encoder, {"src_ids": np.ascontiguousarray(src_ids.cpu().numpy(), dtype=np.int64), "src_mask": mask},
+            enc_spec.output_names)
+        _, *decoder_weights = run_plain(
+            decoder, {"tgt_ids": np.ascontiguousarray(tgt_ids.cpu().numpy(), dtype=np.int64), "memory": memory,
+                      "src_mask": mask}, dec_spec.output_names)
+        layers = shape.n_decoder_layers
+        return {"encoder": encoder_weights, "self": decoder_weights[:layers], "cross": decoder_weights[layers:]}

@@ -1,0 +1,93 @@
+"""One model directory -> its ONNX files, validated, with export_report.json.
+
+Steps: export every graph of the model in fp32, quantise each to int8 when asked, check every
+file (ONNX checker, interface, values vs PyTorch), compare decoded outputs on held-out text,
+record sizes and hashes. Any failed check makes the report `ok: false` (the CLI exits non-zero).
+"""
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from tx import load_model_dir, read_model_config
+from tx.checkpoint import TOKENIZER_FILE
+
+from .model_files import sha256_of
+from .onnx_export import DEFAULT_OPSET, EXPORTER, export_graph, graph_metadata
+from .quality import sentiment_quality, translation_quality
+from .quantize import quantize_int8
+from .report import ExportReport, file_entries, versions
+from .spec import ONNX_DIR, SPEC_VERSION, ModelShape, graphs_for
+from .validate import validate_graph
+
+
+@dataclass
+class ExportOptions:
+    precisions: tuple[str, ...] = ("fp32", "int8")  # fp32 is always written: int8 is made from it
+    opset: int = DEFAULT_OPSET
+    per_channel: bool = False  # int8 scales per output channel
+    data_dir: Path = Path("data/processed")  # where <task>/test.tsv is looked for
+    agreement_sentences: int = 500  # held-out translation sentences (each in both directions)
+    threads: int | None = None  # onnxruntime threads for the agreement runs
+    check_quality: bool = True  # False skips the text-level agreement (tests, quick iterations)
+
+
+def planned_files(model_dir: Path, precisions: tuple[str, ...]) -> list[str]:
+    stored = read_model_config(model_dir)
+    shape = ModelShape.from_config(stored["kind"], stored["config"])
+    return [spec.file_name(p) for spec in graphs_for(shape) for p in precisions]
+
+
+def export_model_dir(model_dir: str | Path, options: ExportOptions,
+                     log: Callable[[str], None] = print) -> ExportReport:
+    model_dir = Path(model_dir)
+    stored = read_model_config(model_dir)
+    model = load_model_dir(model_dir)
+    shape = ModelShape.from_config(stored["kind"], stored["config"])
+    onnx_dir = model_dir / ONNX_DIR
+    onnx_dir.mkdir(parents=True, exist_ok=True)
+    tokenizer_path = model_dir / TOKENIZER_FILE
+    tokenizer_sha = sha256_of(tokenizer_path) if tokenizer_path.is_file() else ""
+    precisions = ["fp32"] + [p for p in options.precisions if p != "fp32"]
+    report = ExportReport(
+        model_dir=str(model_dir), kind=stored["kind"], ok=False,
+        created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"), exporter=EXPORTER,
+        opset=options.opset, spec_version=SPEC_VERSION, precisions=precisions, per_channel=options.per_channel,
+        versions=versions())
+    for spec in graphs_for(shape):
+        fp32_path = onnx_dir / spec.file_name("fp32")
+        seconds = export_graph(model, spec, fp32_path, graph_metadata(spec, "fp32", stored["config"], tokenizer_sha),
+                               options.opset)
+        log(f"exported {fp32_path.name} in {seconds:.1f}s")
+        made = {"fp32": seconds}
+        if "int8" in precisions:
+            made["int8"] = quantize_int8(fp32_path, onnx_dir / spec.file_name("int8"), options.per_channel)
+        for precision in precisions:
+            path = onnx_dir / spec.file_name(precision)
+            check = validate_graph(model, spec, path, precision)
+            entry = asdict(check) | {"ok": check.ok, "bytes": path.stat().st_size,
+                                     "seconds_to_make": round(made[precision], 2)}
+            report.graphs.append(entry)
+            worst = max(check.max_diff.values(), default=0.0)
+            log(f"  {path.name}: {path.stat().st_size / 1e6:.1f} MB, max |onnx - torch| {worst:.2e}"
+                + ("" if check.ok else f"  FAILED: {'; '.join(check.problems)}"))
+            report.failures += [f"{path.name}: {p}" for p in check.problems]
+    if options.check_quality and not report.failures:
+        if stored["kind"] == "seq2seq":
+            section, failures, warnings = translation_quality(model_dir, options.data_dir, precisions,
+                                                              options.agreement_sentences, options.threads)
+            report.quality["translation"] = section
+        else:
+            section, failures, warnings = sentiment_quality(model_dir, options.data_dir, precisions, 10**9,
+                                                            options.threads)
+            report.quality["sentiment"] = section
+        report.failures += failures
+        report.warnings += warnings
+    elif not options.check_quality:
+        report.warnings.append("text-level agreement not checked (check_quality=False)")
+    report.files = file_entries(onnx_dir)
+    report.ok = not report.failures
+    report.write(model_dir)
+    return report

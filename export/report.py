@@ -1,0 +1,103 @@
+"""export_report.json: what was exported, with which tools, and how well it matches PyTorch;
+and the staleness test behind `python -m export --if-stale`."""
+from __future__ import annotations
+
+import json
+import platform
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tx.checkpoint import CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE, atomic_write
+
+from .model_files import sha256_of
+from .spec import ONNX_DIR, REPORT_FILE, SPEC_VERSION
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def versions() -> dict[str, str]:
+    import numpy
+    import onnx
+    import onnxruntime
+    import torch
+
+    try:
+        import onnxscript
+
+        onnxscript_version = onnxscript.__version__
+    except ImportError:
+        onnxscript_version = "not installed"
+    return {"python": platform.python_version(), "torch": torch.__version__, "onnx": onnx.__version__,
+            "onnxruntime": onnxruntime.__version__, "onnxscript": onnxscript_version, "numpy": numpy.__version__,
+            "platform": platform.platform(), "cpu": cpu_model()}
+
+
+@dataclass
+class ExportReport:
+    model_dir: str
+    kind: str
+    ok: bool
+    created: str  # ISO time
+    exporter: str
+    opset: int
+    spec_version: str
+    precisions: list[str]
+    per_channel: bool  # int8 weight scales per output channel (True) or per tensor
+    versions: dict[str, str]
+    failures: list[str] = field(default_factory=list)  # why `ok` is False
+    warnings: list[str] = field(default_factory=list)  # targets missed, checks skipped
+    graphs: list[dict[str, Any]] = field(default_factory=list)  # validate.GraphCheck per file, + size and timing
+    quality: dict[str, Any] = field(default_factory=dict)  # quality.* sections
+    files: dict[str, dict[str, Any]] = field(default_factory=dict)  # file name -> {"bytes", "sha256"}
+
+    def write(self, model_dir: Path) -> Path:
+        path = model_dir / ONNX_DIR / REPORT_FILE
+        text = json.dumps(asdict(self), indent=2, ensure_ascii=False) + "\n"
+        atomic_write(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+        return path
+
+
+def file_entries(onnx_dir: Path) -> dict[str, dict[str, Any]]:
+    """Size and sha256 of every file in the export folder except the report itself."""
+    return {p.name: {"bytes": p.stat().st_size, "sha256": sha256_of(p)}
+            for p in sorted(onnx_dir.iterdir()) if p.is_file() and p.name != REPORT_FILE and not p.name.startswith(".")}
+
+
+def read_report(model_dir: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads((model_dir / ONNX_DIR / REPORT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def stale_reason(model_dir: Path, precisions: list[str], file_names: list[str]) -> str | None:
+    """None when the export in model_dir/onnx is complete, passed, and newer than the model's files."""
+    report = read_report(model_dir)
+    if report is None:
+        return "no readable export report"
+    if not report.get("ok"):
+        return "the last export failed validation"
+    if report.get("spec_version") != SPEC_VERSION:
+        return f"exported with interface version {report.get('spec_version')}, now {SPEC_VERSION}"
+    if not set(precisions) <= set(report.get("precisions", [])):
+        return f"the last export lacks precision(s) {sorted(set(precisions) - set(report.get('precisions', [])))}"
+    onnx_dir = model_dir / ONNX_DIR
+    outputs = [onnx_dir / name for name in file_names] + [onnx_dir / REPORT_FILE]
+    missing = [p.name for p in outputs if not p.is_file()]
+    if missing:
+        return f"missing {', '.join(missing)}"
+    sources = [model_dir / name for name in (CONFIG_FILE, WEIGHTS_FILE, TOKENIZER_FILE) if (model_dir / name).is_file()]
+    newest_source = max(p.stat().st_mtime for p in sources)
+    oldest_output = min(p.stat().st_mtime for p in outputs)
+    if oldest_output < newest_source:
+        return "the model files are newer than the export"
+    return None

@@ -1,0 +1,163 @@
+"""Every ONNX graph's inputs, outputs and dynamic axes, declared once as data.
+
+The exporter builds `dynamic_shapes` and names from these specs, validation checks the
+written graphs against them, the runtime feeds them, and `export.triton` describes them
+to Triton. A dim is an int (fixed size) or a string: the name of a dynamic axis, or a
+sum of axis names ("past_len + tgt_len") for an output whose length grows.
+
+Files live in `<model_dir>/onnx/` as `<graph>.<precision>.onnx`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+# Dynamic axes (the names also appear in the ONNX files' dim_params).
+BATCH, SEQ, SRC, TGT, PAST = "batch", "seq_len", "src_len", "tgt_len", "past_len"
+DYNAMIC_AXES = (BATCH, SEQ, SRC, TGT, PAST)
+
+PRECISIONS = ("fp32", "int8")
+ONNX_DIR = "onnx"
+REPORT_FILE = "export_report.json"
+SPEC_VERSION = "1"  # bumped whenever a graph's interface changes; stored in every file's metadata
+
+# Why a bool mask (not int64 like Hugging Face): the text wrappers build bool masks, the model
+# works on bools, and a bool input needs no cast in the graph. Triton supports TYPE_BOOL.
+MASK_DTYPE = "bool"
+
+# Keys of the metadata every exported file carries (onnx metadata_props), checked when loading.
+META_GRAPH = "tx.graph"  # spec name, e.g. "decoder"
+META_PRECISION = "tx.precision"  # "fp32" | "int8"
+META_SPEC_VERSION = "tx.spec_version"
+META_VOCAB_SIZE = "tx.vocab_size"  # the model's (source) vocabulary: what the tokenizer must match
+META_MAX_LEN = "tx.max_len"  # positions the positional-encoding table covers
+META_TOKENIZER_SHA256 = "tx.tokenizer_sha256"  # tokenizer.json the export was made with ("" if none)
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    name: str
+    dtype: str  # numpy dtype name: "int64", "bool", "float32"
+    dims: tuple[int | str, ...]
+
+    def shape_for(self, axes: dict[str, int]) -> tuple[int, ...]:
+        """The concrete shape for given axis sizes, e.g. {"batch": 3, "past_len": 11, "tgt_len": 1}."""
+        return tuple(d if isinstance(d, int) else sum(axes[a.strip()] for a in d.split("+")) for d in self.dims)
+
+    def dynamic_axes(self) -> dict[int, str]:
+        """{axis index: axis name} of the single-name dynamic dims (what an exporter needs)."""
+        return {i: d for i, d in enumerate(self.dims) if isinstance(d, str) and "+" not in d}
+
+
+@dataclass(frozen=True)
+class GraphSpec:
+    name: str  # "classifier", "encoder", "decoder", ... (file stem)
+    inputs: tuple[TensorSpec, ...]
+    outputs: tuple[TensorSpec, ...]
+    explain: bool  # returns attention weights (explicit softmax path) instead of the lean SDPA path
+    batchable: bool  # rows are independent and stateless: Triton may batch requests dynamically
+
+    @property
+    def input_names(self) -> list[str]:
+        return [t.name for t in self.inputs]
+
+    @property
+    def output_names(self) -> list[str]:
+        return [t.name for t in self.outputs]
+
+    def file_name(self, precision: str) -> str:
+        return f"{self.name}.{precision}.onnx"
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    """The sizes a graph's fixed dims depend on, read from the model config."""
+
+    kind: str  # "seq2seq" | "classifier"
+    n_layers: int  # encoder layers
+    n_decoder_layers: int  # 0 for the classifier
+    n_heads: int
+    d_model: int
+    vocab_size: int  # target vocabulary for seq2seq (what log_probs spans)
+    n_classes: int  # 0 for seq2seq
+
+    @property
+    def head_dim(self) -> int:
+        return self.d_model // self.n_heads
+
+    @classmethod
+    def from_config(cls, kind: str, config: dict[str, Any]) -> ModelShape:
+        decoder_layers = config.get("n_decoder_layers") or config["n_layers"]
+        return cls(
+            kind=kind,
+            n_layers=config["n_layers"],
+            n_decoder_layers=decoder_layers if kind == "seq2seq" else 0,
+            n_heads=config["n_heads"],
+            d_model=config["d_model"],
+            vocab_size=(config.get("tgt_vocab_size") or config["vocab_size"]) if kind == "seq2seq"
+            else config["vocab_size"],
+            n_classes=config.get("n_classes", 0) if kind == "classifier" else 0,
+        )
+
+
+def _kv(prefix: str, layers: int, length: str, shape: ModelShape) -> tuple[TensorSpec, ...]:
+    """prefix_k_0, prefix_v_0, prefix_k_1, ...: per-layer keys and values (B, H, length, K)."""
+    dims = (BATCH, shape.n_heads, length, shape.head_dim)
+    return tuple(TensorSpec(f"{prefix}_{kv}_{i}", "float32", dims) for i in range(layers) for kv in "kv")
+
+
+def _attn(prefix: str, layers: int, q_len: str, k_len: str, shape: ModelShape) -> tuple[TensorSpec, ...]:
+    return tuple(TensorSpec(f"{prefix}_{i}", "float32", (BATCH, shape.n_heads, q_len, k_len)) for i in range(layers))
+
+
+def classifier_graph(shape: ModelShape, explain: bool = False) -> GraphSpec:
+    inputs = (TensorSpec("input_ids", "int64", (BATCH, SEQ)), TensorSpec("attention_mask", MASK_DTYPE, (BATCH, SEQ)))
+    outputs = (TensorSpec("logits", "float32", (BATCH, shape.n_classes)),)
+    if explain:
+        outputs += _attn("attn_encoder", shape.n_layers, SEQ, SEQ, shape)
+    return GraphSpec("classifier_explain" if explain else "classifier", inputs, outputs, explain, batchable=True)
+
+
+def encoder_graph(shape: ModelShape) -> GraphSpec:
+    """Source -> memory and every decoder layer's cross-attention K/V (computed once per source)."""
+    inputs = (TensorSpec("src_ids", "int64", (BATCH, SRC)), TensorSpec("src_mask", MASK_DTYPE, (BATCH, SRC)))
+    outputs = (TensorSpec("memory", "float32", (BATCH, SRC, shape.d_model)),
+               *_kv("cross", shape.n_decoder_layers, SRC, shape))
+    return GraphSpec("encoder", inputs, outputs, explain=False, batchable=True)
+
+
+def decoder_graph(shape: ModelShape) -> GraphSpec:
+    """New target tokens + KV cache -> log-probabilities and the cache extended by the new positions."""
+    layers = shape.n_decoder_layers
+    inputs = (TensorSpec("tokens", "int64", (BATCH, TGT)), TensorSpec("src_mask", MASK_DTYPE, (BATCH, SRC)),
+              *_kv("past_self", layers, PAST, shape), *_kv("cross", layers, SRC, shape))
+    outputs = (TensorSpec("log_probs", "float32", (BATCH, TGT, shape.vocab_size)),
+               *_kv("present_self", layers, f"{PAST} + {TGT}", shape))
+    return GraphSpec("decoder", inputs, outputs, explain=False, batchable=False)
+
+
+def encoder_explain_graph(shape: ModelShape) -> GraphSpec:
+    inputs = (TensorSpec("src_ids", "int64", (BATCH, SRC)), TensorSpec("src_mask", MASK_DTYPE, (BATCH, SRC)))
+    outputs = (TensorSpec("memory", "float32", (BATCH, SRC, shape.d_model)),
+               *_attn("attn_encoder", shape.n_layers, SRC, SRC, shape))
+    return GraphSpec("encoder_explain", inputs, outputs, explain=True, batchable=True)
+
+
+def decoder_explain_graph(shape: ModelShape) -> GraphSpec:
+    """Teacher-forced decoder over a whole target prefix, with self- and cross-attention weights."""
+    layers = shape.n_decoder_layers
+    inputs = (TensorSpec("tgt_ids", "int64", (BATCH, TGT)),
+              TensorSpec("memory", "float32", (BATCH, SRC, shape.d_model)),
+              TensorSpec("src_mask", MASK_DTYPE, (BATCH, SRC)))
+    outputs = (TensorSpec("log_probs", "float32", (BATCH, TGT, shape.vocab_size)),
+               *_attn("attn_self", layers, TGT, TGT, shape), *_attn("attn_cross", layers, TGT, SRC, shape))
+    return GraphSpec("decoder_explain", inputs, outputs, explain=True, batchable=False)
+
+
+def graphs_for(shape: ModelShape) -> list[GraphSpec]:
+    """Every graph exported for a model: the lean ones first, then their explain variants."""
+    if shape.kind == "classifier":
+        return [classifier_graph(shape), classifier_graph(shape, explain=True)]
+    if shape.kind == "seq2seq":
+        return [encoder_graph(shape), decoder_graph(shape), encoder_explain_graph(shape), decoder_explain_graph(shape)]
+    raise ValueError(f"no ONNX graphs for model kind {shape.kind!r}")

@@ -1,0 +1,127 @@
+"""Graph-level checks of an exported file: the ONNX checker, its interface against the spec, and
+its values against PyTorch at shapes other than the export example's."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import torch
+from torch import nn
+
+from .feeds import random_inputs
+from .providers import create_session
+from .spec import BATCH, PAST, SEQ, SRC, TGT, GraphSpec
+from .wrappers import run_wrapper, wrapper_for
+
+FP32_ATOL = 1e-4
+# Every axis differs from the export example (batch 2, lengths 9/3, past 5); past 0 is the first step.
+PARITY_CASES: list[dict[str, int]] = [
+    {BATCH: 3, SEQ: 7, SRC: 7, TGT: 1, PAST: 0},
+    {BATCH: 3, SEQ: 29, SRC: 29, TGT: 1, PAST: 11},
+    {BATCH: 3, SEQ: 29, SRC: 7, TGT: 29, PAST: 11},
+]
+ONNX_DTYPES = {"int64": onnx.TensorProto.INT64, "bool": onnx.TensorProto.BOOL, "float32": onnx.TensorProto.FLOAT}
+
+
+@dataclass
+class GraphCheck:
+    """What validation found for one file."""
+
+    graph: str
+    precision: str
+    file: str
+    problems: list[str] = field(default_factory=list)  # anything that fails the export
+    max_diff: dict[str, float] = field(default_factory=dict)  # worst |onnx - torch| per output over all cases
+    cases: list[dict[str, int]] = field(default_factory=list)  # the axis sizes checked
+    atol: float | None = None  # None: differences are reported, not enforced (int8)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check_onnx(path: Path) -> list[str]:
+    try:
+        onnx.checker.check_model(str(path), full_check=True)
+    except Exception as e:  # ValidationError, InferenceError: the message is the finding
+        return [f"onnx.checker: {str(e).strip()[:500]}"]
+    return []
+
+
+def check_dims(where: str, want: tuple[int | str, ...], dims: list) -> list[str]:
+    """A fixed dim must have its size; a dynamic one must stay symbolic, and a single axis keep its name."""
+    if len(dims) != len(want):
+        return [f"{where}: rank {len(dims)}, spec says {len(want)}"]
+    problems = []
+    for axis, (w, got) in enumerate(zip(want, dims, strict=True)):
+        actual = got.dim_param or got.dim_value
+        if isinstance(w, int) and got.dim_value != w:
+            problems.append(f"{where} axis {axis}: {actual}, spec says {w}")
+        elif isinstance(w, str) and not got.dim_param:
+            problems.append(f"{where} axis {axis}: fixed to {actual}, spec says dynamic {w!r}")
+        elif isinstance(w, str) and "+" not in w and got.dim_param != w:
+            problems.append(f"{where} axis {axis}: named {actual!r}, spec says {w!r}")
+    return problems
+
+
+def check_interface(model: onnx.ModelProto, spec: GraphSpec) -> list[str]:
+    """Names, order, dtypes, ranks, fixed sizes and dynamic axes of the inputs and outputs."""
+    problems = []
+    for role, declared, actual in (("input", spec.inputs, model.graph.input),
+                                   ("output", spec.outputs, model.graph.output)):
+        names = [v.name for v in actual]
+        if names != [t.name for t in declared]:
+            problems.append(f"{role}s are {names}, spec says {[t.name for t in declared]}")
+            continue
+        for tensor, value in zip(declared, actual, strict=True):
+            kind = value.type.tensor_type
+            if kind.elem_type != ONNX_DTYPES[tensor.dtype]:
+                problems.append(f"{role} {tensor.name}: element type "
+                                f"{onnx.TensorProto.DataType.Name(kind.elem_type)}, spec says {tensor.dtype}")
+            problems += check_dims(f"{role} {tensor.name}", tensor.dims, list(kind.shape.dim))
+    return problems
+
+
+def fits(case: dict[str, int], max_len: int) -> bool:
+    """Positions must stay inside the positional-encoding table."""
+    return max(case[SEQ], case[SRC], case[PAST] + case[TGT]) <= max_len
+
+
+def check_values(model: nn.Module, spec: GraphSpec, session: ort.InferenceSession, check: GraphCheck,
+                 atol: float | None) -> None:
+    """Run ONNX and PyTorch on the same random inputs at every parity case; record the worst differences."""
+    wrapper = wrapper_for(model, spec)
+    check.atol = atol
+    for number, case in enumerate(c for c in PARITY_CASES if fits(c, model.config.max_len)):
+        check.cases.append(case)
+        inputs = random_inputs(spec, case, model.config.vocab_size, seed=100 + number)
+        got = session.run(spec.output_names, dict(zip(spec.input_names, inputs, strict=True)))
+        want = run_wrapper(wrapper, [torch.from_numpy(a) for a in inputs])
+        for tensor, g, w in zip(spec.outputs, got, want, strict=True):
+            expected_shape = tensor.shape_for(case)
+            if g.shape != expected_shape:
+                check.problems.append(f"{tensor.name} at {case}: shape {g.shape}, expected {expected_shape}")
+                continue
+            diff = float(np.abs(g - w.numpy()).max()) if g.size else 0.0
+            check.max_diff[tensor.name] = max(check.max_diff.get(tensor.name, 0.0), diff)
+    if atol is not None:
+        for name, diff in check.max_diff.items():
+            if not diff <= atol:  # also catches NaN
+                check.problems.append(f"{name}: max |onnx - torch| = {diff:.3g} > atol {atol:g}")
+
+
+def validate_graph(model: nn.Module, spec: GraphSpec, path: Path, precision: str) -> GraphCheck:
+    """Every graph-level check of one exported file; a failure lands in `problems`, never raises."""
+    check = GraphCheck(spec.name, precision, path.name)
+    check.problems += check_onnx(path)
+    check.problems += check_interface(onnx.load(str(path)), spec)
+    try:
+        session = create_session(path, "cpu").session
+    except Exception as e:  # onnxruntime refusing the file is itself the finding
+        check.problems.append(f"onnxruntime cannot load it: {str(e)[:300]}")
+        return check
+    check_values(model, spec, session, check, FP32_ATOL if precision == "fp32" else None)
+    return check
