@@ -36,11 +36,12 @@ class TextTokenizer(Protocol):
     pad_id: int
     bos_id: int
     eos_id: int
+    vocab_size: int
 
     def encode(self, text: str) -> list[int]: ...
     def decode(self, ids: Sequence[int]) -> str: ...
     def tokens(self, ids: Sequence[int]) -> list[str]: ...
-    def token_to_id(self, token: str) -> int | None: ...
+    def id_to_token(self, i: int) -> str: ...
 
 
 @dataclass
@@ -107,9 +108,13 @@ def pad(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[np.ndarray, np.ndar
 
 def language_tag_id(tokenizer: TextTokenizer, lang: str) -> int:
     """The id of `<2xx>`, the target-language tag that starts every source."""
-    tag_id = tokenizer.token_to_id(f"<2{lang}>")
+    tag = f"<2{lang}>"
+    if hasattr(tokenizer, "token_to_id"):
+        tag_id = tokenizer.token_to_id(tag)
+    else:  # only the id -> token direction: specials sit at the start of the vocabulary
+        tag_id = next((i for i in range(tokenizer.vocab_size) if tokenizer.id_to_token(i) == tag), None)
     if tag_id is None:
-        raise ValueError(f"the tokenizer has no language tag <2{lang}>")
+        raise ValueError(f"the tokenizer has no language tag {tag}")
     return tag_id
 
 
@@ -124,6 +129,7 @@ class TextTranslator:
         self.directions = [tuple(d) for d in meta.get("directions", DEFAULT_DIRECTIONS)]
         limit = getattr(backend, "max_source_len", None)
         self.max_src_len = min(int(meta.get("max_src_len", DEFAULT_MAX_SRC_LEN)), limit or 10**9)
+        self.tag_ids = {tgt: language_tag_id(tokenizer, tgt) for _, tgt in self.directions}
 
     def translate(self, texts: Sequence[str], src_lang: str = "de", tgt_lang: str = "en", method: str = "beam",
                   beam: int = 4, length_penalty: float = 0.6, max_len: int | None = None, temperature: float = 1.0,
@@ -169,7 +175,7 @@ class TextTranslator:
         """[<2tgt>] + encode(text) + [</s>], cut to max_src_len; and whether it was cut."""
         body = self.tokenizer.encode(text)
         room = self.max_src_len - 2  # the tag and </s> always stay
-        return [language_tag_id(self.tokenizer, tgt_lang)] + body[:room] + [self.tokenizer.eos_id], len(body) > room
+        return [self.tag_ids[tgt_lang]] + body[:room] + [self.tokenizer.eos_id], len(body) > room
 
     def search(self, src_ids: torch.Tensor, src_mask: torch.Tensor, method: str, beam: int, length_penalty: float,
                max_len: int | None, temperature: float, top_k: int, top_p: float, seed: int | None):
