@@ -106,18 +106,38 @@ def load_model(path: str | Path, kind: str | None = None) -> nn.Module:
     return build_model(ckpt["kind"], ckpt["config"], ckpt["model"], source=str(path)).eval()
 
 
+def cast_state(state: dict[str, torch.Tensor], dtype: torch.dtype) -> dict[str, torch.Tensor]:
+    """Floating-point tensors cast to dtype; tensors that shared memory (tied embeddings) still share it,
+    so the tied matrix is stored once, not once per name."""
+    cast: dict[int, torch.Tensor] = {}
+    out = {}
+    for name, tensor in state.items():
+        if not tensor.is_floating_point():
+            out[name] = tensor
+            continue
+        key = tensor.untyped_storage().data_ptr()
+        if key not in cast:
+            cast[key] = tensor.to(dtype)
+        out[name] = cast[key]
+    return out
+
+
 def save_model_dir(directory: str | Path, model: nn.Module, tokenizer_json: str | None = None,
-                   meta: dict[str, Any] | None = None) -> None:
+                   meta: dict[str, Any] | None = None, weights_dtype: torch.dtype | None = None) -> None:
     """Write the shipped form: config.json, model.pt (state_dict) and optionally tokenizer.json.
 
     `meta` goes into config.json beside kind/config: what the text-level wrappers need to
     know (translation directions and language tags, class labels, ...).
+    `weights_dtype`: store floating-point weights in this dtype (float16 halves what we ship).
     """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     config = {"kind": model_kind(model), "config": asdict(model.config), "meta": meta or {}}
     atomic_write(directory / CONFIG_FILE, lambda tmp: Path(tmp).write_text(json.dumps(config, indent=2) + "\n"))
-    atomic_write(directory / WEIGHTS_FILE, lambda tmp: torch.save(model.state_dict(), tmp))
+    state = model.state_dict()
+    if weights_dtype is not None:  # e.g. float16 to halve the shipped file; loading casts back to the model's dtype
+        state = cast_state(state, weights_dtype)
+    atomic_write(directory / WEIGHTS_FILE, lambda tmp: torch.save(state, tmp))
     if tokenizer_json is not None:
         atomic_write(directory / TOKENIZER_FILE, lambda tmp: Path(tmp).write_text(tokenizer_json, encoding="utf-8"))
 

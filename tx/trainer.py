@@ -1,0 +1,354 @@
+"""A task-agnostic training loop (minGPT style): it knows optimisation, time, checkpoints and
+processes, and nothing about translation or sentiment.
+
+What a task gives it (see `tx.tasks`): `batches` (a fixed list of batches, each a dict of CPU
+tensors), `loss(model, batch) -> (summed loss, count)`, `evaluate(model) -> metrics dict`,
+`score_name` (the metric that picks the best checkpoint; higher is better), `checkpoint_extra()`
+(what must travel with a checkpoint, e.g. the tokenizer) and `save_model_dir(model, directory)`.
+
+Recipe (paper §5.3): Adam β=(0.9, 0.98), ε=1e-9; linear warm-up to `lr` then inverse-sqrt decay;
+gradient clipping. Exact resume: a checkpoint holds model, optimizer, scheduler, step, the
+position inside the epoch and the RNG states, and batch order is a pure function of (seed, epoch),
+so N steps straight equal N/2 steps + resume + N/2 steps. Several processes: `torchrun` sets
+WORLD_SIZE/RANK; the model is wrapped in DistributedDataParallel (gloo on CPU, nccl on CUDA),
+a DistributedSampler deals batches to ranks, and only rank 0 evaluates, logs and writes files.
+"""
+from __future__ import annotations
+
+import csv
+import math
+import os
+import shutil
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.utils.data import DistributedSampler
+
+from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+
+
+@dataclass
+class TrainConfig:
+    """What every training run needs, whatever the task."""
+
+    out_dir: str = "runs/default"  # checkpoints, metrics.csv, TensorBoard logs and the final model directory
+    seed: int = 1234  # seeds initialisation, dropout and batch order
+    lr: float = 1e-3  # peak learning rate, reached at the end of warm-up
+    warmup_steps: int = 1000  # linear warm-up length; inverse-sqrt decay afterwards
+    min_lr_ratio: float = 0.0  # floor of the decay as a fraction of lr (0 = pure inverse-sqrt)
+    weight_decay: float = 0.0  # decoupled (AdamW) weight decay; 0 = the paper's plain Adam
+    label_smoothing: float = 0.1  # paper §5.4
+    clip_grad: float = 1.0  # max global gradient norm (0 = no clipping)
+    batch_tokens: int = 4096  # padded tokens per batch per process (rows × longest row)
+    max_epochs: int = 100  # stop after this many passes over the training data
+    max_steps: int = 0  # stop after this many optimizer steps (0 = no limit)
+    max_time: float = 0.0  # stop after this many seconds of this run, with a checkpoint (0 = no limit)
+    eval_every: int = 500  # evaluate (and checkpoint) every N steps; 0 = at the end of each epoch
+    average_last: int = 0  # also try the average of the last N evaluated checkpoints (0/1 = off)
+    patience: int = 0  # stop after N evaluations without a new best score (0 = never)
+    amp: str = "auto"  # "bf16" autocast, "none", or "auto" (bf16 on CUDA, none on CPU)
+    threads: int = 0  # torch intra-op threads on CPU (0 = PyTorch's default)
+    log_every: int = 20  # progress-bar refresh period in steps
+
+
+class Task(Protocol):
+    batches: list[dict[str, torch.Tensor]]
+    score_name: str
+
+    def loss(self, model: nn.Module, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, int]: ...
+    def evaluate(self, model: nn.Module) -> dict[str, float]: ...
+    def checkpoint_extra(self) -> dict[str, Any]: ...
+    def save_model_dir(self, model: nn.Module, directory: Path) -> None: ...
+
+
+METRICS_FIELDS = ["step", "epoch", "train_loss", "lr", "tokens_per_s", "wall_time"]
+
+
+def inverse_sqrt_schedule(warmup: int, min_ratio: float = 0.0):
+    """lr multiplier at step s (0-based): linear to 1 over `warmup` steps, then sqrt(warmup / s)."""
+    warmup = max(1, warmup)
+
+    def factor(step: int) -> float:
+        s = step + 1
+        return max(min_ratio, min(s / warmup, math.sqrt(warmup / s)))
+
+    return factor
+
+
+def distributed() -> tuple[int, int]:
+    """(rank, world size), starting the process group when launched by torchrun."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world > 1 and not dist.is_initialized():
+        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+    return (dist.get_rank(), world) if world > 1 else (0, 1)
+
+
+class Trainer:
+    def __init__(self, config: TrainConfig, model: nn.Module, task: Task, run_config: dict[str, Any],
+                 resume: bool = False, quiet: bool = False):
+        self.config, self.task, self.run_config, self.quiet = config, task, run_config, quiet
+        self.rank, self.world = distributed()
+        if torch.cuda.is_available():
+            local = int(os.environ.get("LOCAL_RANK", "0"))
+            torch.cuda.set_device(local)
+            self.device = torch.device("cuda", local)
+            torch.backends.cuda.matmul.allow_tf32 = True
+        else:
+            self.device = torch.device("cpu")
+            if config.threads:
+                torch.set_num_threads(config.threads)
+        amp = config.amp if config.amp != "auto" else ("bf16" if self.device.type == "cuda" else "none")
+        if amp not in ("bf16", "none"):
+            raise ValueError(f"amp must be auto, bf16 or none, got {config.amp!r}")
+        self.autocast = amp == "bf16"
+        self.model = model.to(self.device)
+        self.ddp = nn.parallel.DistributedDataParallel(self.model) if self.world > 1 else None
+        adam = torch.optim.AdamW if config.weight_decay else torch.optim.Adam
+        extra = {"weight_decay": config.weight_decay} if config.weight_decay else {}
+        if self.device.type == "cuda":
+            extra["fused"] = True  # one kernel for the whole update instead of several per parameter
+        self.optimizer = adam(self.model.parameters(), lr=config.lr, betas=(0.9, 0.98), eps=1e-9, **extra)
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer, inverse_sqrt_schedule(config.warmup_steps, config.min_lr_ratio))
+        self.out = Path(config.out_dir)
+        self.step, self.epoch, self.batch_in_epoch = 0, 0, 0
+        self.best_score, self.best_step, self.evals_since_best = -math.inf, -1, 0
+        self.wall_before = 0.0  # training seconds spent by earlier runs of this checkpoint
+        self.stop_requested = False
+        if resume:
+            self.load(self.out / "last.pt")
+
+    # --- checkpoints ---------------------------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        rng = {"torch": torch.get_rng_state()}
+        if torch.cuda.is_available():
+            rng["cuda"] = torch.cuda.get_rng_state()
+        return dict(optimizer=self.optimizer.state_dict(), scheduler=self.scheduler.state_dict(), step=self.step,
+                    epoch=self.epoch, batch_in_epoch=self.batch_in_epoch, rng=rng, best_score=self.best_score,
+                    best_step=self.best_step, evals_since_best=self.evals_since_best,
+                    wall_time=self.wall_before + self.elapsed(), train_config=self.run_config,
+                    **self.task.checkpoint_extra())
+
+    def save(self, name: str) -> None:
+        if self.rank == 0:
+            save_checkpoint(self.out / name, self.model, **self.state())
+
+    def load(self, path: Path) -> None:
+        ckpt = load_checkpoint(path)
+        try:
+            self.model.load_state_dict(ckpt["model"])
+            self.optimizer.load_state_dict(ckpt["optimizer"])
+            self.scheduler.load_state_dict(ckpt["scheduler"])
+        except (RuntimeError, ValueError, KeyError) as e:
+            raise CheckpointError(f"{path}: cannot resume from it ({str(e)[:300]})") from e
+        self.step, self.epoch, self.batch_in_epoch = ckpt["step"], ckpt["epoch"], ckpt["batch_in_epoch"]
+        self.best_score, self.best_step = ckpt["best_score"], ckpt["best_step"]
+        self.evals_since_best, self.wall_before = ckpt["evals_since_best"], ckpt["wall_time"]
+        torch.set_rng_state(ckpt["rng"]["torch"])
+        if "cuda" in ckpt["rng"] and torch.cuda.is_available():
+            torch.cuda.set_rng_state(ckpt["rng"]["cuda"])
+
+    # --- the loop ------------------------------------------------------------------------------------------------
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started if hasattr(self, "started") else 0.0
+
+    def out_of_budget(self) -> bool:
+        c = self.config
+        over = (c.max_steps and self.step >= c.max_steps) or (c.max_time and self.elapsed() >= c.max_time) \
+            or self.stop_requested or (c.patience and self.evals_since_best >= c.patience)
+        if self.world > 1:  # every rank must stop at the same step
+            flag = torch.tensor([1.0 if over else 0.0], device=self.device if dist.get_backend() == "nccl" else "cpu")
+            dist.all_reduce(flag)
+            over = flag.item() > 0
+        return bool(over)
+
+    def train_step(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, int]:
+        """One optimizer step; returns the loss as a tensor (reading it would wait for the GPU every step)."""
+        batch = {k: v.to(self.device, non_blocking=True) for k, v in batch.items()}
+        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.autocast):
+            loss_sum, count = self.task.loss(self.ddp or self.model, batch)
+        loss = loss_sum / max(count, 1)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if self.config.clip_grad:
+            nn.utils.clip_grad_norm_(self.model.parameters(), self.config.clip_grad)
+        self.optimizer.step()
+        self.scheduler.step()
+        self.step += 1
+        return loss.detach(), int(sum(v.numel() for k, v in batch.items() if k.endswith("ids")))
+
+    def fit(self) -> dict[str, Any]:
+        """Train until a budget runs out; returns the best evaluation. Ctrl-C saves `last.pt` first."""
+        c = self.config
+        self.started = time.monotonic()
+        self.out.mkdir(parents=True, exist_ok=True)
+        previous = signal.signal(signal.SIGINT, self._request_stop) if self.rank == 0 else None
+        sampler = DistributedSampler(range(len(self.task.batches)), num_replicas=self.world, rank=self.rank,
+                                     shuffle=True, seed=c.seed, drop_last=self.world > 1)
+        progress = self._progress()
+        losses: list[torch.Tensor] = []
+        tokens, tick = 0, time.monotonic()
+        try:
+            while self.epoch < c.max_epochs and not self.out_of_budget():
+                sampler.set_epoch(self.epoch)
+                order = list(sampler)
+                for index in order[self.batch_in_epoch:]:
+                    loss, n = self.train_step(self.task.batches[index])
+                    self.batch_in_epoch += 1
+                    losses.append(loss)
+                    tokens += n
+                    if progress is not None and self.step % c.log_every == 0:
+                        rate = tokens * self.world / max(time.monotonic() - tick, 1e-9)
+                        progress.set_postfix(loss=f"{loss.item():.3f}", lr=f"{self.scheduler.get_last_lr()[0]:.2e}",
+                                             tok_s=f"{rate:,.0f}", epoch=self.epoch, refresh=False)
+                        progress.update(c.log_every)
+                    if c.eval_every and self.step % c.eval_every == 0:
+                        self._evaluate_and_save(losses, tokens, tick)
+                        losses, tokens, tick = [], 0, time.monotonic()
+                    if self.out_of_budget():
+                        break
+                else:
+                    self.epoch += 1
+                    self.batch_in_epoch = 0
+                    if not c.eval_every:
+                        self._evaluate_and_save(losses, tokens, tick)
+                        losses, tokens, tick = [], 0, time.monotonic()
+            if losses:  # the partial stretch since the last evaluation
+                self._evaluate_and_save(losses, tokens, tick)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+            if progress is not None:
+                progress.close()
+        return self.finish()
+
+    def _request_stop(self, *_: Any) -> None:
+        if self.stop_requested:  # a second Ctrl-C: give up at once
+            raise KeyboardInterrupt
+        self.stop_requested = True
+        print("\nstopping after this step (Ctrl-C again to abort without saving)...", flush=True)
+
+    def _progress(self):
+        if self.rank != 0 or self.quiet:
+            return None
+        from tqdm import tqdm
+
+        return tqdm(total=self.config.max_steps or None, initial=self.step, unit="step", dynamic_ncols=True)
+
+    def _evaluate_and_save(self, losses: list[torch.Tensor], tokens: int, tick: float) -> None:
+        rate = tokens * self.world / max(time.monotonic() - tick, 1e-9)
+        if self.rank == 0:
+            metrics = self.task.evaluate(self.model)
+            self.model.train()
+            row = {"step": self.step, "epoch": round(self.epoch + self._epoch_fraction(), 3),
+                   "train_loss": round(torch.stack(losses).mean().item(), 4) if losses else float("nan"),
+                   "lr": f"{self.scheduler.get_last_lr()[0]:.3e}", "tokens_per_s": round(rate),
+                   "wall_time": round(self.wall_before + self.elapsed(), 1),
+                   **{k: round(v, 4) for k, v in metrics.items()}}
+            self._append_metrics(row)
+            self._tensorboard(row)
+            score = metrics[self.task.score_name]
+            improved = score > self.best_score
+            if improved:
+                self.best_score, self.best_step, self.evals_since_best = score, self.step, 0
+            else:
+                self.evals_since_best += 1
+            self.save("last.pt")
+            if improved:
+                shutil.copyfile(self.out / "last.pt", self.out / "best.pt")
+            self._keep_snapshot()
+            if not self.quiet:
+                shown = ", ".join(f"{k} {v}" for k, v in row.items() if k not in ("lr",))
+                print(f"\n[eval] {shown}{'  (best)' if improved else ''}", flush=True)
+        if self.world > 1:
+            flag = torch.tensor([float(self.evals_since_best)])
+            dist.broadcast(flag.to(self.device) if dist.get_backend() == "nccl" else flag, 0)
+            self.evals_since_best = int(flag.item())
+
+    def _epoch_fraction(self) -> float:
+        per_epoch = max(1, len(self.task.batches) // self.world)
+        return min(self.batch_in_epoch / per_epoch, 1.0)
+
+    def _append_metrics(self, row: dict[str, Any]) -> None:
+        path = self.out / "metrics.csv"
+        old_rows: list[dict[str, Any]] = []
+        if path.is_file():
+            with open(path, newline="") as f:
+                old_rows = [r for r in csv.DictReader(f) if int(r["step"]) < self.step]  # drop rows a resume redoes
+        fields = list(dict.fromkeys([*METRICS_FIELDS, *(k for r in old_rows for k in r), *row]))
+        tmp = path.with_suffix(".csv.tmp")
+        with open(tmp, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=fields)
+            writer.writeheader()
+            writer.writerows([*old_rows, row])
+        os.replace(tmp, path)
+
+    def _tensorboard(self, row: dict[str, Any]) -> None:
+        if not hasattr(self, "_writer"):
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+
+                self._writer = SummaryWriter(str(self.out / "tensorboard"))
+            except ImportError:  # tensorboard is optional
+                self._writer = None
+        if self._writer is not None:
+            for k, v in row.items():
+                if k not in ("step",) and isinstance(v, int | float):
+                    self._writer.add_scalar(k, v, self.step)
+
+    def _keep_snapshot(self) -> None:
+        """Weights of the last `average_last` evaluations, for checkpoint averaging at the end."""
+        n = self.config.average_last
+        if n <= 1:
+            return
+        folder = self.out / "snapshots"
+        folder.mkdir(exist_ok=True)
+        torch.save({k: v.detach().cpu() for k, v in self.model.state_dict().items()}, folder / f"{self.step:08d}.pt")
+        for old in sorted(folder.glob("*.pt"))[:-n]:
+            old.unlink()
+
+    # --- the end -------------------------------------------------------------------------------------------------
+    def finish(self) -> dict[str, Any]:
+        """Write `out_dir/model/` from the best weights (or their average, when that scores higher)."""
+        result: dict[str, Any] = {"step": self.step, "best_step": self.best_step, self.task.score_name: self.best_score}
+        if self.rank != 0:
+            return result
+        best_path = self.out / "best.pt"
+        if not best_path.is_file():
+            return result
+        self.model.load_state_dict(load_checkpoint(best_path)["model"])
+        chosen = "best"
+        averaged = self._averaged_weights()
+        if averaged is not None:
+            best_state = {k: v.clone() for k, v in self.model.state_dict().items()}
+            self.model.load_state_dict(averaged)
+            score = self.task.evaluate(self.model)[self.task.score_name]
+            result[f"average_last_{self.config.average_last}"] = score
+            if score > self.best_score:
+                chosen = f"average of last {self.config.average_last}"
+                result[self.task.score_name] = score
+            else:
+                self.model.load_state_dict(best_state)
+        result["chosen"] = chosen
+        self.model.eval()
+        self.task.save_model_dir(self.model, self.out / "model")
+        if (self.out / "metrics.csv").is_file():
+            shutil.copyfile(self.out / "metrics.csv", self.out / "model" / "metrics.csv")
+        return result
+
+    def _averaged_weights(self) -> dict[str, torch.Tensor] | None:
+        files = sorted((self.out / "snapshots").glob("*.pt")) if self.config.average_last > 1 else []
+        if len(files) < 2:
+            return None
+        total: dict[str, torch.Tensor] = {}
+        for f in files:
+            for k, v in torch.load(f, map_location="cpu", weights_only=True).items():
+                total[k] = total.get(k, 0) + v.float()
+        reference = self.model.state_dict()
+        return {k: (v / len(files)).to(reference[k].dtype) for k, v in total.items()}
