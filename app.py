@@ -1,6 +1,45 @@
-"""Transformer playground: home page (placeholder until the app issue lands)."""
+"""Transformer playground: the home page (`streamlit run app.py`; the other pages are in pages/)."""
+import onnxruntime as ort
 import streamlit as st
 
-st.set_page_config(page_title="Transformer playground", layout="wide")
+import playground as pg
+
+pg.page_setup("Home", ":material/home:")
 st.title("Transformer playground")
-st.write("A from-scratch Transformer (`tx`), its ONNX export and onnxruntime inference. Pages arrive with the app issue.")
+st.markdown(
+    "A Transformer written from scratch in PyTorch after *Attention Is All You Need* (`tx/`), trained on "
+    "German↔English dictionary sentences and movie-review snippets, exported to ONNX (`export/`) and served "
+    "here through onnxruntime. Translate and classify text, look inside the attention heads, and time "
+    "PyTorch against onnxruntime fp32 and int8."
+)
+
+st.subheader("Models")
+st.caption(f"Model directory: `{pg.models_root()}` (set `{pg.MODELS_ENV}` to use another)")
+for task in pg.TASKS:
+    problem = pg.model_problem(task)
+    if problem and not (pg.model_dir(task) / "config.json").is_file():
+        st.warning(problem)
+        continue
+    st.markdown(f"- {pg.card_line(task)}")
+    if problem:
+        st.warning(problem)
+
+st.subheader("Execution provider")
+loaded = next((m for m in (pg.onnx_model(t, "auto", quiet=True) for t in pg.TASKS) if m is not None), None)
+if loaded is None:
+    st.info("No exported model loaded, so no onnxruntime session runs yet. " + pg.create_hint("translate"))
+else:
+    st.markdown(f"onnxruntime {ort.__version__} runs the models on **{loaded.provider}** (asked for: `auto`).")
+    if loaded.provider_note:
+        st.info(loaded.provider_note)
+st.caption(f"Providers compiled into this onnxruntime build: {', '.join(ort.get_available_providers())} "
+           "(compiled in is not the same as able to run: the provider above is the one that really runs).")
+
+st.subheader("Pages")
+ABOUT = {"Translate": "DE↔EN with greedy, beam search or sampling; cross-attention heatmap; batch with CSV download",
+         "Sentiment": "label and class probabilities, the tokens the classifier attended to, batch with CSV",
+         "Attention explorer": "every layer and head of every attention kind; the positional encoding",
+         "Latency": "PyTorch eager vs onnxruntime fp32 vs int8 on your input, p50/p90, speed-ups",
+         "Model card": "data and licence, training curves, test metrics, the ONNX export report"}
+for script, label, icon in pg.PAGES[1:]:
+    st.page_link(script, label=f"{label}: {ABOUT[label]}", icon=icon)

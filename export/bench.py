@@ -1,27 +1,36 @@
 """PyTorch eager vs onnxruntime fp32 vs onnxruntime int8, same threads, interleaved in one run.
 
-    python -m export.bench MODEL_DIR... [--threads 2] [--repeats 30] [--json out.json]
+    python -m export.bench MODEL_DIR... [--threads 2] [--repeats 30] [--warmup 5] [--json out.json]
+        [--cases b1x16,greedy-b1,...] [--max-len N] [--provider cpu|auto|cuda]
 
 Classifier: one model call at batch 1 × 16/64/256 tokens and batch 32 × 64 (the text wrappers'
 `logits` functions, so tokenising is left out). Translation: `translate()` end to end, greedy
 and beam 4, batch 1 and 16, on held-out sentences (test.tsv, else samples.tsv, else a fixed
-list); PyTorch decodes with its KV cache (tx.decoding.TorchBackend). Each repeat runs every
-system once on the same input, in rotating order, so drifts in machine load hit all alike;
-p50/p90 are over repeats after warm-up. Writes MODEL_DIR/onnx/bench.json (read by the app).
+list) in the model's first direction; PyTorch decodes with its KV cache (tx.decoding.TorchBackend).
+Each repeat runs every system once on the same input, in rotating order, so drifts in machine load
+hit all alike; p50/p90 are over repeats after warm-up; "× torch" is PyTorch's p50 over the system's.
+Also recorded: provider, threads, CPU, versions, the fused/contrib operators onnxruntime's graph
+optimiser left in each graph, and the int8 quality deltas from export_report.json.
+Writes MODEL_DIR/onnx/bench.json (read by the app) unless --json names one file for all.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
+import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import onnx
+import onnxruntime as ort
 import torch
 
 from tx import read_model_config
@@ -30,26 +39,38 @@ from tx.checkpoint import atomic_write
 from tx.inference import SentimentAnalyzer, Translator
 
 from .feeds import FIRST_PLAIN_ID
+from .model_files import ModelLoadError
+from .providers import PROVIDER_CHOICES, session_options
 from .quality import held_out_texts
-from .report import versions
+from .report import read_report, versions
 from .runtime import OnnxSentimentClassifier, OnnxTranslator
-from .spec import ONNX_DIR
+from .spec import ONNX_DIR, PRECISIONS
 
 SYSTEMS = ("torch", "ort-fp32", "ort-int8")
 CLASSIFIER_CASES = [(1, 16), (1, 64), (1, 256), (32, 64)]  # (batch, tokens)
 TRANSLATION_CASES = [("greedy", 1), ("greedy", 16), ("beam", 1), ("beam", 16)]  # (method, batch)
+BEAM = 4
 TARGETS = {"translate greedy fp32": 2.5, "translate greedy int8": 5.0,
            "classifier b1 <=64 fp32": 2.5, "classifier b1 <=64 int8": 5.0}
+INT8_QUALITY_LIMITS = {"translate": ("BLEU drop", 0.5), "sentiment": ("accuracy drop (pt)", 0.5)}
 
 
 @dataclass
 class CaseResult:
-    case: str  # e.g. "greedy b16", "b1x64"
+    case: str  # e.g. "greedy-b16", "b1x64"
     system: str  # torch | ort-fp32 | ort-int8
     p50_ms: float
     p90_ms: float
     tokens_per_s: float  # tokens processed (classifier) or generated (translation) per second, at p50
     speedup: float  # torch p50 / this p50
+
+
+def translation_case_name(method: str, batch: int) -> str:
+    return f"{'beam' + str(BEAM) if method == 'beam' else method}-b{batch}"
+
+
+def classifier_case_name(batch: int, length: int) -> str:
+    return f"b{batch}x{length}"
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -83,43 +104,120 @@ def summarise(case: str, measured: dict[str, tuple[list, int]]) -> list[CaseResu
     return results
 
 
-def bench_classifier(model_dir: Path, threads: int, repeats: int, warmup: int) -> tuple[list[CaseResult], dict]:
+def onnx_systems(make: Callable[[str], Any], precisions: tuple[str, ...], notes: list[str]) -> dict[str, Any]:
+    """ort-<precision> -> wrapper, leaving out (with a note) a precision whose files were not exported."""
+    systems = {}
+    for precision in precisions:
+        try:
+            systems[f"ort-{precision}"] = make(precision)
+        except ModelLoadError as e:
+            if precision == "fp32":
+                raise
+            notes.append(f"ort-{precision} not measured: {e}")
+    return systems
+
+
+def bench_classifier(model_dir: Path, threads: int, repeats: int, warmup: int, provider: str = "cpu",
+                     cases: set[str] | None = None) -> tuple[list[CaseResult], dict]:
     torch_side = SentimentAnalyzer.from_dir(model_dir)
-    systems: dict[str, Callable] = {"torch": torch_side.model_logits}
-    for precision in ("fp32", "int8"):
-        systems[f"ort-{precision}"] = OnnxSentimentClassifier(model_dir, "cpu", precision, threads).logits
+    notes: list[str] = []
+    wrappers = onnx_systems(lambda p: OnnxSentimentClassifier(model_dir, provider, p, threads), PRECISIONS, notes)
+    systems: dict[str, Callable] = {"torch": torch_side.model_logits} | {n: w.logits for n, w in wrappers.items()}
     config = torch_side.model.config
     rng = np.random.default_rng(0)
-    results = []
+    results, seen = [], set()
     for batch, length in CLASSIFIER_CASES:
-        length = min(length, config.max_len)
+        length = min(length, config.max_len)  # a model with a shorter positional table: its longest input
+        name = classifier_case_name(batch, length)
+        if name in seen or (cases is not None and name not in cases):
+            continue
+        seen.add(name)
         ids = rng.integers(FIRST_PLAIN_ID, config.vocab_size, size=(batch, length), dtype=np.int64)
         mask = np.ones((batch, length), dtype=bool)
-        calls = {name: (lambda r, fn=fn: (fn(ids, mask, False), batch * length)[1]) for name, fn in systems.items()}
-        results += summarise(f"b{batch}x{length}", interleaved(calls, repeats, warmup))
-    return results, {"provider": "CPUExecutionProvider"}
+
+        def call(r: int, fn: Callable, ids=ids, mask=mask) -> int:
+            fn(ids, mask, False)
+            return ids.size
+
+        calls = {n: (lambda r, fn=fn, c=call: c(r, fn)) for n, fn in systems.items()}
+        results += summarise(name, interleaved(calls, repeats, warmup))
+    first = wrappers["ort-fp32"]
+    return results, {"provider": first.provider, "provider_note": first.provider_note,
+                     "systems": list(systems), "notes": notes}
 
 
-def bench_translation(model_dir: Path, threads: int, repeats: int, warmup: int,
-                      data_dir: Path) -> tuple[list[CaseResult], dict]:
-    texts = held_out_texts(data_dir / "translate", model_dir, {"de"}, 64)
-    sentences = [r["de"] for r in texts.rows] or GERMAN_SENTENCES
-    origin = texts.origin if texts.rows else "tx.bench_decode.GERMAN_SENTENCES"
-    systems: dict[str, Any] = {"torch": Translator.from_dir(model_dir)}
-    for precision in ("fp32", "int8"):
-        systems[f"ort-{precision}"] = OnnxTranslator(model_dir, "cpu", precision, threads)
+def bench_translation(model_dir: Path, threads: int, repeats: int, warmup: int, data_dir: Path,
+                      provider: str = "cpu", cases: set[str] | None = None,
+                      max_len: int | None = None) -> tuple[list[CaseResult], dict]:
+    torch_side = Translator.from_dir(model_dir)
+    src_lang, tgt_lang = torch_side.directions[0]
+    texts = held_out_texts(data_dir / "translate", model_dir, {src_lang}, 64)
+    if texts.rows:
+        sentences, origin = [r[src_lang] for r in texts.rows], texts.origin
+    else:
+        sentences, origin = GERMAN_SENTENCES, "tx.bench_decode.GERMAN_SENTENCES"
+    notes: list[str] = []
+    wrappers = onnx_systems(lambda p: OnnxTranslator(model_dir, provider, p, threads), PRECISIONS, notes)
+    systems: dict[str, Any] = {"torch": torch_side} | wrappers
     results = []
     for method, batch in TRANSLATION_CASES:
-        def call(r: int, system=None, method=method, batch=batch) -> int:
+        name = translation_case_name(method, batch)
+        if cases is not None and name not in cases:
+            continue
+
+        def call(r: int, system: Any, method=method, batch=batch) -> int:
             chosen = [sentences[(r * batch + i) % len(sentences)] for i in range(batch)]
-            out = system.translate(chosen, src_lang="de", tgt_lang="en", method=method, beam=4)
+            out = system.translate(chosen, src_lang=src_lang, tgt_lang=tgt_lang, method=method, beam=BEAM,
+                                   max_len=max_len)
             return sum(len(t.token_ids) for t in out)
 
-        calls = {name: (lambda r, s=s, c=call: c(r, s)) for name, s in systems.items()}
+        calls = {n: (lambda r, s=s, c=call: c(r, s)) for n, s in systems.items()}
         # Fewer repeats at batch 16: each call is ~16x longer and p50 settles faster.
-        n = max(5, repeats // 3) if batch > 1 else repeats
-        results += summarise(f"{method} b{batch}", interleaved(calls, n, max(1, warmup // 2)))
-    return results, {"sentences": origin, "provider": systems["ort-fp32"].provider}
+        n = max(min(5, repeats), repeats // 3) if batch > 1 else repeats
+        results += summarise(name, interleaved(calls, n, max(min(1, warmup), warmup // 2) if batch > 1 else warmup))
+    first = wrappers["ort-fp32"]
+    return results, {"direction": f"{src_lang}-{tgt_lang}", "sentences": origin, "max_len": max_len,
+                     "provider": first.provider, "provider_note": first.provider_note, "systems": list(systems),
+                     "notes": notes}
+
+
+def optimized_ops(path: Path, threads: int) -> dict[str, int]:
+    """Operators outside the default ONNX domain (fusions and contrib ops: FusedMatMul, SkipLayerNormalization,
+    MatMulIntegerToFloat, ...) in the graph onnxruntime actually runs after its CPU optimisations."""
+    with tempfile.TemporaryDirectory() as tmp:
+        options = session_options(threads)
+        options.optimized_model_filepath = str(Path(tmp) / "optimized.onnx")
+        ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        model = onnx.load(options.optimized_model_filepath)
+    counts = Counter(n.op_type for n in model.graph.node if n.domain not in ("", "ai.onnx"))
+    return dict(sorted(counts.items()))
+
+
+def graph_fusions(model_dir: Path, threads: int) -> dict[str, dict[str, int]]:
+    """{file name: contrib/fused operator counts} for the lean graphs (those the benchmark times)."""
+    found = {}
+    for path in sorted((model_dir / ONNX_DIR).glob("*.onnx")):
+        if "_explain." not in path.name:
+            found[path.name] = optimized_ops(path, threads)
+    return found
+
+
+def int8_quality(task: str, model_dir: Path) -> dict[str, Any] | None:
+    """The int8 quality deltas the export measured (export_report.json), against the issue's limits."""
+    report = read_report(model_dir) or {}
+    section = (report.get("quality") or {}).get("translation" if task == "translate" else "sentiment") or {}
+    int8 = (section.get("systems") or {}).get("int8")
+    if not int8:
+        return None
+    name, limit = INT8_QUALITY_LIMITS[task]
+    if task == "translate":
+        drop = -min(int8.get("bleu_delta", {}).values(), default=0.0)
+    else:
+        drop = -100 * int8.get("accuracy_delta", 0.0)
+    drop = round(drop, 2) + 0.0  # no "-0.00"
+    return {"measure": name, "drop": drop, "limit": limit, "met": drop <= limit,
+            "agreement": int8.get("agreement"), "texts": section.get("sentences", section.get("texts")),
+            "origin": section.get("origin")}
 
 
 def check_targets(task: str, results: list[CaseResult]) -> dict[str, dict[str, Any]]:
@@ -130,62 +228,144 @@ def check_targets(task: str, results: list[CaseResult]) -> dict[str, dict[str, A
             ratios = [r.speedup for r in results if r.system == system and r.case.startswith("greedy")]
             name = f"translate greedy {precision}"
         else:
-            ratios = [r.speedup for r in results if r.system == system and r.case in ("b1x16", "b1x64")]
+            ratios = [r.speedup for r in results if r.system == system and r.case.startswith("b1x")
+                      and int(r.case.split("x")[1]) <= 64]
             name = f"classifier b1 <=64 {precision}"
         if ratios:
             reached[name] = {"target": TARGETS[name], "reached": min(ratios), "met": min(ratios) >= TARGETS[name]}
     return reached
 
 
-def bench_model_dir(model_dir: Path, threads: int, repeats: int, warmup: int, data_dir: Path) -> dict[str, Any]:
+def load_average() -> float | None:
+    """The 1-minute load average: other work on the machine skews every timing (torch's OpenMP threads most)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
+
+
+def bench_model_dir(model_dir: Path, threads: int, repeats: int, warmup: int, data_dir: Path,
+                    provider: str = "cpu", cases: set[str] | None = None, max_len: int | None = None,
+                    fusions: bool = True) -> dict[str, Any]:
     task = read_model_config(model_dir)["meta"].get("task", "?")
+    load_before = load_average()
+    previous = torch.get_num_threads()
     torch.set_num_threads(threads)  # the same thread count on both sides
-    if task == "translate":
-        results, extra = bench_translation(model_dir, threads, repeats, warmup, data_dir)
-    else:
-        results, extra = bench_classifier(model_dir, threads, repeats, warmup)
-    return {"model_dir": str(model_dir), "task": task, "threads": threads, "repeats": repeats, **extra,
-            "versions": versions(), "results": [asdict(r) for r in results],
-            "targets": check_targets(task, results)}
+    try:
+        if task == "translate":
+            results, extra = bench_translation(model_dir, threads, repeats, warmup, data_dir, provider, cases,
+                                               max_len)
+        elif task == "sentiment":
+            results, extra = bench_classifier(model_dir, threads, repeats, warmup, provider, cases)
+        else:
+            raise ValueError(f"{model_dir}: no benchmark for task {task!r}")
+    finally:
+        torch.set_num_threads(previous)
+    bench = {"model_dir": str(model_dir), "task": task, "threads": threads, "repeats": repeats, "warmup": warmup,
+             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "cpu_count": os.cpu_count(),
+             "load_average": {"before": load_before, "after": load_average()}, **extra, "versions": versions(),
+             "results": [asdict(r) for r in results], "targets": check_targets(task, results),
+             "int8_quality": int8_quality(task, model_dir)}
+    if fusions:
+        bench["fusions"] = graph_fusions(model_dir, threads)
+    return bench
 
 
 def table(bench: dict[str, Any]) -> str:
-    lines = [f"{bench['model_dir']} ({bench['task']}, {bench['threads']} threads, {bench['versions']['cpu']})",
-             "| case | system | p50 ms | p90 ms | tokens/s | × torch |", "|---|---|---|---|---|---|"]
+    """The results as a markdown table with a header naming what was measured where."""
+    v = bench.get("versions", {})
+    provider = bench.get("provider", "?")
+    lines = [f"{bench['model_dir']} ({bench['task']}): {bench['threads']} threads, {bench.get('repeats', '?')} "
+             f"repeats after {bench.get('warmup', '?')} warm-up, onnxruntime on {provider}",
+             f"CPU {v.get('cpu', '?')}; torch {v.get('torch', '?')}, onnxruntime {v.get('onnxruntime', '?')}, "
+             f"onnx {v.get('onnx', '?')}, python {v.get('python', '?')}"]
+    load = bench.get("load_average") or {}
+    if load.get("before") is not None:
+        lines.append(f"machine load (1-min average) {load['before']} before, {load.get('after')} after, "
+                     f"{bench.get('cpu_count', '?')} CPUs: timings are only comparable within one run")
+        cpus = bench.get("cpu_count") or 1
+        if max(load["before"], load.get("after") or 0) > cpus - bench["threads"] + 0.5:
+            lines.append("WARNING: the machine was busy; PyTorch's OpenMP threads suffer most (each op can wait "
+                         "for a preempted thread), which inflates the ratios: re-run idle, or with --threads 1")
+    if bench.get("provider_note"):
+        lines.append(f"({bench['provider_note']})")
+    if bench.get("direction"):
+        lines.append(f"translating {bench['direction']}, sentences from {bench.get('sentences', '?')}"
+                     + (f", at most {bench['max_len']} tokens" if bench.get("max_len") else ""))
+    lines += ["", "| case | system | p50 ms | p90 ms | tokens/s | × torch |", "|---|---|--:|--:|--:|--:|"]
     for r in bench["results"]:
         lines.append(f"| {r['case']} | {r['system']} | {r['p50_ms']:.2f} | {r['p90_ms']:.2f} | "
                      f"{r['tokens_per_s']:.0f} | {r['speedup']:.2f} |")
-    for name, t in bench["targets"].items():
-        lines.append(f"target {name}: >= {t['target']}x, reached {t['reached']:.2f}x ({'met' if t['met'] else 'MISSED'})")
+    lines.append("")
+    for name, t in bench.get("targets", {}).items():
+        lines.append(f"target {name}: >= {t['target']}x, reached {t['reached']:.2f}x "
+                     f"({'met' if t['met'] else 'MISSED'})")
+    quality = bench.get("int8_quality")
+    if quality:
+        lines.append(f"int8 {quality['measure']} {quality['drop']:.2f} (limit {quality['limit']}: "
+                     f"{'met' if quality['met'] else 'MISSED'}), agreement with PyTorch {quality['agreement']} "
+                     f"on {quality['texts']} texts (export_report.json)")
+    elif "int8_quality" in bench:
+        lines.append("int8 quality: not in export_report.json (export with --precision fp32,int8 and test data)")
+    for note in bench.get("notes", []):
+        lines.append(f"note: {note}")
+    for name, ops in (bench.get("fusions") or {}).items():
+        lines.append(f"onnxruntime ops in {name}: {', '.join(f'{k} {n}' for k, n in ops.items()) or 'no fusions'}")
     return "\n".join(lines)
+
+
+def all_case_names() -> list[str]:
+    return ([classifier_case_name(b, n) for b, n in CLASSIFIER_CASES]
+            + [translation_case_name(m, b) for m, b in TRANSLATION_CASES])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m export.bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("model_dirs", nargs="+", type=Path)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--repeats", type=int, default=30)
-    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=2, help="torch and onnxruntime intra-op threads (default 2)")
+    parser.add_argument("--repeats", type=int, default=30, help="timed runs per case (a third at batch > 1)")
+    parser.add_argument("--warmup", type=int, default=5, help="untimed runs first (half at batch > 1)")
     parser.add_argument("--data-dir", type=Path, default=Path("data/processed"))
+    parser.add_argument("--provider", choices=PROVIDER_CHOICES, default="cpu",
+                        help="onnxruntime provider (default cpu: the same hardware as PyTorch here)")
+    parser.add_argument("--cases", default=None,
+                        help=f"comma-separated subset of {','.join(all_case_names())} (default all)")
+    parser.add_argument("--max-len", type=int, default=None,
+                        help="most target tokens per translation (default: source length + 50)")
+    parser.add_argument("--no-fusions", action="store_true", help="skip listing onnxruntime's fused operators")
     parser.add_argument("--json", type=Path, default=None,
                         help="write all results here (default: each MODEL_DIR/onnx/bench.json)")
     args = parser.parse_args(argv)
     if args.threads < 1 or args.repeats < 1 or args.warmup < 0:
         parser.error("--threads and --repeats must be >= 1, --warmup >= 0")
+    if args.max_len is not None and args.max_len < 1:
+        parser.error("--max-len must be >= 1")
+    cases = None
+    if args.cases:
+        cases = {c.strip() for c in args.cases.split(",") if c.strip()}
+        unknown = sorted(cases - set(all_case_names()))
+        if unknown:
+            parser.error(f"unknown case(s) {', '.join(unknown)}; choose from {', '.join(all_case_names())}")
     benches = []
     for model_dir in args.model_dirs:
         try:
-            bench = bench_model_dir(model_dir, args.threads, args.repeats, args.warmup, args.data_dir)
+            bench = bench_model_dir(model_dir, args.threads, args.repeats, args.warmup, args.data_dir, args.provider,
+                                    cases, args.max_len, fusions=not args.no_fusions)
         except ValueError as e:  # ModelLoadError / CheckpointError: say what to run
             print(f"error: {e}", file=sys.stderr)
             return 2
-        print(table(bench) + "\n")
+        except RuntimeError as e:  # ProviderError: --provider cuda where CUDA cannot run
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        print(table(bench) + "\n", flush=True)
         benches.append(bench)
         if args.json is None:
             out = model_dir / ONNX_DIR / "bench.json"
             atomic_write(out, lambda tmp, b=bench: Path(tmp).write_text(json.dumps(b, indent=2) + "\n"))
+            print(f"wrote {out}")
     if args.json is not None:
         atomic_write(args.json, lambda tmp: Path(tmp).write_text(json.dumps(benches, indent=2) + "\n"))
+        print(f"wrote {args.json}")
     return 0
 
 

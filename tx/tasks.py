@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .batching import pad_rows, token_batches
-from .checkpoint import save_model_dir
+from .checkpoint import TOKENIZER_FILE, load_model_dir, save_model_dir
 from .config import ClassifierConfig, Seq2SeqConfig
 from .inference import Translator
 from .model import SentimentClassifier, Seq2SeqTransformer
@@ -85,6 +85,7 @@ class SentimentConfig(TrainConfig):
     eval_every: int = 0  # each epoch
     label_smoothing: float = 0.1
     patience: int = 5
+    init_from: str = ""  # a translation model dir: start from its tokenizer, embeddings and first encoder layers
 
 
 def batched(items: list[Any], size: int):
@@ -193,7 +194,11 @@ class SentimentTask:
         unknown = {r["label"] for r in train + self.valid} - set(LABELS)
         if unknown:
             raise ValueError(f"unknown labels {sorted(unknown)} in {cfg.data_dir}: expected {LABELS}")
-        if tokenizer is None:
+        self.source = None
+        if cfg.init_from:  # transfer: the translator's English-reading encoder (CoVe-style, McCann et al. 2017)
+            self.source = load_model_dir(cfg.init_from, "seq2seq")
+            tokenizer = Tokenizer.load(Path(cfg.init_from) / TOKENIZER_FILE)
+        elif tokenizer is None:
             tokenizer = train_tokenizer((r["text"] for r in train), vocab_size=cfg.vocab_size,
                                         lowercase=cfg.lowercase)
         self.tokenizer = tokenizer
@@ -206,13 +211,21 @@ class SentimentTask:
 
     def model_config(self) -> ClassifierConfig:
         c = self.cfg
-        return ClassifierConfig(vocab_size=self.tokenizer.vocab_size, d_model=c.d_model, n_heads=c.n_heads,
-                                n_layers=c.n_layers, d_ff=c.d_ff, dropout=c.dropout, max_len=c.max_len,
-                                pre_norm=c.pre_norm, pooling=c.pooling, n_classes=len(LABELS),
-                                pad_id=self.tokenizer.pad_id)
+        shape = dict(d_model=c.d_model, n_heads=c.n_heads, n_layers=c.n_layers, d_ff=c.d_ff, pre_norm=c.pre_norm)
+        if self.source is not None:  # the shape is the source encoder's; n_layers may keep only its first layers
+            s = self.source.config
+            shape = dict(d_model=s.d_model, n_heads=s.n_heads, n_layers=min(c.n_layers, s.n_layers), d_ff=s.d_ff,
+                         pre_norm=s.pre_norm)
+        return ClassifierConfig(vocab_size=self.tokenizer.vocab_size, dropout=c.dropout, max_len=c.max_len,
+                                pooling=c.pooling, n_classes=len(LABELS), pad_id=self.tokenizer.pad_id, **shape)
 
     def build_model(self) -> SentimentClassifier:
-        return SentimentClassifier(self.model_config())
+        model = SentimentClassifier(self.model_config())
+        if self.source is not None:
+            model.embed.load_state_dict(self.source.src_embed.state_dict())
+            for layer, source_layer in zip(model.encoder.layers, self.source.encoder.layers, strict=False):
+                layer.load_state_dict(source_layer.state_dict())
+        return model
 
     def make_batches(self, rows: list[dict[str, str]], max_tokens: int, seed: int) -> list[dict[str, torch.Tensor]]:
         ids = [x[:self.cfg.max_len] or [self.tokenizer.unk_id]

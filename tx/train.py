@@ -71,7 +71,8 @@ def load_config_file(config_cls: type, path: Path) -> dict[str, Any]:
         raise ValueError(f"{path}: unknown settings {sorted(unknown)}")
     for key, value in values.items():
         kind = hints[key]
-        ok = isinstance(value, kind) or (kind is float and isinstance(value, int) and not isinstance(value, bool))
+        ok = (isinstance(value, kind) or (kind is float and isinstance(value, int))) \
+            and (kind is bool or not isinstance(value, bool))  # JSON true is a Python int: not a number here
         if not ok:
             raise ValueError(f"{path}: {key} must be {kind.__name__}, got {value!r}")
     return values

@@ -1,0 +1,113 @@
+"""Translate: DE→EN / EN→DE through onnxruntime, decoding controls, cross-attention, batch with CSV download."""
+import pandas as pd
+import streamlit as st
+
+import playground as pg
+
+pg.page_setup("Translate", ":material/translate:")
+st.title("Translate")
+
+problem = pg.model_problem("translate")
+if problem:
+    st.error(problem)
+    st.stop()
+
+with st.sidebar:
+    st.header("Decoding")
+    direction = st.radio("Direction", pg.directions(), format_func=pg.direction_label, key="translate_direction",
+                         horizontal=True)
+    method = st.selectbox("Method", ["beam", "greedy", "sample"], key="translate_method",
+                          format_func={"beam": "beam search", "greedy": "greedy", "sample": "sampling"}.get)
+    beam = st.slider("Beam size", 1, 16, 4, key="translate_beam", disabled=method != "beam")
+    length_penalty = st.slider("Length penalty α", 0.0, 2.0, 0.6, 0.1, key="translate_length_penalty",
+                               help="score = log P / ((5 + length) / 6) ** α (GNMT)")
+    temperature = st.slider("Temperature", 0.1, 2.0, 1.0, 0.1, key="translate_temperature",
+                            disabled=method != "sample")
+    top_k = st.slider("Top-k (0 = off)", 0, 100, 0, key="translate_top_k", disabled=method != "sample")
+    top_p = st.slider("Top-p (1 = off)", 0.05, 1.0, 1.0, 0.05, key="translate_top_p", disabled=method != "sample")
+    seed = st.number_input("Sampling seed", 0, 2**31 - 1, 0, key="translate_seed", disabled=method != "sample")
+    st.header("Runtime")
+    precision = st.radio("Precision", pg.PRECISIONS, key="translate_precision", horizontal=True)
+    provider = st.selectbox("Execution provider", pg.PROVIDERS, key="translate_provider")
+
+src, tgt = direction
+sentences = pg.examples("translate", src)
+st.session_state.setdefault("translate_text", sentences[0])
+
+
+def use_example(key: str) -> None:
+    st.session_state["translate_text"] = st.session_state[key]
+
+
+example_key = f"translate_example_{src}"
+st.selectbox(f"Example sentences ({pg.LANGUAGES.get(src, src)}, from the test set)", sentences, index=None,
+             key=example_key, placeholder="pick one to fill the text box", on_change=use_example, args=(example_key,))
+text = st.text_area(f"{pg.LANGUAGES.get(src, src)} text: one sentence per line (several lines are translated "
+                    "as a batch)", key="translate_text", height=120)
+clicked = st.button("Translate", key="translate_go", type="primary")
+
+model = pg.onnx_model("translate", provider, precision)
+if model is None:
+    st.stop()
+pg.provider_caption(model)
+
+if clicked:
+    lines = pg.split_lines(text)
+    st.session_state.pop("translate_results", None)
+    if not lines:
+        st.info("Type a sentence (or pick an example) to translate.")
+    else:
+        try:
+            with st.spinner(f"Translating {len(lines)} line(s)…"):
+                results, ms = pg.timed(lambda: model.translate(
+                    lines, src_lang=src, tgt_lang=tgt, method=method, beam=beam, length_penalty=length_penalty,
+                    temperature=temperature, top_k=top_k, top_p=top_p, seed=int(seed), attention=True))
+        except Exception as e:
+            pg.show_error(e, "translate")
+        else:
+            st.session_state["translate_results"] = {"lines": lines, "results": results, "ms": ms,
+                                                     "direction": direction, "method": method}
+
+done = st.session_state.get("translate_results")
+if done:
+    lines, results = done["lines"], done["results"]
+    cut = [i + 1 for i, r in enumerate(results) if r.truncated]
+    if cut:
+        st.warning(f"Input too long: line(s) {', '.join(map(str, cut))} exceeded the model's "
+                   f"{model.max_src_len}-token limit and were truncated; only their beginning was translated.")
+    st.subheader(f"{pg.direction_label(done['direction'])} · {done['method']} · {done['ms']:.0f} ms")
+    if len(results) == 1:
+        st.success(results[0].text or "(empty output)")
+        st.caption(f"score (length-normalised log-probability): {results[0].score:.3f} · "
+                   f"{len(results[0].tokens)} tokens")
+    table = pd.DataFrame({"source": lines, "translation": [r.text for r in results],
+                          "score": [round(r.score, 4) for r in results],
+                          "truncated": [r.truncated for r in results]})
+    if len(results) > 1:
+        st.dataframe(table, hide_index=True, width="stretch")
+    st.download_button("Download CSV", pg.csv_bytes(table), "translations.csv", "text/csv",
+                       key="translate_download")
+
+    st.subheader("Cross-attention")
+    row = 0
+    if len(results) > 1:
+        row = st.selectbox("Line", range(len(results)), key="translate_line",
+                           format_func=lambda i: f"{i + 1}: {lines[i][:60]}")
+    chosen = results[row]
+    cross = chosen.attention["cross"]
+    heads = cross[0].shape[0]
+    left, middle, right = st.columns(3)
+    layer = left.selectbox("Decoder layer", [pg.MEAN, *range(1, len(cross) + 1)], index=len(cross),
+                           key="translate_layer", format_func=lambda v: pg.choice_label(v, "layer"))
+    head = middle.selectbox("Head", [pg.MEAN, *range(1, heads + 1)], key="translate_head",
+                            format_func=lambda v: pg.choice_label(v, "head"))
+    grid = right.toggle("All heads of the layer", key="translate_all_heads", disabled=layer == pg.MEAN)
+    if grid and layer != pg.MEAN:
+        fig = pg.heads_grid(cross[int(layer) - 1], chosen.src_tokens, chosen.tokens,
+                            f"Cross-attention, layer {layer}, every head")
+    else:
+        fig = pg.heatmap(pg.pick_map(cross, layer, head), chosen.src_tokens, chosen.tokens,
+                         f"Cross-attention ({pg.choice_label(layer, 'layer')}, {pg.choice_label(head, 'head')})",
+                         "source tokens", "target tokens")
+    st.plotly_chart(fig, width="stretch", key="translate_chart")
+    st.caption("Row t: the step that produced target token t; each row sums to 1 over the source tokens.")

@@ -1,0 +1,132 @@
+"""Latency: PyTorch eager vs onnxruntime fp32 vs int8 (and CUDA when it loads), warm-up then N timed runs."""
+import os
+import statistics
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+import torch
+
+import playground as pg
+from export.bench import interleaved, table
+from export.providers import cuda_unavailable_reason
+
+pg.page_setup("Latency", ":material/timer:")
+st.title("Latency")
+st.markdown("Each run calls every system once on the same input, in rotating order, so drifts in machine load "
+            "hit all alike; p50/p90 are over the runs after warm-up. PyTorch decodes with its KV cache, "
+            "like the ONNX decoder graph.")
+
+task = st.radio("Model", pg.TASKS, key="latency_task", horizontal=True, format_func=lambda t: pg.TASK_TITLES[t])
+problem = pg.model_problem(task)
+if problem:
+    st.error(problem)
+    st.stop()
+
+left, right = st.columns(2)
+source = left.radio("Input", ["my text", "standard set"], key="latency_input", horizontal=True,
+                    help="standard set: the model's example sentences (samples.tsv), one per run in turn")
+if task == "translate":
+    direction = left.radio("Direction", pg.directions(), format_func=pg.direction_label, key="latency_direction",
+                           horizontal=True)
+    method = left.radio("Decoding", ["greedy", "beam"], key="latency_method", horizontal=True)
+    standard = pg.examples("translate", direction[0], limit=50)
+else:
+    direction, method = None, None
+    standard = pg.examples("sentiment", "text", limit=50)
+text = left.text_input("Text", value=standard[0], key=f"latency_text_{task}", disabled=source != "my text")
+runs = right.slider("Timed runs (N)", 5, 200, 20, key="latency_runs")
+warmup = right.slider("Warm-up runs", 0, 20, 3, key="latency_warmup")
+cores = os.cpu_count() or 1
+threads = right.number_input("Threads (onnxruntime intra-op and torch.set_num_threads)", 1, cores, min(2, cores),
+                             key="latency_threads")
+cuda_reason = cuda_unavailable_reason()
+right.caption("CUDA: loads here, measured as a fourth system." if cuda_reason is None
+              else f"CUDA not measured: {cuda_reason}")
+
+if st.button("Run", key="latency_go", type="primary"):
+    st.session_state.pop(f"latency_result_{task}", None)
+    texts = [text.strip()] if source == "my text" else standard
+    if not texts or not texts[0]:
+        st.info("Type a text to time (or choose the standard set).")
+    else:
+        systems = {}
+        torch_side = pg.torch_model(task)
+        if torch_side is not None:
+            systems["PyTorch eager"] = torch_side
+        for precision in pg.PRECISIONS:
+            found = pg.onnx_model(task, "cpu", precision, int(threads))
+            if found is not None:
+                systems[f"onnxruntime {precision}"] = found
+        if cuda_reason is None:
+            found = pg.onnx_model(task, "cuda", "fp32", int(threads), quiet=True)
+            if found is not None and found.provider == "CUDAExecutionProvider":
+                systems["onnxruntime CUDA fp32"] = found
+
+        def call(system):
+            if task == "translate":
+                return lambda r: len(system.translate([texts[r % len(texts)]], src_lang=direction[0],
+                                                      tgt_lang=direction[1], method=method, beam=4)[0].token_ids)
+            return lambda r: len(system.classify([texts[r % len(texts)]])[0].tokens)
+
+        previous = torch.get_num_threads()
+        try:
+            torch.set_num_threads(int(threads))
+            with st.spinner(f"{len(systems)} systems × ({warmup} warm-up + {runs} timed runs)…"):
+                measured = interleaved({name: call(s) for name, s in systems.items()}, int(runs), int(warmup))
+            st.session_state[f"latency_result_{task}"] = {"measured": measured, "threads": int(threads),
+                                                          "torch_threads": torch.get_num_threads(),
+                                                          "texts": len(texts), "method": method}
+        except Exception as e:
+            pg.show_error(e, task)
+        finally:
+            torch.set_num_threads(previous)
+
+done = st.session_state.get(f"latency_result_{task}")
+if done:
+    measured = done["measured"]
+    base = statistics.median(measured["PyTorch eager"][0]) if "PyTorch eager" in measured else None
+    rows = []
+    for name, (times, tokens) in measured.items():
+        p50 = statistics.median(times)
+        rows.append({"system": name, "p50 ms": round(p50 * 1e3, 2),
+                     "p90 ms": round(float(np.percentile(times, 90)) * 1e3, 2),
+                     "tokens/s": round(tokens / sum(times), 1) if sum(times) else 0.0,
+                     "speed-up vs PyTorch": round(base / p50, 2) if base else None})
+    frame = pd.DataFrame(rows)
+    st.subheader("Results")
+    st.caption(f"{len(next(iter(measured.values()))[0])} timed runs after warm-up · onnxruntime "
+               f"{done['threads']} intra-op thread(s) · torch {done['torch_threads']} thread(s) · "
+               f"{done['texts']} distinct input(s)" + (f" · {done['method']} decoding" if done["method"] else ""))
+    st.dataframe(frame, hide_index=True, width="stretch")
+    if base:
+        columns = st.columns(max(1, len(rows) - 1))
+        for column, row in zip(columns, [r for r in rows if r["system"] != "PyTorch eager"], strict=False):
+            column.metric(f"{row['system']} speed-up", f"{row['speed-up vs PyTorch']:.2f}×")
+    fig = go.Figure()
+    for name, (times, _) in measured.items():
+        fig.add_trace(go.Box(y=[t * 1e3 for t in times], name=name, boxpoints="all", jitter=0.4, pointpos=0))
+    fig.update_layout(title="Latency per call (ms)", yaxis_title="ms", height=420, showlegend=False,
+                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    st.plotly_chart(fig, width="stretch", key="latency_chart")
+
+st.subheader("Latest `export.bench` results")
+bench = pg.bench_results(task)
+if bench is None:
+    st.info(f"No benchmark saved for this model yet: `python -m export.bench {pg.model_dir(task)}` writes "
+            f"`{pg.model_dir(task)}/onnx/bench.json`.")
+else:
+    st.caption(f"{bench.get('model_dir')} · {bench.get('threads')} threads · {bench.get('repeats')} repeats · "
+               f"CPU: {bench.get('versions', {}).get('cpu', '?')} · onnxruntime "
+               f"{bench.get('versions', {}).get('onnxruntime', '?')}")
+    st.dataframe(pd.DataFrame(bench["results"]), hide_index=True, width="stretch")
+    for name, target in (bench.get("targets") or {}).items():
+        mark = "met" if target.get("met") else "missed"
+        st.markdown(f"- target **{name}**: ≥ {target.get('target')}× — reached {target.get('reached', 0):.2f}× "
+                    f"({mark})")
+    with st.expander("As text"):
+        try:
+            st.code(table(bench), language="markdown")
+        except (KeyError, TypeError, ValueError):
+            st.json(bench, expanded=False)

@@ -1,0 +1,136 @@
+"""Model card: data and licence, split sizes, training curves, test metrics, the export report, limitations."""
+import re
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import playground as pg
+
+pg.page_setup("Model card", ":material/description:")
+st.title("Model card")
+
+task = st.radio("Model", pg.TASKS, key="card_model", horizontal=True, format_func=lambda t: pg.TASK_TITLES[t])
+d = pg.model_dir(task)
+if not (d / "config.json").is_file():
+    st.error(pg.model_problem(task))
+    st.stop()
+
+st.markdown(pg.card_line(task))
+stored = pg.model_meta(task)
+sections = pg.readme_sections(task)
+metrics = pg.read_json(d / "metrics.json") or {}
+flat = pg.flatten(metrics)
+
+
+def readme_parts(pattern: str) -> list[tuple[str, str]]:
+    return [(h, body) for h, body in sections if h and re.search(pattern, h, re.IGNORECASE)]
+
+
+def show_parts(parts: list[tuple[str, str]]) -> None:
+    for heading, body in parts:
+        st.markdown(f"**{heading}**")
+        st.markdown(body or "_(empty)_")
+
+
+st.header("Data and licence")
+data_parts = readme_parts(r"data|licen[cs]e|split|provenance")
+if data_parts:
+    show_parts(data_parts)
+else:
+    st.markdown(f"Data: {pg.data_source(task) or 'not recorded'}")
+splits = pg.split_sizes(metrics)
+if splits is not None:
+    st.markdown("**Split sizes**")
+    st.dataframe(splits, hide_index=True)
+licence = pg.find_value(flat, ("licence", "license"), numeric=False)
+if licence:
+    st.markdown(f"**Licence:** {licence[1]}")
+
+st.header("Architecture")
+config = stored["config"]
+params = pg.parameter_count(task, pg.stamp(task, "metrics.json"))
+st.markdown(", ".join(f"{k} {v}" for k, v in config.items() if k in (
+    "d_model", "n_heads", "n_layers", "n_decoder_layers", "d_ff", "vocab_size", "max_len", "pre_norm", "pooling"))
+    + (f" · **{params:,} parameters**" if params else ""))
+
+st.header("Training curves")
+try:
+    curve = pd.read_csv(d / "metrics.csv")
+except (OSError, ValueError):
+    curve = None
+if curve is None or curve.empty:
+    st.info(f"No training curve (`{d}/metrics.csv`): `python -m tx.train {task}` writes one per evaluation.")
+else:
+    x = next((c for c in ("step", "steps", "epoch") if c in curve.columns), curve.columns[0])
+    numeric = [c for c in curve.columns if c != x and pd.to_numeric(curve[c], errors="coerce").notna().any()]
+    losses = [c for c in numeric if "loss" in c.lower()]
+    scores = [c for c in numeric if re.search(r"bleu|chrf|acc|f1", c, re.IGNORECASE)]
+    left, right = st.columns(2)
+    if losses:
+        left.plotly_chart(pg.curves(curve, losses, "Loss", x), width="stretch", key=f"card_{task}_loss")
+    if scores:
+        right.plotly_chart(pg.curves(curve, scores, "Validation score", x), width="stretch",
+                           key=f"card_{task}_score")
+    with st.expander(f"metrics.csv ({len(curve)} rows)"):
+        st.dataframe(curve, hide_index=True, width="stretch")
+
+st.header("Test metrics")
+if not metrics:
+    st.info(f"No `{d}/metrics.json` yet: it is written when the model is evaluated and shipped "
+            f"(`python -m tx.evaluate {task}`).")
+else:
+    names = r"bleu|chrf|acc|f1|precision|recall|loss|ppl|perplexity|signature|sentences|pairs|reviews|examples|mean"
+    shown = {k: v for k, v in flat.items() if re.search(names, k, re.IGNORECASE)} or flat
+    st.dataframe(pd.DataFrame({"metric": list(shown), "value": [str(v) for v in shown.values()]}),
+                 hide_index=True, width="stretch")
+    signature = pg.find_value(flat, ("signature", "sacrebleu_signature", "bleu_signature"), numeric=False)
+    if signature:
+        st.caption(f"sacrebleu signature: `{signature[1]}`")
+    confusion = pg.confusion_matrix(metrics, stored["meta"].get("labels", []))
+    if confusion is not None:
+        matrix, labels = confusion
+        fig = pg.heatmap(np.asarray(matrix, dtype=float), labels, labels, "Confusion matrix (test)",
+                         "predicted", "true")
+        fig["data"][0]["texttemplate"] = "%{z:.0f}"
+        st.plotly_chart(fig, width="stretch", key=f"card_{task}_confusion")
+
+st.header("Export report")
+report = pg.export_report(task)
+if report is None:
+    st.info(f"Not exported yet: `python -m export {d}` writes `{d}/onnx/export_report.json`.")
+else:
+    status = "passed" if report.get("ok") else "FAILED"
+    st.markdown(f"Export **{status}** · {report.get('exporter', '?')} · opset {report.get('opset', '?')} · "
+                f"precisions {', '.join(report.get('precisions', []))} · {report.get('created', '?')}")
+    for failure in report.get("failures", []):
+        st.error(failure)
+    for warning in report.get("warnings", []):
+        st.warning(warning)
+    graphs = pd.DataFrame([{"file": g.get("file"), "graph": g.get("graph"), "precision": g.get("precision"),
+                            "MB": round(g.get("bytes", 0) / 1e6, 2),
+                            "max |onnx - torch|": max((g.get("max_diff") or {}).values(), default=None),
+                            "parity ok": g.get("ok")} for g in report.get("graphs", [])])
+    st.markdown("**Parity with PyTorch and sizes**")
+    st.dataframe(graphs, hide_index=True, width="stretch")
+    for name, section in (report.get("quality") or {}).items():
+        st.markdown(f"**Agreement on held-out text ({name})**: {section.get('origin', '')}")
+        systems = section.get("systems")
+        if isinstance(systems, dict) and systems:
+            st.dataframe(pd.DataFrame([{"system": k, **pg.flatten(v)} for k, v in systems.items()]),
+                         hide_index=True, width="stretch")
+
+st.header("Known limitations")
+limits = readme_parts(r"limitation|caveat|known")
+if limits:
+    show_parts(limits)
+else:
+    st.markdown("- Trained on 2 CPU cores with a small budget: expect mistakes on long or idiomatic input.\n"
+                + ("- Domain: dictionary example sentences (Ding), not news or web text."
+                   if task == "translate" else "- Domain: short movie-review snippets (Rotten Tomatoes)."))
+
+with st.expander("The whole model card (README.md)"):
+    if sections:
+        st.markdown((d / "README.md").read_text(encoding="utf-8"))
+    else:
+        st.info(f"No `{d}/README.md` yet: the model card is written when the model is shipped.")

