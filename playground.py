@@ -511,25 +511,26 @@ def heatmap(z: np.ndarray, x_tokens: list[str], y_tokens: list[str], title: str,
 
 
 def heads_grid(maps: np.ndarray, x_tokens: list[str], y_tokens: list[str], title: str) -> go.Figure:
-    """(H, T, S) -> one small heatmap per head, one colour scale."""
+    """(H, T, S) -> one small heatmap per head, one colour scale; token labels on the outer axes only."""
     heads = maps.shape[0]
     cols = min(4, heads)
     rows = -(-heads // cols)
+    labelled = len(x_tokens) <= 24 and len(y_tokens) <= 24
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"head {h + 1}" for h in range(heads)],
-                        horizontal_spacing=0.04, vertical_spacing=0.08)
+                        horizontal_spacing=0.02, vertical_spacing=0.14 if labelled else 0.06)
     zmax = float(maps.max()) if maps.size else 1.0
     for h in range(heads):
         fig.add_trace(go.Heatmap(z=maps[h], zmin=0, zmax=zmax, colorscale="Blues", showscale=(h == 0),
                                  hovertemplate="query %{y}, key %{x}: %{z:.3f}<extra></extra>"),
                       row=h // cols + 1, col=h % cols + 1)
+    for h in range(heads):
+        row, col = h // cols + 1, h % cols + 1
+        bottom = row == rows or h + cols >= heads  # nothing below this one
+        fig.update_xaxes(_axis(x_tokens) if labelled and bottom else {"showticklabels": False}, row=row, col=col)
+        fig.update_yaxes({**_axis(y_tokens), "tickangle": 0} if labelled and col == 1 else {"showticklabels": False},
+                         row=row, col=col)
     fig.update_yaxes(autorange="reversed")
-    small = len(x_tokens) <= 16 and len(y_tokens) <= 16
-    for i in range(1, heads + 1):
-        fig.update_xaxes(_axis(x_tokens) if small else {"showticklabels": False}, row=(i - 1) // cols + 1,
-                         col=(i - 1) % cols + 1)
-        fig.update_yaxes({**_axis(y_tokens), "tickangle": 0} if small else {"showticklabels": False},
-                         row=(i - 1) // cols + 1, col=(i - 1) % cols + 1)
-    fig.update_layout(title=title, height=300 * rows + 80, margin={**MARGIN, "t": 70})
+    fig.update_layout(title=title, height=(320 if labelled else 260) * rows + 80, margin={**MARGIN, "t": 70})
     return fig
 
 

@@ -126,10 +126,12 @@ def bench_classifier(model_dir: Path, threads: int, repeats: int, warmup: int, p
     config = torch_side.model.config
     rng = np.random.default_rng(0)
     results, seen = [], set()
-    for batch, length in CLASSIFIER_CASES:
-        length = min(length, config.max_len)  # a model with a shorter positional table: its longest input
-        name = classifier_case_name(batch, length)
-        if name in seen or (cases is not None and name not in cases):
+    for batch, wanted in CLASSIFIER_CASES:
+        if cases is not None and classifier_case_name(batch, wanted) not in cases:
+            continue
+        length = min(wanted, config.max_len)  # a model with a shorter positional table: its longest input
+        name = classifier_case_name(batch, length)  # what was measured, e.g. b1x128 for b1x256
+        if name in seen:
             continue
         seen.add(name)
         ids = rng.integers(FIRST_PLAIN_ID, config.vocab_size, size=(batch, length), dtype=np.int64)
@@ -286,7 +288,8 @@ def table(bench: dict[str, Any]) -> str:
         cpus = bench.get("cpu_count") or 1
         if max(load["before"], load.get("after") or 0) > cpus - bench["threads"] + 0.5:
             lines.append("WARNING: the machine was busy; PyTorch's OpenMP threads suffer most (each op can wait "
-                         "for a preempted thread), which inflates the ratios: re-run idle, or with --threads 1")
+                         "for a preempted thread), which inflates the ratios: re-run on an idle machine"
+                         + (", or with --threads 1" if bench["threads"] > 1 else ""))
     if bench.get("provider_note"):
         lines.append(f"({bench['provider_note']})")
     if bench.get("direction"):
@@ -304,7 +307,8 @@ def table(bench: dict[str, Any]) -> str:
     if quality:
         lines.append(f"int8 {quality['measure']} {quality['drop']:.2f} (limit {quality['limit']}: "
                      f"{'met' if quality['met'] else 'MISSED'}), agreement with PyTorch {quality['agreement']} "
-                     f"on {quality['texts']} texts (export_report.json)")
+                     f"on {quality['texts']} {'sentences each way' if bench['task'] == 'translate' else 'texts'} "
+                     f"(export_report.json)")
     elif "int8_quality" in bench:
         lines.append("int8 quality: not in export_report.json (export with --precision fp32,int8 and test data)")
     for note in bench.get("notes", []):

@@ -72,6 +72,8 @@ if st.button("Run", key="latency_go", type="primary"):
 
         previous = torch.get_num_threads()
         try:
+            if not systems:
+                raise RuntimeError("no system could be loaded (see the messages above)")
             torch.set_num_threads(int(threads))
             with st.spinner(f"{len(systems)} systems × ({warmup} warm-up + {runs} timed runs)…"):
                 measured = interleaved({name: call(s) for name, s in systems.items()}, int(runs), int(warmup))

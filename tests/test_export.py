@@ -513,3 +513,13 @@ def test_bench_translation_subset(tmp_path, capsys):
     assert not (exported("translate") / "onnx" / "bench.json").exists()  # --json: nothing in the model dir
     with pytest.raises(SystemExit):
         bench_cli.main([str(exported("translate")), "--cases", "greedy-b3"])
+
+
+def test_bench_case_filter_uses_the_requested_names(tmp_path):
+    from export import bench as bench_cli
+
+    out_json = tmp_path / "b.json"
+    assert bench_cli.main([str(exported("sentiment")), "--cases", "b1x256", "--repeats", "1", "--warmup", "0",
+                           "--threads", "1", "--no-fusions", "--json", str(out_json)]) == 0
+    [bench] = json.loads(out_json.read_text())
+    assert [r["case"] for r in bench["results"]] == ["b1x64"] * 3  # 256 tokens capped at the model's 64 positions

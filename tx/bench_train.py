@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -171,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"model: d_model {args.d_model}, {args.heads} heads, {args.layers}+{args.decoder_layers} layers, "
           f"d_ff {args.d_ff}, dropout {args.dropout}, post-LN, tied embeddings; "
           f"{args.batch_tokens} tokens/batch budget; {torch.get_num_threads()} threads; torch {torch.__version__}")
-    for batch in batches[:args.warmup]:
+    for i, batch in enumerate(batches[:args.warmup]):
+        print(f"\rwarm-up {i + 1}/{args.warmup}", end="", file=sys.stderr, flush=True)
         for name in names:
             steps[name](batch)
     seconds = dict.fromkeys(names, 0.0)
@@ -182,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
             steps[name](batch)
             seconds[name] += time.perf_counter() - start
         tokens += batch["src_ids"].numel() + batch["tgt_ids"].numel()
+        print(f"\rstep {i + 1}/{args.steps}", end="", file=sys.stderr, flush=True)
+    print("\r", end="", file=sys.stderr)
 
     real = sum(int((b["src_ids"] != PAD_ID).sum() + (b["labels"] != PAD_ID).sum()) for b in batches[args.warmup:])
     print(f"{args.steps} timed steps per model after {args.warmup} warm-up; {tokens:,} padded tokens "
