@@ -3,6 +3,10 @@ import torch
 
 import tx
 
+# One intra-op thread: the tests' tensors are tiny, and on a busy 2-core CI machine PyTorch's OpenMP
+# threads wait on each other (measured: a tiny beam search took 12 s with 2 threads, 0.3 s with 1).
+torch.set_num_threads(1)
+
 
 @pytest.fixture(autouse=True)
 def _seed():
