@@ -435,8 +435,8 @@ def card_line(task: str) -> str:
     if metric:
         name = "BLEU" if task == "translate" else "accuracy"
         value = metric[1] * 100 if name == "accuracy" and metric[1] <= 1 else metric[1]
-        where = [k for k in metric[0].split(".")[:-1] if k.lower() != "test"]
-        parts.append(f"test {name} {value:.1f}" + (f" ({', '.join(where)})" if where else ""))
+        where = [k for k in metric[0].split(".")[:-1] if k.lower() not in ("test", "directions")]
+        parts.append(f"test {name} {value:.2f}" + (f" ({', '.join(where)})" if where else ""))
     else:
         parts.append("test metrics not recorded yet")
     report = export_report(task)

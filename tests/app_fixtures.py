@@ -19,9 +19,10 @@ from export_fixtures import exported
 TRANSLATE_METRICS = {
     "data": {"name": "Ding trans-de-en", "version": "1.9-6", "licence": "GPL-2+",
              "splits": {"train": 70428, "valid": 1000, "test": 1500}},
-    "test": {"de-en": {"bleu": 12.3, "chrf": 34.5,
-                       "signature": "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"},
-             "en-de": {"bleu": 9.8, "chrf": 31.2}},
+    # tx.ship's layout: test.directions.<src-tgt>
+    "test": {"directions": {"de-en": {"bleu": 12.3, "chrf": 34.5,
+                                      "bleu_signature": "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"},
+                            "en-de": {"bleu": 9.8, "chrf": 31.2}}},
 }
 # The layout tx.evaluate / the shipped models use: percentages, a confusion dict, data.source + data.counts.
 SENTIMENT_METRICS = {

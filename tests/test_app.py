@@ -90,7 +90,7 @@ def test_home_lists_models_with_metrics_and_the_real_provider(open_page):
     lines = " ".join(values(at.markdown))
     assert "**Translation** (DE → EN, EN → DE)" in lines and "**Sentiment** (negative / positive)" in lines
     assert "Ding trans-de-en 1.9-6 (licence: GPL-2+)" in lines
-    assert "test BLEU 12.3 (de-en)" in lines and "test accuracy 61.2" in lines
+    assert "test BLEU 12.30 (de-en)" in lines and "test accuracy 61.20" in lines
     assert "ONNX opset 20" in lines and "k parameters" in lines
     assert "runs the models on **" in lines
     translator = OnnxTranslator(app_models_root() / "translate")
@@ -374,7 +374,7 @@ def test_model_card_translation(open_page):
     assert [t["name"] for t in loss["data"]] == ["train_loss", "valid_loss"]
     assert [t["name"] for t in score["data"]] == ["valid_bleu"]
     tables = [d.value for d in at.dataframe]
-    assert any("test.de-en.bleu" in list(t.get("metric", [])) for t in tables)
+    assert any("test.directions.de-en.bleu" in list(t.get("metric", [])) for t in tables)
     report = next(t for t in tables if "parity ok" in t.columns)
     assert len(report) == 8 and report["parity ok"].all()  # 4 graphs × fp32/int8
     assert any("sacrebleu signature" in c for c in values(at.caption))
