@@ -410,3 +410,23 @@ def test_token_batches_fill_the_budget_and_edge_cases():
     assert sorted(len(b) for b in batches) == [10, 10, 10, 10]
     assert token_batches([], 100) == []
     assert token_batches([5], 1) == [[0]]
+
+
+def test_sentiment_init_from_a_translator_copies_its_tokenizer_embeddings_and_encoder(trained, data_root, tmp_path):
+    """`init_from`: the classifier starts from the translator's English-reading encoder (CoVe-style transfer)."""
+    from tx.checkpoint import load_model_dir
+    from tx.tasks import SentimentConfig, SentimentTask
+
+    source_dir = trained["translate"] / "model"
+    source = load_model_dir(source_dir, "seq2seq")
+    config = SentimentConfig(data_dir=str(data_root / "sentiment"), out_dir=str(tmp_path / "run"),
+                             init_from=str(source_dir), n_layers=1, d_model=8, dropout=0.0)
+    task = SentimentTask(config, quiet=True)
+    model = task.build_model()
+    assert task.tokenizer.to_str() == (source_dir / "tokenizer.json").read_text(encoding="utf-8")
+    assert model.config.d_model == source.config.d_model and model.config.n_layers == 1  # shape from the source
+    assert torch.equal(model.embed.table.weight, source.src_embed.table.weight)
+    for name, tensor in model.encoder.layers[0].state_dict().items():
+        assert torch.equal(tensor, source.encoder.layers[0].state_dict()[name]), name
+    loss, count = task.loss(model, task.batches[0])  # and it trains like any classifier
+    assert torch.isfinite(loss) and count == task.batches[0]["labels"].numel()
