@@ -20,15 +20,10 @@ from typing import Any
 import sacrebleu
 
 from .checkpoint import CheckpointError
+from .data import DataError, read_tsv, write_tsv
 from .inference import SentimentAnalyzer, Translator
-from .tasks import LABELS, SentimentConfig, SentimentTask, read_tsv
+from .tasks import LABELS, SentimentConfig, SentimentTask
 from .trainer import Trainer
-
-
-def write_tsv(path: Path, header: list[str], rows: list[list[str]]) -> None:
-    clean = lambda s: str(s).replace("\t", " ").replace("\n", " ")
-    lines = ["\t".join(header)] + ["\t".join(clean(x) for x in row) for row in rows]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def evaluate_translation(model_dir: Path, rows: list[dict[str, str]], method: str = "beam", beam: int = 4,
@@ -143,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             write_tsv(out / f"{args.split}_outputs.tsv", ["label", "predicted", "p_positive", "text"], samples)
             print(f"accuracy {scores['accuracy']:.2f}  macro-F1 {scores['macro_f1']:.2f}  "
                   f"confusion {scores['confusion']['rows_gold_cols_predicted']}")
-    except (FileNotFoundError, CheckpointError, ValueError) as e:
+    except (FileNotFoundError, CheckpointError, ValueError, DataError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     scores = {"task": args.task, "split": args.split, "data_dir": str(data_dir), **scores}

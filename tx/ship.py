@@ -10,7 +10,6 @@ into the files a shipped model directory carries besides its weights:
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from pathlib import Path
@@ -18,12 +17,8 @@ from typing import Any
 
 import sacrebleu
 
-from .evaluate import classification_scores, write_tsv
-
-
-def read_rows(path: Path) -> list[dict[str, str]]:
-    with open(path, encoding="utf-8", newline="") as f:
-        return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+from .data import read_tsv, write_tsv
+from .evaluate import classification_scores
 
 
 def translation_samples(outputs: list[dict[str, str]], n: int) -> tuple[list[list[str]], dict[str, Any]]:
@@ -48,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, help="prepared data, for the manifest (default data/processed/<task>)")
     args = parser.parse_args(argv)
     evaluation = json.loads((args.eval / "eval.json").read_text())
-    outputs = read_rows(args.eval / "test_outputs.tsv")
+    outputs = read_tsv(args.eval / "test_outputs.tsv")
     manifest_path = (args.data_dir or Path("data/processed") / args.task) / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
     if args.task == "translate":

@@ -8,7 +8,6 @@ the training signal for the shared encoder/decoder, and the app ships one set of
 """
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,19 +20,13 @@ from torch import nn
 from .batching import pad_rows, token_batches
 from .checkpoint import TOKENIZER_FILE, load_model_dir, save_model_dir
 from .config import ClassifierConfig, Seq2SeqConfig
+from .data import read_tsv
 from .inference import Translator
 from .model import SentimentClassifier, Seq2SeqTransformer
 from .tokenizer import Tokenizer, train_tokenizer
 from .trainer import TrainConfig
 
 LABELS = ["negative", "positive"]
-
-
-def read_tsv(path: Path) -> list[dict[str, str]]:
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} not found: run `python -m tx.data prepare` first (or pass --set data_dir=...)")
-    with open(path, encoding="utf-8", newline="") as f:
-        return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
 @dataclass

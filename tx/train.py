@@ -23,6 +23,7 @@ from typing import Any
 import torch
 
 from .checkpoint import CheckpointError, build_model, load_checkpoint
+from .data import DataError
 from .tasks import TASKS
 from .tokenizer import Tokenizer
 from .trainer import TrainConfig, Trainer
@@ -129,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"({trainer.world} process{'es' if trainer.world > 1 else ''}); writing to {config.out_dir}",
                   flush=True)
         result = trainer.fit()
-    except (ValueError, FileNotFoundError, CheckpointError) as e:
+    except (ValueError, FileNotFoundError, CheckpointError, DataError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if trainer.rank == 0:
