@@ -286,7 +286,9 @@ def table(bench: dict[str, Any]) -> str:
         lines.append(f"machine load (1-min average) {load['before']} before, {load.get('after')} after, "
                      f"{bench.get('cpu_count', '?')} CPUs: timings are only comparable within one run")
         cpus = bench.get("cpu_count") or 1
-        if max(load["before"], load.get("after") or 0) > cpus - bench["threads"] + 0.5:
+        # The bench's own threads count in the "after" figure: only load beyond them means other work.
+        other_after = (load.get("after") or 0) - bench["threads"]
+        if max(load["before"], other_after) > cpus - bench["threads"] + 0.5:
             lines.append("WARNING: the machine was busy; PyTorch's OpenMP threads suffer most (each op can wait "
                          "for a preempted thread), which inflates the ratios: re-run on an idle machine"
                          + (", or with --threads 1" if bench["threads"] > 1 else ""))

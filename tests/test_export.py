@@ -523,3 +523,14 @@ def test_bench_case_filter_uses_the_requested_names(tmp_path):
                            "--threads", "1", "--no-fusions", "--json", str(out_json)]) == 0
     [bench] = json.loads(out_json.read_text())
     assert [r["case"] for r in bench["results"]] == ["b1x64"] * 3  # 256 tokens capped at the model's 64 positions
+
+
+@pytest.mark.parametrize("before, after, busy", [(0.1, 2.3, False),  # its own 2 threads raise "after": not busy
+                                                 (1.2, 1.5, True),   # other work before it started
+                                                 (0.2, 3.4, True)])  # other work appeared during the run
+def test_bench_busy_warning_discounts_its_own_threads(before, after, busy):
+    from export.bench import table
+
+    bench = {"model_dir": "m", "task": "sentiment", "threads": 2, "cpu_count": 2, "results": [],
+             "load_average": {"before": before, "after": after}}
+    assert ("WARNING: the machine was busy" in table(bench)) is busy
