@@ -3,13 +3,16 @@
 Each page: type, click, wait for the result text and the plotly chart, assert on the text (the
 wrappers' own output for the same input), save a screenshot in test-artifacts/. Then 8 browser
 contexts translate 8 sentences at the same time, and a round-trip benchmark prints p50 over 20
-translations (a report, not an assertion). Models: the tiny exported ones of app_fixtures.
+translations (a report, not an assertion). Models: the tiny exported ones of app_fixtures, or the folder
+named by TX_BROWSER_MODELS (e.g. `models`, exported) for the round-trip benchmark on real models:
+`TX_BROWSER_MODELS=models pytest tests/test_browser.py -k round_trip -s`.
 
 Chromium comes from apt (`make browser`); playwright never downloads a browser here.
 """
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import statistics
 import subprocess
@@ -47,9 +50,16 @@ TEN_WORDS = ["Wir treffen uns morgen um acht Uhr am alten Bahnhof.",
              "Sie arbeitet seit zehn Jahren in einem kleinen Krankenhaus."]
 
 
+@functools.cache
+def models_root() -> Path:
+    """One models root for the server and for the expected outputs."""
+    chosen = os.environ.get("TX_BROWSER_MODELS")
+    return Path(chosen).resolve() if chosen else app_models_root()
+
+
 def translations(texts: list[str]):
     """The Translations behind the page's output with its default settings (beam 4, length penalty 0.6)."""
-    return OnnxTranslator(app_models_root() / "translate").translate(texts, "de", "en", method="beam", beam=4,
+    return OnnxTranslator(models_root() / "translate").translate(texts, "de", "en", method="beam", beam=4,
                                                                      length_penalty=0.6)
 
 
@@ -65,7 +75,7 @@ def server():
         pytest.fail(f"{CHROMIUM} is missing: run `make browser` (apt-get install -y chromium)")
     ARTIFACTS.mkdir(exist_ok=True)
     port = free_port()
-    env = {**os.environ, "TX_MODELS_DIR": str(app_models_root())}
+    env = {**os.environ, "TX_MODELS_DIR": str(models_root())}
     log = open(ARTIFACTS / "streamlit-server.log", "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
@@ -148,7 +158,7 @@ def test_home(page, server):
     body = page.inner_text("body")
     assert "Transformer playground" in body
     assert "Translation" in body and "Sentiment" in body and "ONNX opset 20" in body
-    assert OnnxTranslator(app_models_root() / "translate").provider in body
+    assert OnnxTranslator(models_root() / "translate").provider in body
     nav = page.locator('[data-testid="stSidebar"]')
     for name in ("Home", "Translate", "Sentiment", "Attention explorer", "Latency", "Model card"):
         assert nav.get_by_text(name, exact=True).count() == 1
@@ -183,7 +193,7 @@ def test_sentiment(page, server):
     review = "a gem of a film, warm and funny"
     page.locator('[data-testid="stTextArea"] textarea').first.fill(review)
     page.get_by_role("button", name="Classify", exact=True).click()
-    expected = OnnxSentimentClassifier(app_models_root() / "sentiment").classify([review])[0]
+    expected = OnnxSentimentClassifier(models_root() / "sentiment").classify([review])[0]
     page.locator(SUCCESS).wait_for()
     page.wait_for_function(f"() => document.querySelectorAll('{CHART}').length >= 2")
     settle(page)
@@ -206,7 +216,7 @@ def test_attention_explorer(page, server):
     box = page.locator('[data-testid="stTextInput"] input')
     box.fill(sentence)
     box.press("Enter")
-    greedy = OnnxTranslator(app_models_root() / "translate").translate([sentence], "de", "en", method="greedy")[0]
+    greedy = OnnxTranslator(models_root() / "translate").translate([sentence], "de", "en", method="greedy")[0]
     page.wait_for_function(
         f"(t) => document.querySelector('{SUCCESS}')?.innerText.trim() === t",
         arg=f"Greedy translation: {greedy.text or '(empty output)'}")
@@ -371,8 +381,8 @@ def test_round_trip_benchmark(page, server):
     no_errors(page)
     load = os.getloadavg()[0]
     tokens = [len(t.tokens) for t in translations(TEN_WORDS)]
-    print(f"\nbrowser round trip, 10-word DE->EN translation (tiny random model: {tokens[0]}/{tokens[1]}-token "
-          f"gibberish outputs; beam 4 + cross-attention heatmap), {len(shown)} tries, load average {load:.1f} "
+    print(f"\nbrowser round trip, 10-word DE->EN translation ({models_root()}: {tokens[0]}/{tokens[1]}-token "
+          f"outputs; beam 4 + cross-attention heatmap), {len(shown)} tries, load average {load:.1f} "
           f"on {os.cpu_count()} CPUs:\n  click -> translation shown: p50 {statistics.median(shown):.0f} ms, "
           f"min {min(shown):.0f} ms; -> run finished: p50 {statistics.median(finished):.0f} ms\n"
           f"  of which translate() in the server: p50 {statistics.median(model):.0f} ms (goal for the whole "
