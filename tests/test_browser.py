@@ -5,7 +5,7 @@ wrappers' own output for the same input), save a screenshot in test-artifacts/. 
 contexts translate 8 sentences at the same time, and a round-trip benchmark prints p50 over 20
 translations (a report, not an assertion). Models: the tiny exported ones of app_fixtures, or the folder
 named by TX_BROWSER_MODELS (e.g. `models`, exported) for the round-trip benchmark on real models:
-`TX_BROWSER_MODELS=models pytest tests/test_browser.py -k round_trip -s`.
+`TX_BROWSER_MODELS=models pytest tests/test_browser.py -m browser -k round_trip -s`.
 
 Chromium comes from apt (`make browser`); playwright never downloads a browser here.
 """
