@@ -57,10 +57,15 @@ def models_root() -> Path:
     return Path(chosen).resolve() if chosen else app_models_root()
 
 
+@functools.cache
+def reference_translator() -> OnnxTranslator:
+    """The expected outputs' translator, loaded once (real models take seconds to load)."""
+    return OnnxTranslator(models_root() / "translate")
+
+
 def translations(texts: list[str]):
     """The Translations behind the page's output with its default settings (beam 4, length penalty 0.6)."""
-    return OnnxTranslator(models_root() / "translate").translate(texts, "de", "en", method="beam", beam=4,
-                                                                     length_penalty=0.6)
+    return reference_translator().translate(texts, "de", "en", method="beam", beam=4, length_penalty=0.6)
 
 
 def translate(texts: list[str]) -> list[str]:
@@ -158,7 +163,7 @@ def test_home(page, server):
     body = page.inner_text("body")
     assert "Transformer playground" in body
     assert "Translation" in body and "Sentiment" in body and "ONNX opset 20" in body
-    assert OnnxTranslator(models_root() / "translate").provider in body
+    assert reference_translator().provider in body
     nav = page.locator('[data-testid="stSidebar"]')
     for name in ("Home", "Translate", "Sentiment", "Attention explorer", "Latency", "Model card"):
         assert nav.get_by_text(name, exact=True).count() == 1
@@ -216,7 +221,7 @@ def test_attention_explorer(page, server):
     box = page.locator('[data-testid="stTextInput"] input')
     box.fill(sentence)
     box.press("Enter")
-    greedy = OnnxTranslator(models_root() / "translate").translate([sentence], "de", "en", method="greedy")[0]
+    greedy = reference_translator().translate([sentence], "de", "en", method="greedy")[0]
     page.wait_for_function(
         f"(t) => document.querySelector('{SUCCESS}')?.innerText.trim() === t",
         arg=f"Greedy translation: {greedy.text or '(empty output)'}")
