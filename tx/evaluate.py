@@ -21,6 +21,7 @@ import sacrebleu
 
 from .checkpoint import CheckpointError
 from .data import DataError, read_tsv, write_tsv
+from .data.translate import read_everyday
 from .inference import SentimentAnalyzer, Translator
 from .tasks import LABELS, SentimentConfig, SentimentTask
 from .trainer import Trainer
@@ -100,7 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("task", choices=["translate", "sentiment"])
     parser.add_argument("--model", type=Path, help="model directory (default runs/<task>/model)")
     parser.add_argument("--data-dir", type=Path, help="prepared data (default data/processed/<task>)")
-    parser.add_argument("--split", default="test", choices=["test", "valid", "train"])
+    parser.add_argument("--split", default="test", choices=["test", "valid", "train", "docs_valid", "docs_test",
+                                                            "everyday"],
+                        help="a prepared split, or translate's hand-written everyday dev set (tx/evalsets)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N rows (0 = all)")
     parser.add_argument("--method", default="beam", choices=["beam", "greedy"])
     parser.add_argument("--beam", type=int, default=4)
@@ -125,7 +128,12 @@ def main(argv: list[str] | None = None) -> int:
             (out / f"cv{args.cv}.json").write_text(json.dumps(result, indent=2) + "\n")
             print(f"{args.cv}-fold cross-validation accuracy: {result['mean']:.2f} ± {result['std']:.2f}")
             return 0
-        rows = read_tsv(data_dir / f"{args.split}.tsv")
+        if args.split == "everyday":
+            if args.task != "translate":
+                parser.error("--split everyday is translate's dev set")
+            rows = read_everyday()
+        else:
+            rows = read_tsv(data_dir / f"{args.split}.tsv")
         if args.limit:
             rows = rows[:args.limit]
         out = args.out or model_dir
@@ -142,8 +150,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     scores = {"task": args.task, "split": args.split, "data_dir": str(data_dir), **scores}
-    (out / "eval.json").write_text(json.dumps(scores, indent=2, ensure_ascii=False) + "\n")
-    print(f"wrote {out / 'eval.json'} and {out / (args.split + '_outputs.tsv')}")
+    name = "eval.json" if args.split == "test" else f"eval_{args.split}.json"  # eval.json: what tx.ship reads
+    (out / name).write_text(json.dumps(scores, indent=2, ensure_ascii=False) + "\n")
+    print(f"wrote {out / name} and {out / (args.split + '_outputs.tsv')}")
     return 0
 
 

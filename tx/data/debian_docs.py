@@ -1,0 +1,397 @@
+"""Debian's translated manuals: German and English HTML editions built from the same sources.
+
+Sources (Debian bookworm): the Debian Reference, the Debian FAQ, the New Maintainers' Guide, the Debian Edu
+manual (DocBook XSL), the Developer's Reference (Sphinx), the KiCad manuals (Asciidoctor), one package per
+language, and the Debian Administrator's Handbook (Publican, every language in one package). All are translated
+paragraph by paragraph through PO files (po4a, Sphinx gettext, Publican), so both editions are the same
+document with each paragraph replaced by its translation. KiCad's German manuals are mostly untranslated
+paragraphs (dropped below), so they give few pairs. Looked at and left out: LilyPond (`lilypond-doc-html-de`):
+its German texinfo is translated by hand and lags behind: three quarters of its blocks sit in sections whose
+structure differs from the English one, and even where the structure agrees a paragraph can translate an older
+English text (snippet descriptions), which no structural check can see.
+
+Format: static HTML pages, one file per chapter or section; the German edition names its files
+`<name>.de.html` or keeps them in a `de/` (`de-DE/`) folder, the English one `<name>.en.html` or `<name>.html`.
+`MANUALS` maps both to one relative path, which with the manual's name is the document id
+("debian-reference/ch02.html"), identical for both languages. Pages that repeat others (the Developer's
+Reference as one page, the Debian Edu manual of the previous release) are not read.
+
+Blocks: the text of every p, h1-h6, li, dt, dd, td, th, caption element (plus Asciidoctor's <div class="title">
+captions and Publican's <div class="para"> paragraphs), in document order. Inline markup (<code>, <em>, <a>)
+gives its text, so command names inside prose stay; a block nested in another block owns its text. Listings
+(<pre>), <head> (its <title> repeats the <h1>), scripts, navigation bars, tables of contents, footnote markers
+("[82]") and Sphinx's "¶" permalinks give nothing. A heading's or caption's leading number ("3.4.1. ",
+"Tabelle 6.7. " / "Table 6.7. ") is dropped where both editions carry the same one.
+
+Pairing rule: pages by relative path; blocks by position inside anchored sections. Element ids (`id`, and
+`name` on <a>) that occur once on each page cut both pages into sections. Ids the generator numbers as it walks
+the document ("idm235", "id3") are not used: the translated page has other nodes, so the same number can name
+a different element there (seen in the Debian Edu manual). Of the rest, only ids in the same order on both
+sides are used (a longest increasing subsequence): some are made from translated titles. Inside a section the
+blocks pair one-to-one when the two sequences of block tags agree exactly. A section whose tag sequences
+differ is skipped whole and counted (`sections_mismatched`, `blocks_in_mismatched_sections`): tags cannot show
+where the editions diverge (an extra <p> shifts every later <p> and the next tag still agrees), so pairing a
+prefix could pair wrong paragraphs; the anchors keep the loss to one section. In the packages read, the
+mismatched sections are the translators' credits that only the German edition has.
+
+Dropped per block pair (counted by reason): empty on either side, no letter on either side (numbers, markup
+remnants), identical on both sides up to case and spaces (untranslated paragraphs, package names, commands).
+A kept pair is split into sentence pairs by `align.align_block` (pysbd + Gale-Church); a sentence pair that is
+empty, letterless or identical is dropped the same way.
+"""
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from itertools import pairwise
+from pathlib import Path
+
+from .align import AlignStats, align_block
+from .debpkg import iter_deb_files
+from .io import DataError, clean_field, normalize
+from .records import Pair, kind_of
+
+FEEDS = "debian_docs"
+
+
+@dataclass(frozen=True)
+class Edition:
+    key: str  # the SOURCES key of the package
+    root: str  # the folder inside the package that holds the pages, ending in "/"
+    suffix: str  # the file-name ending of a page in this language (".de.html", ".html")
+
+
+@dataclass(frozen=True)
+class Manual:
+    name: str  # the first part of the document id
+    de: Edition
+    en: Edition
+    exclude: tuple[str, ...] = ()  # relative paths that duplicate other pages (single-page editions, search)
+
+    def relative(self, edition: Edition, path: str) -> str | None:
+        """The language-neutral relative path of a page ("ch02.html"), or None for any other file."""
+        if not path.startswith(edition.root) or not path.endswith(edition.suffix):
+            return None
+        rel = path[len(edition.root):-len(edition.suffix)] + ".html"
+        if "/" in rel or rel in self.exclude:  # subfolders hold other languages or assets, never our pages
+            return None
+        return rel
+
+
+MANUALS = (
+    Manual("debian-reference",
+           Edition("debian_reference_de", "usr/share/debian-reference/", ".de.html"),
+           Edition("debian_reference_en", "usr/share/debian-reference/", ".en.html")),
+    Manual("debian-faq",
+           Edition("debian_faq_de", "usr/share/doc/debian/FAQ/de/", ".de.html"),
+           Edition("debian_faq_en", "usr/share/doc/debian/FAQ/", ".en.html")),
+    Manual("maint-guide",
+           Edition("maint_guide_de", "usr/share/doc/maint-guide-de/html/", ".de.html"),
+           Edition("maint_guide_en", "usr/share/doc/maint-guide/html/", ".en.html")),
+    Manual("developers-reference",
+           Edition("developers_reference_de", "usr/share/developers-reference/de/", ".html"),
+           Edition("developers_reference_en", "usr/share/developers-reference/", ".html"),
+           # the whole book again on one page, and the search form
+           exclude=("developers-reference.html", "search.html", "genindex.html")),
+    Manual("kicad",
+           Edition("kicad_doc_de", "usr/share/doc/kicad/help/de/", ".html"),
+           Edition("kicad_doc_en", "usr/share/doc/kicad/help/en/", ".html")),
+    Manual("debian-edu",
+           Edition("debian_edu_doc_de", "usr/share/doc/debian-edu-doc-de/", ".html"),
+           Edition("debian_edu_doc_en", "usr/share/doc/debian-edu-doc-en/", ".html"),
+           exclude=("debian-edu-bullseye-manual.html",)),
+    Manual("debian-handbook",
+           Edition("debian_handbook", "usr/share/doc/debian-handbook/html/de-DE/", ".html"),
+           Edition("debian_handbook", "usr/share/doc/debian-handbook/html/en-US/", ".html")),
+)
+
+# --- HTML -> blocks -------------------------------------------------------------------------------------------
+BLOCK_TAGS = frozenset("p h1 h2 h3 h4 h5 h6 li dt dd td th caption".split())
+HEADING_TAGS = frozenset("h1 h2 h3 h4 h5 h6 caption".split())
+# Inline elements join their text to the neighbours without a space ("Strg</kbd>+Z"); any other element
+# boundary inside a block (<br>, <div>, <img>) separates words.
+INLINE_TAGS = frozenset("a abbr acronym b bdi bdo big cite code dfn em font i kbd mark q s samp small span "
+                        "strong sub sup tt u var".split())
+VOID_TAGS = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+# <head>: its <title> repeats the page's <h1> (Sphinx adds the book's name to it)
+SKIP_TAGS = frozenset("head pre script style noscript form button select textarea svg math".split())
+# Page chrome and repeated matter, by class: DocBook (navheader, toc, list-of-tables), Sphinx (related,
+# sphinxsidebar, headerlink), Asciidoctor (toc2, toctitle); footnote markers hold only "[82]" or "1".
+SKIP_CLASSES = frozenset("navheader navfooter toc toc2 toctitle list-of-tables list-of-figures list-of-examples "
+                         "list-of-equations related sphinxsidebar footer headerlink footnote docnav "
+                         "footnote-reference".split())
+SKIP_IDS = frozenset("toc toctitle footer footer-text searchbox".split())
+# A block-starting tag closes an open <p> (HTML's implied end tag): pages from older generators omit </p>.
+CLOSES_P = BLOCK_TAGS | frozenset("div ul ol dl table pre blockquote hr section".split())
+# "3.4.1. ", "A.2 ", "Kapitel 3. ", "Table 6.7. " before a title: stripped where both editions carry the same
+# number (a title that starts with a number of its own, "Debian 11 veröffentlicht", keeps it).
+TITLE_LABEL = re.compile(r"^(?:(?:Chapter|Kapitel|Appendix|Anhang|Part|Teil|Section|Abschnitt|Table|Tabelle|"
+                         r"Figure|Abbildung|Example|Beispiel)\s+)?([A-Z](?:\.\d+)*\.|[A-Z](?:\.\d+)+|\d+(?:\.\d+)*\.?)"
+                         r"\s+(?=\S)")
+LETTER = re.compile(r"[^\W\d_]")
+# Ids numbered by the generator as it walks the document ("idm235" from DocBook's generate-id(), Sphinx's "id3"):
+# the translated edition has other nodes, so the same id can name a different element there.
+GENERATED_ID = re.compile(r"^idm?-?\d+$")
+
+
+@dataclass
+class Block:
+    tag: str
+    title: bool = False  # a heading or caption: its leading number is not text
+    parts: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return clean_field("".join(self.parts))
+
+
+@dataclass
+class Page:
+    blocks: list[Block]
+    anchors: list[tuple[str, int]]  # (id, index of the first block of the section it starts), in page order
+
+
+def _skipped(tag: str, attrs: dict[str, str]) -> bool:
+    if tag in SKIP_TAGS or attrs.get("role") == "navigation" or attrs.get("id") in SKIP_IDS:
+        return True
+    # Asciidoctor marks <body> "toc2" too (the layout with a side table of contents)
+    return tag != "body" and not SKIP_CLASSES.isdisjoint(attrs.get("class", "").split())
+
+
+def _is_block(tag: str, attrs: dict[str, str]) -> bool:
+    # Asciidoctor's captions are <div class="title">, Publican's paragraphs <div class="para">
+    return tag in BLOCK_TAGS or (tag == "div" and attrs.get("class") in ("title", "para"))
+
+
+class _PageParser(HTMLParser):
+    """Blocks and anchors of one page. Skipped subtrees contribute neither text nor anchors."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)  # entities decoded as html.unescape does
+        self.page = Page([], [])
+        self._stack: list[tuple[str, Block | None, bool]] = []  # open elements: tag, block it opened, skipped
+        self._open: list[Block] = []  # the open blocks, innermost last
+        self._skipping = 0
+
+    def _anchor_position(self) -> int:
+        """Where an id cuts the page. DocBook puts a heading's id inside it (<h2><a id="x"/>Title</h2>): an id at
+        the very start of the last block opened cuts before that block, so a heading opens its own section."""
+        blocks = self.page.blocks
+        if self._open and self._open[-1] is blocks[-1] and not "".join(blocks[-1].parts).strip():
+            return len(blocks) - 1
+        return len(blocks)
+
+    def _space(self) -> None:
+        if self._open and not self._skipping:
+            self._open[-1].parts.append(" ")
+
+    def handle_starttag(self, tag: str, attr_list: list[tuple[str, str | None]]) -> None:
+        attrs = {k: v or "" for k, v in attr_list}
+        if tag in CLOSES_P and self._stack and self._stack[-1][0] == "p":
+            self.handle_endtag("p")
+        if tag == "body":  # ends a <head> left open (HTML allows omitting </head>), which would skip the page
+            self.handle_endtag("head")
+        skipped = bool(self._skipping) or _skipped(tag, attrs)
+        if not skipped:
+            anchor = attrs.get("id") or (attrs.get("name") if tag == "a" else "")
+            if anchor and not GENERATED_ID.match(anchor):
+                self.page.anchors.append((anchor, self._anchor_position()))
+        if tag in VOID_TAGS:  # never closed: nothing to push
+            self._space()
+            return
+        block = None
+        if skipped:
+            self._skipping += 1
+        elif _is_block(tag, attrs):
+            self._space()  # the outer block's text before and after this one stays apart
+            block = Block(tag, tag in HEADING_TAGS or "title" in attrs.get("class", "").split())
+            self.page.blocks.append(block)
+            self._open.append(block)
+        elif tag not in INLINE_TAGS:
+            self._space()
+        self._stack.append((tag, block, skipped))
+
+    def handle_startendtag(self, tag: str, attr_list: list[tuple[str, str | None]]) -> None:
+        # XHTML's <a id="x"/>: an anchor, never an open element
+        self.handle_starttag(tag, attr_list)
+        if tag not in VOID_TAGS:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        # close up to the innermost open element of that name; a stray end tag is ignored
+        for depth in range(len(self._stack) - 1, -1, -1):
+            if self._stack[depth][0] == tag:
+                break
+        else:
+            return
+        while len(self._stack) > depth:
+            _, block, skipped = self._stack.pop()
+            if skipped:
+                self._skipping -= 1
+            if block is not None:
+                self._open.pop()
+        if tag not in INLINE_TAGS:
+            self._space()
+
+    def handle_data(self, data: str) -> None:
+        if self._open and not self._skipping:
+            self._open[-1].parts.append(data)
+
+
+def parse_page(content: bytes, where: str) -> Page:
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise DataError(f"{where}: not UTF-8 ({e.reason} at byte {e.start})") from None
+    parser = _PageParser()
+    parser.feed(text)
+    parser.close()
+    return parser.page
+
+
+# --- block pairing --------------------------------------------------------------------------------------------
+def _longest_increasing(values: list[int]) -> list[int]:
+    """Indices (into `values`) of one longest strictly increasing subsequence (patience sorting)."""
+    tails: list[int] = []  # tails[k]: index of the smallest last value of an increasing run of length k+1
+    tail_values: list[int] = []  # values[tails[k]], for bisect
+    prev = [-1] * len(values)
+    for i, v in enumerate(values):
+        k = bisect_left(tail_values, v)
+        if k:
+            prev[i] = tails[k - 1]
+        if k == len(tails):
+            tails.append(i)
+            tail_values.append(v)
+        else:
+            tails[k], tail_values[k] = i, v
+    out, i = [], tails[-1] if tails else -1
+    while i >= 0:
+        out.append(i)
+        i = prev[i]
+    return out[::-1]
+
+
+def section_cuts(de: Page, en: Page) -> list[tuple[int, int]]:
+    """Block positions (de, en) where both pages start a new section: the ids unique on each page, kept where
+    they follow the same order on both; (0, 0) first, the two page ends last."""
+    counts_de = Counter(a for a, _ in de.anchors)
+    counts_en = Counter(a for a, _ in en.anchors)
+    en_at = {a: (order, pos) for order, (a, pos) in enumerate(en.anchors) if counts_en[a] == 1}
+    common = [(pos, en_at[a]) for a, pos in de.anchors if counts_de[a] == 1 and a in en_at]
+    keep = _longest_increasing([order for _, (order, _) in common])
+    cuts = [(0, 0)] + [(common[i][0], common[i][1][1]) for i in keep] + [(len(de.blocks), len(en.blocks))]
+    return sorted(set(cuts))
+
+
+def paired_blocks(de: Page, en: Page, stats: Counter) -> Iterator[tuple[Block, Block]]:
+    """Blocks paired position by position inside each section whose tag sequences agree."""
+    cuts = section_cuts(de, en)
+    for (a, c), (b, d) in pairwise(cuts):
+        de_part, en_part = de.blocks[a:b], en.blocks[c:d]
+        if not de_part and not en_part:
+            continue
+        if [x.tag for x in de_part] != [x.tag for x in en_part]:
+            stats["sections_mismatched"] += 1
+            stats["blocks_in_mismatched_sections"] += max(len(de_part), len(en_part))
+            continue
+        stats["sections_matched"] += 1
+        yield from zip(de_part, en_part, strict=True)
+
+
+def strip_title_numbers(de: str, en: str) -> tuple[str, str]:
+    """Both titles without their leading number, when it is the same number on both sides."""
+    m_de, m_en = TITLE_LABEL.match(de), TITLE_LABEL.match(en)
+    if m_de and m_en and m_de[1].rstrip(".") == m_en[1].rstrip("."):
+        return de[m_de.end():], en[m_en.end():]
+    return de, en
+
+
+def _drop_reason(de: str, en: str) -> str:
+    if not de or not en:
+        return "dropped_empty"
+    if not (LETTER.search(de) and LETTER.search(en)):
+        return "dropped_no_letters"
+    if "".join(normalize(de).split()) == "".join(normalize(en).split()):  # "html → text" / "html→text"
+        return "dropped_untranslated"
+    return ""
+
+
+def page_pairs(de: Page, en: Page, doc: str, stats: Counter, align_stats: AlignStats) -> Iterator[Pair]:
+    for de_block, en_block in paired_blocks(de, en, stats):
+        de_text, en_text = de_block.text, en_block.text
+        if de_block.title and en_block.title:
+            de_text, en_text = strip_title_numbers(de_text, en_text)
+        reason = _drop_reason(de_text, en_text)
+        if reason:
+            stats[reason] += 1
+            continue
+        stats["blocks"] += 1
+        for de_s, en_s in align_block(de_text, en_text, align_stats):
+            if _drop_reason(de_s, en_s):  # an aligned sentence may be a bare command or number
+                stats["dropped_sentences"] += 1
+                continue
+            yield Pair(de_s, en_s, kind_of(de_s, en_s), source=FEEDS, doc=doc)
+
+
+# --- packages -------------------------------------------------------------------------------------------------
+def _package(files: Mapping[str, Path], key: str) -> Path:
+    if key not in files:
+        raise DataError(f"{FEEDS}: no file given for source {key!r}; run `python -m tx.data fetch --only {key}`")
+    return Path(files[key])
+
+
+def _pages(manual: Manual, edition: Edition, deb: Path) -> Iterator[tuple[str, bytes]]:
+    for path, content in iter_deb_files(deb, edition.root + "*" + edition.suffix):
+        rel = manual.relative(edition, path)
+        if rel is not None:
+            yield rel, content
+
+
+def manual_pairs(manual: Manual, files: Mapping[str, Path], stats: Counter,
+                 align_stats: AlignStats) -> Iterator[Pair]:
+    """Pairs of one manual: the German pages are held (parsed) while the English package streams by."""
+    de_deb, en_deb = _package(files, manual.de.key), _package(files, manual.en.key)
+    german = {rel: parse_page(content, f"{de_deb}:{rel}") for rel, content in _pages(manual, manual.de, de_deb)}
+    if not german:
+        raise DataError(f"{de_deb}: no pages under {manual.de.root} (not the {manual.de.key} package?)")
+    stats["files_de"] += len(german)
+    seen = 0
+    for rel, content in _pages(manual, manual.en, en_deb):
+        stats["files_en"] += 1
+        de_page = german.pop(rel, None)
+        if de_page is None:
+            stats["files_unpaired_en"] += 1
+            continue
+        seen += 1
+        stats["files_paired"] += 1
+        stats[f"files_paired.{manual.name}"] += 1
+        before = stats["pairs"]
+        for pair in page_pairs(de_page, parse_page(content, f"{en_deb}:{rel}"), f"{manual.name}/{rel}",
+                               stats, align_stats):
+            stats["pairs"] += 1
+            stats[f"pairs_{pair.kind}"] += 1
+            yield pair
+        stats[f"pairs.{manual.name}"] += stats["pairs"] - before
+    if not seen:
+        raise DataError(f"{en_deb}: no page matches the German edition of {manual.name}")
+    stats["files_unpaired_de"] += len(german)
+
+
+def read_pairs(files: Mapping[str, Path], stats: dict[str, int] | None = None,
+               manuals: Sequence[Manual] = MANUALS) -> Iterator[Pair]:
+    """Sentence and phrase pairs of every manual in `manuals`; `stats` gets the counters (see the module doc):
+    files_de/files_en/files_paired (and per manual), sections_matched/mismatched, blocks (kept block pairs),
+    dropped_* by reason, pairs, pairs_sentence/pairs_phrase (and pairs per manual), align_* from the aligner."""
+    counts: Counter = Counter()
+    align_stats = AlignStats()
+    try:
+        for manual in manuals:
+            yield from manual_pairs(manual, files, counts, align_stats)
+    finally:
+        if stats is not None:
+            stats.update(counts)
+            stats.update({f"align_{k}": v for k, v in vars(align_stats).items()})
