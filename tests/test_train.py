@@ -18,6 +18,7 @@ import socket
 import statistics
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -430,3 +431,44 @@ def test_sentiment_init_from_a_translator_copies_its_tokenizer_embeddings_and_en
         assert torch.equal(tensor, source.encoder.layers[0].state_dict()[name]), name
     loss, count = task.loss(model, task.batches[0])  # and it trains like any classifier
     assert torch.isfinite(loss) and count == task.batches[0]["labels"].numel()
+
+
+def test_translate_init_from_continues_the_model_with_its_tokenizer(trained, data_root, tmp_path):
+    """`init_from` for translation: fine-tuning starts from the model dir's exact weights and tokenizer, whatever
+    shape settings the run gives (only dropout follows the run)."""
+    from tx.checkpoint import load_model_dir
+    from tx.tasks import TranslateConfig, TranslateTask
+
+    source_dir = trained["translate"] / "model"
+    source = load_model_dir(source_dir, "seq2seq")
+    config = TranslateConfig(data_dir=str(data_root / "translate"), out_dir=str(tmp_path / "run"),
+                             init_from=str(source_dir), d_model=64, dropout=0.3, eval_everyday=False, eval_docs=0)
+    task = TranslateTask(config, quiet=True)
+    model = task.build_model()
+    assert task.tokenizer.to_str() == (source_dir / "tokenizer.json").read_text(encoding="utf-8")
+    assert model.config.d_model == source.config.d_model and model.config.dropout == 0.3
+    for name, tensor in source.state_dict().items():
+        assert torch.equal(model.state_dict()[name], tensor), name
+
+
+def test_mix_weights_rows_by_source_and_kind():
+    from tx.tasks import mix_rows, parse_mix
+
+    rows = [{"de": str(i), "en": str(i), "kind": "word" if i % 2 else "sentence", "source": "ding"}
+            for i in range(2000)] + [{"de": "d", "en": "d", "kind": "sentence", "source": "docs"}] * 10
+    mixed = mix_rows(rows, parse_mix("ding.word=0.25,docs=3"), seed=0)
+    kinds = Counter((r["source"], r["kind"]) for r in mixed)
+    assert kinds[("ding", "sentence")] == 1000 and kinds[("docs", "sentence")] == 30
+    assert 200 < kinds[("ding", "word")] < 300  # a quarter of 1,000, drawn
+    assert mix_rows(rows, parse_mix("ding.word=0.25,docs=3"), seed=0) == mixed  # the same draw for a seed
+    assert mix_rows(rows, {}, seed=0) == rows
+    for bad in ("ding", "ding=-1", "=2", "ding=x"):
+        with pytest.raises(ValueError, match="mix"):
+            parse_mix(bad)
+
+
+def test_select_by_must_name_an_evaluated_metric(data_root, tmp_path):
+    from tx.tasks import TranslateConfig, TranslateTask
+
+    with pytest.raises(ValueError, match="select_by"):
+        TranslateTask(TranslateConfig(data_dir=str(data_root / "translate"), select_by="bleu"), quiet=True)

@@ -176,6 +176,7 @@ SOURCES: dict[str, Source] = {
         "The Debian Administrator's Handbook (Hertzog, Mas), all languages in one package; de-DE and en-US "
         "HTML read (Publican, po-based translation)", feeds="debian_docs",
         member="usr/share/doc/debian-handbook/html/*"),
+    # <documentation: GNOME help>
     # <message catalogs>
 }
 
