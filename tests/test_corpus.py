@@ -8,7 +8,9 @@ import pytest
 
 from tests.package_fixtures import make_deb, sha256
 from tx import data as D
-from tx.data import filters, sources as S, translate as T
+from tx.data import filters
+from tx.data import sources as S
+from tx.data import translate as T
 from tx.data.align import AlignStats, align_block
 from tx.data.records import Pair, kind_of
 
@@ -107,7 +109,8 @@ def test_align_block_links_sentences_and_keeps_abbreviations_whole():
     stats = AlignStats()
     out = list(align_block("Klicken Sie auf Datei. Wählen Sie dann z.B. Öffnen. Das Dialogfeld erscheint.",
                            "Click File. Then choose e.g. Open. The dialog appears.", stats))
-    assert out == [("Klicken Sie auf Datei.", "Click File."), ("Wählen Sie dann z.B. Öffnen.", "Then choose e.g. Open."),
+    assert out == [("Klicken Sie auf Datei.", "Click File."),
+                   ("Wählen Sie dann z.B. Öffnen.", "Then choose e.g. Open."),
                    ("Das Dialogfeld erscheint.", "The dialog appears.")]
     assert stats.aligned_blocks == 1 and stats.pairs == 3
 

