@@ -35,7 +35,7 @@ import torch
 
 from tx import read_model_config
 from tx.bench_decode import GERMAN_SENTENCES
-from tx.checkpoint import atomic_write
+from tx.files import atomic_write
 from tx.inference import SentimentAnalyzer, Translator
 
 from .feeds import FIRST_PLAIN_ID

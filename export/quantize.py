@@ -34,7 +34,7 @@ from pathlib import Path
 import onnx
 from onnxruntime.quantization import QuantType, quantize_dynamic
 
-from tx.checkpoint import atomic_write
+from tx.files import atomic_write
 
 from .onnx_export import set_metadata
 from .spec import META_PRECISION

@@ -8,7 +8,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tx.checkpoint import CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE, atomic_write
+from tx.checkpoint import CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE
+from tx.files import atomic_write
 
 from .model_files import sha256_of
 from .spec import ONNX_DIR, REPORT_FILE, SPEC_VERSION

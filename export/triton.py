@@ -21,15 +21,15 @@ its rows are sentences x beams (`--client-batch-size`, default 256 = 64 sentence
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import onnx
 from onnx import TensorProto
+
+from tx.files import atomic_write
 
 from .model_files import ModelFiles, ModelLoadError, export_command, sha256_of
 from .spec import BATCH, PRECISIONS, GraphSpec, graphs_for
@@ -225,28 +225,17 @@ def plan(model_dir: Path, precision: str = "fp32", max_batch_size: int = 32, lea
     return models
 
 
-def replace_file(path: Path, write: Callable[[Path], object]) -> None:
-    """write(tmp) then rename into place. Unlike tx.checkpoint.atomic_write (mkstemp: mode 0600), the file
-    gets the usual umask permissions: a Triton container often runs as another user than the one writing."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def write_model(model: TritonModel, out: Path, config: str) -> Path:
     """<out>/<name>/{config.pbtxt, 1/model.onnx[, labels.txt]}, replacing an earlier version of it."""
     folder = out / model.name
     if folder.exists():
         shutil.rmtree(folder)
     (folder / VERSION).mkdir(parents=True)
-    replace_file(folder / VERSION / MODEL_FILE, lambda tmp: shutil.copyfile(model.source, tmp))
+    atomic_write(folder / VERSION / MODEL_FILE, lambda tmp: shutil.copyfile(model.source, tmp))
     if model.labels:
-        replace_file(folder / "labels.txt",
+        atomic_write(folder / "labels.txt",
                      lambda tmp: tmp.write_text("\n".join(model.labels) + "\n", encoding="utf-8"))
-    replace_file(folder / "config.pbtxt", lambda tmp: tmp.write_text(config, encoding="utf-8"))
+    atomic_write(folder / "config.pbtxt", lambda tmp: tmp.write_text(config, encoding="utf-8"))
     return folder
 
 

@@ -11,8 +11,6 @@ Every load uses `torch.load(..., weights_only=True)` and turns any failure into 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ import torch
 from torch import nn
 
 from .config import ClassifierConfig, Seq2SeqConfig
+from .files import atomic_write
 from .model import SentimentClassifier, Seq2SeqTransformer
 
 # kind name stored in files -> (config class, model class)
@@ -40,23 +39,6 @@ def model_kind(model: nn.Module) -> str:
         if isinstance(model, cls):
             return kind
     raise TypeError(f"not a tx model: {type(model).__name__}")
-
-
-def atomic_write(path: str | Path, write) -> None:
-    """Call write(tmp_path) then rename into place, so a crash never leaves a half-written file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; the final file gets the usual permissions
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def build_model(kind: str, config: dict[str, Any], state_dict: dict | None = None, source: str = "?") -> nn.Module:

@@ -9,13 +9,13 @@ import gzip
 import hashlib
 import io
 import json
-import os
 import re
-import secrets
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+
+from ..files import atomic_write_bytes
 
 # --- paths and the file contract ------------------------------------------------------------------------------
 DATA_DIR = Path("data")
@@ -87,30 +87,6 @@ def tsv_text(header: Sequence[str], rows: Iterable[Mapping[str, object] | Sequen
             raise ValueError(f"row has {len(values)} fields, header {list(header)} has {len(header)}")
         out.write("\t".join(clean_field(str(v)) for v in values) + "\n")
     return out.getvalue()
-
-
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write to a temp file beside `path`, then rename it into place: readers see the old file or the new one.
-    The temp file is created with mode 0666 through os.open, so the kernel applies the process umask itself
-    (mkstemp would give 0600, and reading the umask means setting it: a race in a threaded server)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for _ in range(100):
-        tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            break
-        except FileExistsError:
-            continue
-    else:
-        raise OSError(f"cannot create a temporary file beside {path}")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def _atomic_write_text(path: Path, text: str) -> None:

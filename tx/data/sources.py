@@ -331,6 +331,27 @@ SOURCES: dict[str, Source] = {
         "GNOME Sudoku game help (Mallard); English (C) and German (de) editions read", feeds="gnome_help",
         member="usr/share/help/*"),
     # <message catalogs>
+    "catalogs_inkscape": _deb(
+        "inkscape", "1.2.2-2+b1", "inkscape_1.2.2-2+b1_amd64.deb",
+        "5e767932868c0e6909400986d5df7dbad540c9716512c1449bb7b8c6e864a3a8",
+        "pool/main/i/inkscape/inkscape_1.2.2-2+b1_amd64.deb", "GPL-2+ (GNU GPL per debian/copyright)",
+        "Inkscape, German gettext catalog", feeds="catalogs", member="usr/share/locale/de/LC_MESSAGES/*"),
+    "catalogs_gimp_data": _deb(
+        "gimp-data", "2.10.34-1+deb12u10", "gimp-data_2.10.34-1+deb12u10_all.deb",
+        "89007a69d4ef2b0440e5419e75d4112cfd1c49e97db38220d210b9f86322be7c",
+        "pool/main/g/gimp/gimp-data_2.10.34-1+deb12u10_all.deb", "GPL-3+",
+        "GIMP, German gettext catalogs", feeds="catalogs", member="usr/share/locale/de/LC_MESSAGES/*"),
+    "catalogs_freeciv_data": _deb(
+        "freeciv-data", "3.0.6-1+deb12u1", "freeciv-data_3.0.6-1+deb12u1_all.deb",
+        "278bed022b87408ca9923aa727bef3d6c97875c811723e93ff95dded1b9b76b2",
+        "pool/main/f/freeciv/freeciv-data_3.0.6-1+deb12u1_all.deb", "GPL-2+",
+        "Freeciv, German gettext catalogs", feeds="catalogs", member="usr/share/locale/de/LC_MESSAGES/*"),
+    "catalogs_postgresql_15": _deb(
+        "postgresql-15", "15.18-0+deb12u1", "postgresql-15_15.18-0+deb12u1_amd64.deb",
+        "6974c43ddec4f383d099e7d642cd59d0af83c2c90c0fb153a4179aa1bb4d73c1",
+        "pool/main/p/postgresql-15/postgresql-15_15.18-0+deb12u1_amd64.deb", "PostgreSQL",
+        "PostgreSQL 15 server, German gettext catalogs", feeds="catalogs",
+        member="usr/share/locale/de/LC_MESSAGES/*"),
     "catalogs_libreoffice_l10n_de": _deb(
         "libreoffice-l10n-de", "4:7.4.7-1+deb12u14", "libreoffice-l10n-de_7.4.7-1+deb12u14_all.deb",
         "aee22c8e3b3c0431f6e1b0bc66f757ba36c860e2651a05eb050fde4897f06548",
