@@ -28,6 +28,7 @@ from tx import evaluate as tx_evaluate
 from tx import train as tx_train
 from tx.batching import token_batches
 from tx.checkpoint import load_checkpoint
+from tx.data import read_tsv
 from tx.inference import SentimentAnalyzer, Translator
 from tx.trainer import Trainer
 
@@ -344,8 +345,14 @@ def test_evaluate_translation_beam_and_limit(trained, data_root, tmp_path):
     assert tx_evaluate.main(["translate", "--model", str(trained["translate"] / "model"), "--data-dir",
                              str(data_root / "translate"), "--split", "valid", "--limit", "2", "--beam", "2",
                              "--out", str(out)]) == 0
-    scores = json.loads((out / "eval.json").read_text())
+    scores = json.loads((out / "eval_valid.json").read_text())  # eval.json is the test split's (tx.ship reads it)
     assert (scores["split"], scores["sentences"], scores["method"], scores["beam"]) == ("valid", 2, "beam", 2)
+    assert not (out / "eval.json").exists()
+    assert tx_evaluate.main(["translate", "--model", str(trained["translate"] / "model"), "--split", "everyday",
+                             "--limit", "3", "--method", "greedy", "--out", str(out)]) == 0
+    everyday = read_tsv(out / "everyday_outputs.tsv")
+    assert json.loads((out / "eval_everyday.json").read_text())["sentences"] == 3 and len(everyday) == 6
+    assert everyday[0]["source"] == "Wo ist der Bahnhof?"  # the hand-written set, whatever --data-dir says
 
 
 def test_evaluate_sentiment_writes_accuracy_f1_confusion(trained, data_root, tmp_path):
