@@ -26,7 +26,7 @@ import streamlit as st
 from plotly.subplots import make_subplots
 
 from export import ModelLoadError, OnnxSentimentClassifier, OnnxTranslator, ProviderError
-from tx import CheckpointError, PositionalEncoding, read_model_config
+from tx import CheckpointError, PositionalEncoding, data, read_model_config
 
 MODELS_ENV = "TX_MODELS_DIR"
 TASKS = ("translate", "sentiment")
@@ -228,10 +228,10 @@ def split_lines(text: str | None) -> list[str]:
 
 
 def read_tsv(path: Path) -> list[dict[str, str]]:
+    """tx.data's reader; a missing or broken file reads as no rows (the page shows built-in examples)."""
     try:
-        with open(path, encoding="utf-8", newline="") as f:
-            return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-    except (OSError, UnicodeDecodeError, csv.Error):
+        return data.read_tsv(path)
+    except (data.DataError, OSError, csv.Error):
         return []
 
 

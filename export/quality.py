@@ -8,7 +8,6 @@ else the check is skipped with a note (a fresh clone has no data/).
 """
 from __future__ import annotations
 
-import csv
 import random
 import time
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from typing import Any
 
 import sacrebleu
 
+from tx.data import read_tsv
 from tx.inference import SentimentAnalyzer, Translator
 
 from .runtime import OnnxSentimentClassifier, OnnxTranslator
@@ -32,11 +32,6 @@ class Texts:
 
     origin: str
     rows: list[dict[str, str]] = field(default_factory=list)
-
-
-def read_tsv(path: Path) -> list[dict[str, str]]:
-    with open(path, encoding="utf-8", newline="") as f:
-        return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
 def pick_rows(path: Path, needed: set[str], limit: int) -> list[dict[str, str]]:
