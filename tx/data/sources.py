@@ -22,6 +22,7 @@ from pathlib import Path
 from .io import DATA_DIR, DataError, raw_dir, sha256_file
 
 DEBIAN_POOL = "https://deb.debian.org/debian/"
+DEBIAN_SECURITY_POOL = "https://security.debian.org/debian-security/"  # where pool/updates/ (security) lives
 
 
 @dataclass(frozen=True)
@@ -40,8 +41,8 @@ class Source:
 
 def _deb(package: str, version: str, filename: str, sha256: str, pool: str, licence: str, description: str,
          feeds: str, member: str = "") -> Source:
-    return Source(package, version, filename, sha256, "debian", licence, description, member,
-                  DEBIAN_POOL + pool, feeds)
+    base = DEBIAN_SECURITY_POOL if pool.startswith("pool/updates/") else DEBIAN_POOL
+    return Source(package, version, filename, sha256, "debian", licence, description, member, base + pool, feeds)
 
 
 def _whl(package: str, version: str, filename: str, sha256: str, licence: str, description: str, feeds: str,
