@@ -27,7 +27,7 @@ from pathlib import Path
 
 from .align import AlignStats
 from .io import DataError
-from .libreoffice_help import Attrs, block_pairs, finish_stats, html_blocks, make_pair, package_pages
+from .libreoffice_help import Attrs, block_pairs, finish_stats, html_blocks, make_pair, paired_pages
 from .records import Pair
 
 FEEDS = "gimp_help"
@@ -72,16 +72,7 @@ def read_pairs(files: Mapping[str, Path], stats: dict[str, int] | None = None) -
     counts: Counter = Counter()
     align_stats = AlignStats()
     de_root, en_root = (f"{HELP_ROOT}{LANG_DIRS[k]}/" for k in (DE_KEY, EN_KEY))
-    # The English pages are parsed first and kept as text only (a few MB); the German ones are streamed.
-    english = {rel: page_blocks(c, f"{files.get(EN_KEY)}:{en_root}{rel}")
-               for rel, c in package_pages(files, EN_KEY, en_root, counts)}
-    de_pages = set()
-    for rel, content in package_pages(files, DE_KEY, de_root, counts):
-        de_pages.add(rel)
-        if rel not in english:
-            counts["files_only_de"] += 1
-            continue
-        de_blocks, en_blocks = page_blocks(content, f"{files[DE_KEY]}:{de_root}{rel}"), english[rel]
+    for rel, de_blocks, en_blocks in paired_pages(files, (DE_KEY, EN_KEY), (de_root, en_root), page_blocks, counts):
         if [tag for tag, _ in de_blocks] != [tag for tag, _ in en_blocks]:
             counts["files_block_mismatch"] += 1
             counts["dropped_blocks_of_mismatched_files"] += len(de_blocks)
@@ -92,7 +83,6 @@ def read_pairs(files: Mapping[str, Path], stats: dict[str, int] | None = None) -
             de, en = strip_label(de, en)
             for s_de, s_en in block_pairs(de, en, counts, align_stats, code=tag == "pre"):
                 yield make_pair(s_de, s_en, FEEDS, doc, counts)
-    counts["files_only_en"] = len(english.keys() - de_pages)
     if not counts["files_paired"]:
         raise DataError(f"no help page with the same blocks in both {files[DE_KEY]} and {files[EN_KEY]} "
                         f"(expected {de_root}*.html)")

@@ -226,6 +226,24 @@ def package_pages(files: Mapping[str, Path], key: str, root: str, stats: Counter
         yield path[len(root):], content
 
 
+def paired_pages(files: Mapping[str, Path], keys: tuple[str, str], roots: tuple[str, str], parse: Callable,
+                 stats: Counter) -> Iterator[tuple[str, object, object]]:
+    """(relative path, parsed German page, parsed English page) of every page both packages hold, in German
+    package order; `parse(content, where)` reads one page. The English pages are parsed first and kept (a few
+    MB of text); the German ones are streamed. Counts files_only_de / files_only_en / files_paired."""
+    (de_key, en_key), (de_root, en_root) = keys, roots
+    english = {rel: parse(c, f"{files.get(en_key)}:{en_root}{rel}")
+               for rel, c in package_pages(files, en_key, en_root, stats)}
+    de_pages = set()
+    for rel, content in package_pages(files, de_key, de_root, stats):
+        de_pages.add(rel)
+        if rel not in english:
+            stats["files_only_de"] += 1
+            continue
+        yield rel, parse(content, f"{files[de_key]}:{de_root}{rel}"), english[rel]
+    stats["files_only_en"] = len(english.keys() - de_pages)
+
+
 # --- LibreOffice ----------------------------------------------------------------------------------------------
 _CHROME = frozenset({"head", "script", "style", "header", "aside", "footer", "nav"})
 
@@ -280,22 +298,12 @@ def read_pairs(files: Mapping[str, Path], stats: dict[str, int] | None = None) -
     counts: Counter = Counter()
     align_stats = AlignStats()
     de_root, en_root = (f"{HELP_ROOT}{LANG_DIRS[k]}/" for k in (DE_KEY, EN_KEY))
-    # The English pages are parsed first and kept as text only (a few MB); the German ones are streamed.
-    english = {rel: page_paragraphs(c, f"{files.get(EN_KEY)}:{en_root}{rel}")
-               for rel, c in package_pages(files, EN_KEY, en_root, counts)}
-    de_pages = set()
-    for rel, content in package_pages(files, DE_KEY, de_root, counts):
-        de_pages.add(rel)
-        if rel not in english:
-            counts["files_only_de"] += 1
-            continue
+    for rel, de_page, en_page in paired_pages(files, (DE_KEY, EN_KEY), (de_root, en_root), page_paragraphs, counts):
         counts["files_paired"] += 1
         doc = f"libreoffice/{rel}"
-        de_page = page_paragraphs(content, f"{files[DE_KEY]}:{de_root}{rel}")
-        for de, en, code in paired_paragraphs(de_page, english[rel], counts):
+        for de, en, code in paired_paragraphs(de_page, en_page, counts):
             for s_de, s_en in block_pairs(de, en, counts, align_stats, code):
                 yield make_pair(s_de, s_en, FEEDS, doc, counts)
-    counts["files_only_en"] = len(english.keys() - de_pages)
     if not counts["files_paired"]:
         raise DataError(f"no help page found in both {files[DE_KEY]} and {files[EN_KEY]} (expected {de_root}*.html)")
     finish_stats(counts, align_stats, stats)
