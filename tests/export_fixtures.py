@@ -32,6 +32,7 @@ REVIEWS = [
     ("positive", "moving and beautifully shot"), ("negative", "I wanted my two hours back"),
 ]
 TRANSLATE_META = {"task": "translate", "directions": [["de", "en"], ["en", "de"]], "max_src_len": 48}
+SENTIMENT_TEMPERATURE = 1.7
 SENTIMENT_META = {"task": "sentiment", "labels": ["negative", "positive"], "max_len": 48}
 
 _root = Path(tempfile.mkdtemp(prefix="tx-export-tests-"))
@@ -71,8 +72,9 @@ def build_translation_dir(path: Path, seed: int = 0) -> Path:
 
 def build_sentiment_dir(path: Path, seed: int = 0) -> Path:
     torch.manual_seed(seed)
+    # temperature != 1: every export test then checks that the calibration travels into the graph
     config = tx.ClassifierConfig(vocab_size=vocab_size(), d_model=16, n_heads=2, n_layers=2, d_ff=32, dropout=0.0,
-                                 max_len=64)
+                                 max_len=64, temperature=SENTIMENT_TEMPERATURE)
     tx.save_model_dir(path, tx.SentimentClassifier(config).eval(), tokenizer_json(), SENTIMENT_META)
     write_tsv(path / "samples.tsv", ["label", "text"], REVIEWS)
     return path

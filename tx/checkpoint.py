@@ -18,14 +18,15 @@ from typing import Any
 import torch
 from torch import nn
 
-from .config import ClassifierConfig, Seq2SeqConfig
+from .config import ClassifierConfig, MaskedLMConfig, Seq2SeqConfig
 from .files import atomic_write
-from .model import SentimentClassifier, Seq2SeqTransformer
+from .model import MaskedLanguageModel, SentimentClassifier, Seq2SeqTransformer
 
 # kind name stored in files -> (config class, model class)
 MODEL_KINDS: dict[str, tuple[type, type]] = {
     "seq2seq": (Seq2SeqConfig, Seq2SeqTransformer),
     "classifier": (ClassifierConfig, SentimentClassifier),
+    "mlm": (MaskedLMConfig, MaskedLanguageModel),
 }
 CONFIG_FILE, WEIGHTS_FILE, TOKENIZER_FILE = "config.json", "model.pt", "tokenizer.json"
 

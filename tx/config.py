@@ -51,8 +51,20 @@ class ClassifierConfig(EncoderConfig):
 
     n_classes: int = 2  # number of output labels
     pooling: str = "mean"  # "mean" over real tokens (pads excluded) or "max"
+    # Logits are divided by it (temperature scaling, tx.calibration): 1.0 while training, then fitted on the
+    # valid split so that the probabilities mean what they say; a positive divisor never changes a label.
+    temperature: float = 1.0
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.pooling not in ("mean", "max"):
             raise ValueError(f"pooling must be 'mean' or 'max', got {self.pooling!r}")
+        if not self.temperature > 0:
+            raise ValueError(f"temperature must be positive, got {self.temperature!r}")
+
+
+@dataclass
+class MaskedLMConfig(EncoderConfig):
+    """Encoder + tied output layer, pretrained to predict masked tokens (BERT's objective) before the
+    classifier is fine-tuned from its embeddings and layers. No extra fields: the head's shape follows
+    from d_model and vocab_size."""

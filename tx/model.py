@@ -4,9 +4,10 @@
 """
 from __future__ import annotations
 
+import torch
 from torch import Tensor, nn
 
-from .config import ClassifierConfig, Seq2SeqConfig
+from .config import ClassifierConfig, MaskedLMConfig, Seq2SeqConfig
 from .layers import Decoder, Embeddings, Encoder, LayerCache, PositionalEncoding
 from .masks import causal_mask, padding_mask
 
@@ -107,5 +108,31 @@ class SentimentClassifier(nn.Module):
         with need_weights, (logits, L × (B, H, S, S))."""
         keep = padding_mask(input_ids, self.config.pad_id) if attention_mask is None else attention_mask.bool()
         x, weights = self.encoder(self.positional(self.embed(input_ids)), keep, need_weights)
-        logits = self.head(self.dropout(self.pool(x, keep)))
+        logits = self.head(self.dropout(self.pool(x, keep))) / self.config.temperature
         return (logits, weights) if need_weights else logits
+
+
+class MaskedLanguageModel(nn.Module):
+    """The classifier's encoder (same module names: embed, positional, encoder) plus BERT's prediction
+    head: a dense layer, ReLU, LayerNorm, then scores over the vocabulary with the embedding matrix
+    itself (tied, as in the paper's §3.4) and a bias. Pretrained with `tx.train pretrain`."""
+
+    def __init__(self, config: MaskedLMConfig):
+        super().__init__()
+        c = self.config = config
+        self.embed = Embeddings(c.vocab_size, c.d_model)
+        self.positional = PositionalEncoding(c.d_model, c.max_len, c.dropout)
+        self.encoder = Encoder(c.n_layers, c.d_model, c.n_heads, c.d_ff, c.dropout, c.pre_norm)
+        self.transform = nn.Sequential(nn.Linear(c.d_model, c.d_model), nn.ReLU(), nn.LayerNorm(c.d_model))
+        self.bias = nn.Parameter(torch.zeros(c.vocab_size))
+        xavier_init(self)
+
+    def forward(self, input_ids: Tensor, select: Tensor | None = None) -> Tensor:
+        """input_ids (B, S) -> vocabulary logits (B, S, V), or (N, V) at the N positions where
+        `select` (B, S) is True: the loss needs only the masked ones, and the (D, V) product is
+        most of the cost."""
+        keep = padding_mask(input_ids, self.config.pad_id)
+        x, _ = self.encoder(self.positional(self.embed(input_ids)), keep)
+        if select is not None:
+            x = x[select]  # (B, S, D) -> (N, D)
+        return self.transform(x) @ self.embed.table.weight.T + self.bias  # (..., D) @ (D, V) -> (..., V)

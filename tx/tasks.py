@@ -20,13 +20,13 @@ import torch.nn.functional as F
 from torch import nn
 
 from .batching import pad_rows, token_batches
-from .checkpoint import TOKENIZER_FILE, load_model_dir, save_model_dir
-from .config import ClassifierConfig, Seq2SeqConfig
+from .checkpoint import TOKENIZER_FILE, load_model_dir, read_model_config, save_model_dir
+from .config import ClassifierConfig, MaskedLMConfig, Seq2SeqConfig
 from .data import read_tsv
 from .data.translate import read_everyday
 from .inference import Translator
-from .model import SentimentClassifier, Seq2SeqTransformer
-from .tokenizer import Tokenizer, train_tokenizer
+from .model import MaskedLanguageModel, SentimentClassifier, Seq2SeqTransformer
+from .tokenizer import MASK, Tokenizer, train_tokenizer
 from .trainer import TrainConfig
 
 LABELS = ["negative", "positive"]
@@ -89,7 +89,37 @@ class SentimentConfig(TrainConfig):
     eval_every: int = 0  # each epoch
     label_smoothing: float = 0.1
     patience: int = 5
-    init_from: str = ""  # a translation model dir: start from its tokenizer, embeddings and first encoder layers
+    # A model dir to start from: a pretrained masked LM (`tx.train pretrain`) or a translator; the classifier
+    # takes its tokenizer, embeddings and (first n_layers) encoder layers, and its shape.
+    init_from: str = ""
+
+
+@dataclass
+class PretrainConfig(TrainConfig):
+    """Masked-language-model pretraining of the classifier's encoder on unlabelled English (BERT's recipe)."""
+
+    out_dir: str = "runs/pretrain"
+    data_dir: str = "data/processed/pretrain"  # train/valid.tsv with columns text, source (`tx.data prepare`)
+    mix: str = "rt_reviews=4,rt_plots=4"  # sampling weight per source, as TranslateConfig.mix: reviews count most
+    vocab_size: int = 16000  # BPE vocabulary of the pretraining text (train split only), plus <mask>
+    lowercase: bool = True  # as the classifier's tokenizer
+    mask_prob: float = 0.15  # share of real tokens the loss is computed on (BERT: 15%)
+    # Of those: 80% are replaced by <mask>, 10% by a random token, 10% kept, so the encoder cannot
+    # learn that only <mask> positions matter (the fine-tuned classifier never sees <mask>).
+    d_model: int = 128  # model width
+    n_heads: int = 4  # attention heads
+    n_layers: int = 4  # encoder layers
+    d_ff: int = 512  # feed-forward inner width
+    dropout: float = 0.1  # dropout everywhere
+    pre_norm: bool = False  # post-LN, as the classifier
+    max_len: int = 128  # tokens per text (as the classifier's limit)
+    eval_texts: int = 2000  # valid texts whose masked tokens are scored at each evaluation
+    lr: float = 1e-3
+    warmup_steps: int = 1000
+    batch_tokens: int = 8192
+    max_epochs: int = 40
+    eval_every: int = 1000
+    label_smoothing: float = 0.0  # the loss is a language-model loss: no smoothing
 
 
 def parse_mix(text: str) -> dict[str, float]:
@@ -249,8 +279,12 @@ class SentimentTask:
         if unknown:
             raise ValueError(f"unknown labels {sorted(unknown)} in {cfg.data_dir}: expected {LABELS}")
         self.source = None
-        if cfg.init_from:  # transfer: the translator's English-reading encoder (CoVe-style, McCann et al. 2017)
-            self.source = load_model_dir(cfg.init_from, "seq2seq")
+        if cfg.init_from:  # transfer: a pretrained masked LM, or the translator's encoder (CoVe, McCann et al. 2017)
+            kind = read_model_config(cfg.init_from)["kind"]
+            if kind not in ("mlm", "seq2seq"):
+                raise ValueError(f"init_from={cfg.init_from}: holds a {kind} model; expected a pretrained masked LM "
+                                 "(tx.train pretrain) or a translator")
+            self.source = load_model_dir(cfg.init_from, kind)
             tokenizer = Tokenizer.load(Path(cfg.init_from) / TOKENIZER_FILE)
         elif tokenizer is None:
             tokenizer = train_tokenizer((r["text"] for r in train), vocab_size=cfg.vocab_size,
@@ -276,7 +310,8 @@ class SentimentTask:
     def build_model(self) -> SentimentClassifier:
         model = SentimentClassifier(self.model_config())
         if self.source is not None:
-            model.embed.load_state_dict(self.source.src_embed.state_dict())
+            embed = self.source.embed if isinstance(self.source, MaskedLanguageModel) else self.source.src_embed
+            model.embed.load_state_dict(embed.state_dict())
             for layer, source_layer in zip(model.encoder.layers, self.source.encoder.layers, strict=False):
                 layer.load_state_dict(source_layer.state_dict())
         return model
@@ -312,7 +347,107 @@ class SentimentTask:
         return {"tokenizer": self.tokenizer.to_str(), "meta": self.meta}
 
     def save_model_dir(self, model: nn.Module, directory: Path) -> None:
+        """The shipped form, with the temperature fitted on the valid split (labels unchanged)."""
+        from .calibration import fit_classifier
+
+        fit_classifier(model, self.tokenizer, self.meta, self.valid)
         save_model_dir(directory, model, self.tokenizer.to_str(), self.meta)
 
 
-TASKS = {"translate": (TranslateConfig, TranslateTask), "sentiment": (SentimentConfig, SentimentTask)}
+class PretrainTask:
+    """Masked-language-model pretraining: the loss is cross-entropy at the masked positions only."""
+
+    score_name = "valid_mlm_accuracy"
+
+    def __init__(self, cfg: PretrainConfig, tokenizer: Tokenizer | None = None, quiet: bool = False):
+        self.cfg = cfg
+        if not 0 < cfg.mask_prob < 1:
+            raise ValueError(f"mask_prob must be in (0, 1), got {cfg.mask_prob}")
+        data = Path(cfg.data_dir)
+        train = mix_rows(read_tsv(data / "train.tsv"), parse_mix(cfg.mix), cfg.seed)
+        valid = read_tsv(data / "valid.tsv")[:cfg.eval_texts]
+        if tokenizer is None:
+            tokenizer = train_tokenizer((r["text"] for r in train), vocab_size=cfg.vocab_size,
+                                        lowercase=cfg.lowercase, extra_specials=[MASK])
+        self.tokenizer = tokenizer
+        mask_id = tokenizer.token_to_id(MASK)
+        if mask_id is None:
+            raise ValueError(f"the tokenizer has no {MASK} token")
+        self.mask_id = mask_id
+        self.first_normal_id = mask_id + 1  # random replacements are drawn from real pieces, never specials
+        self.meta = {"task": "pretrain", "mask_prob": cfg.mask_prob, "max_len": cfg.max_len}
+        self.batches = self.make_batches(train, cfg.batch_tokens, cfg.seed)
+        self.valid_batches = self.make_batches(valid, cfg.batch_tokens, 0)
+        if not quiet:
+            print(f"pretrain: {len(train):,} texts (after mix), {len(self.batches):,} batches; "
+                  f"vocab {tokenizer.vocab_size:,}", flush=True)
+
+    def model_config(self) -> MaskedLMConfig:
+        c = self.cfg
+        return MaskedLMConfig(vocab_size=self.tokenizer.vocab_size, d_model=c.d_model, n_heads=c.n_heads,
+                              n_layers=c.n_layers, d_ff=c.d_ff, dropout=c.dropout, max_len=c.max_len,
+                              pre_norm=c.pre_norm, pad_id=self.tokenizer.pad_id)
+
+    def build_model(self) -> MaskedLanguageModel:
+        return MaskedLanguageModel(self.model_config())
+
+    def make_batches(self, rows: list[dict[str, str]], max_tokens: int, seed: int) -> list[dict[str, torch.Tensor]]:
+        ids = [x[:self.cfg.max_len] for x in self.tokenizer.encode_batch([r["text"] for r in rows])]
+        ids = [x for x in ids if len(x) >= 2]  # one piece leaves nothing to predict it from
+        groups = token_batches([len(x) for x in ids], max_tokens, seed, max_rows=512)
+        return [{"input_ids": pad_rows([ids[i] for i in g], self.tokenizer.pad_id)} for g in groups]
+
+    def mask(self, ids: torch.Tensor, generator: torch.Generator | None = None
+             ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(corrupted ids, selected (B, S) bool): mask_prob of the real tokens selected (at least one per row),
+        then 80% of those -> <mask>, 10% -> a random piece, 10% unchanged."""
+        real = ids != self.tokenizer.pad_id
+        draw = torch.rand(ids.shape, generator=generator, device=ids.device)
+        selected = (draw < self.cfg.mask_prob) & real
+        # a row with nothing selected would add nothing to the loss: select its lowest-draw real token
+        first = draw.masked_fill(~real, 2.0).argmin(dim=1)  # (B,)
+        empty = ~selected.any(dim=1)
+        selected[empty, first[empty]] = True
+        how = torch.rand(ids.shape, generator=generator, device=ids.device)
+        random_ids = torch.randint(self.first_normal_id, self.tokenizer.vocab_size, ids.shape, generator=generator,
+                                   device=ids.device)
+        corrupted = torch.where(selected & (how < 0.8), torch.full_like(ids, self.mask_id), ids)
+        corrupted = torch.where(selected & (how >= 0.8) & (how < 0.9), random_ids, corrupted)
+        return corrupted, selected
+
+    def loss(self, model: nn.Module, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, int]:
+        ids = batch["input_ids"]
+        corrupted, selected = self.mask(ids)
+        logits = model(corrupted, selected)  # (N, V) at the selected positions only
+        loss = F.cross_entropy(logits.float(), ids[selected], label_smoothing=self.cfg.label_smoothing,
+                               reduction="sum")
+        return loss, int(selected.sum())
+
+    @torch.no_grad()
+    def evaluate(self, model: nn.Module) -> dict[str, float]:
+        """Loss and accuracy at masked positions of the valid texts; the same masks at every evaluation."""
+        model.eval()
+        device = next(model.parameters()).device
+        generator = torch.Generator(device=device).manual_seed(0)
+        total, correct, count = 0.0, 0, 0
+        for batch in self.valid_batches:
+            ids = batch["input_ids"].to(device)
+            corrupted, selected = self.mask(ids, generator)
+            logits = model(corrupted, selected).float()
+            target = ids[selected]
+            total += F.cross_entropy(logits, target, reduction="sum").item()
+            correct += int((logits.argmax(-1) == target).sum())
+            count += target.numel()
+        loss = total / max(count, 1)
+        return {"valid_mlm_loss": loss, "valid_mlm_ppl": min(float(torch.tensor(loss).exp()), 1e9),
+                "valid_mlm_accuracy": 100.0 * correct / max(count, 1)}
+
+    def checkpoint_extra(self) -> dict[str, Any]:
+        return {"tokenizer": self.tokenizer.to_str(), "meta": self.meta}
+
+    def save_model_dir(self, model: nn.Module, directory: Path) -> None:
+        save_model_dir(directory, model, self.tokenizer.to_str(), self.meta)
+
+
+TASKS = {"translate": (TranslateConfig, TranslateTask), "sentiment": (SentimentConfig, SentimentTask),
+         "pretrain": (PretrainConfig, PretrainTask)}

@@ -20,6 +20,7 @@ from tokenizers import Tokenizer as HFTokenizer
 
 SPECIALS = ["<pad>", "<s>", "</s>", "<unk>", "<2en>", "<2de>"]
 PAD, BOS, EOS, UNK = SPECIALS[:4]
+MASK = "<mask>"  # only in tokenizers trained for masked-language-model pretraining (appended after SPECIALS)
 CONTROL_CHARS = r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u2028-\u202f\ufeff]"
 
 
@@ -74,8 +75,8 @@ class Tokenizer:
 
 
 def train_tokenizer(texts: Iterable[str], vocab_size: int = 10000, min_frequency: int = 2,
-                    lowercase: bool = False) -> Tokenizer:
-    """Train a BPE tokenizer on `texts` (train split only!) with SPECIALS at ids 0..5."""
+                    lowercase: bool = False, extra_specials: Sequence[str] = ()) -> Tokenizer:
+    """Train a BPE tokenizer on `texts` (train split only!) with SPECIALS at ids 0..5, then extra_specials."""
     hf = HFTokenizer(models.BPE(unk_token=UNK))
     steps = [normalizers.NFKC(), normalizers.Replace(Regex(CONTROL_CHARS), ""),
              normalizers.Replace(Regex(r"\s+"), " "), normalizers.Strip()]
@@ -84,7 +85,8 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int = 10000, min_frequency
     hf.normalizer = normalizers.Sequence(steps)
     hf.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
     hf.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=SPECIALS,
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency,
+                                  special_tokens=[*SPECIALS, *extra_specials],
                                   show_progress=False)
     hf.train_from_iterator(texts, trainer=trainer)
     return Tokenizer(hf)

