@@ -579,6 +579,30 @@ def curves(frame: pd.DataFrame, columns: list[str], title: str, x: str) -> go.Fi
     return fig
 
 
+def reliability_figure(split: dict[str, Any], name: str) -> go.Figure:
+    """Reliability diagram of one split of `calibration.json` (tx.calibration): per confidence bin, how often
+    the label was right, before and after temperature scaling; on the diagonal a probability means what it says."""
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0.5, 1.0], y=[0.5, 1.0], mode="lines", name="perfect calibration",
+                             line={"dash": "dash", "color": "gray"}))
+    for tag, colour in (("uncalibrated", "#d62728"), ("calibrated", "#1f77b4")):
+        entry = split.get(tag) or {}
+        table = entry.get("reliability") or {}
+        columns = zip(table.get("confidence", []), table.get("accuracy", []), table.get("counts", []), strict=False)
+        points = [(c, a, n) for c, a, n in columns if c is not None and a is not None]
+        if points:
+            fig.add_trace(go.Scatter(
+                x=[c for c, _, _ in points], y=[a for _, a, _ in points], mode="lines+markers",
+                name=f"{tag} (ECE {entry.get('ece', float('nan')):.1f}%)", line={"color": colour},
+                marker={"size": [6 + 14 * (n / max(p[2] for p in points)) ** 0.5 for _, _, n in points]},
+                customdata=[n for _, _, n in points],
+                hovertemplate="confidence %{x:.2f}: right %{y:.0%} of %{customdata} reviews<extra></extra>"))
+    fig.update_layout(title=f"Reliability on {name}: accuracy per confidence bin (marker size = reviews)",
+                      height=360, margin=MARGIN, xaxis_title="mean confidence in the bin",
+                      yaxis_title="share correct", xaxis_range=[0.45, 1.02], yaxis_range=[0.0, 1.02])
+    return fig
+
+
 def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     import time
 

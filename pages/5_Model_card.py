@@ -95,6 +95,26 @@ else:
         fig["data"][0]["texttemplate"] = "%{z:.0f}"
         st.plotly_chart(fig, width="stretch", key=f"card_{task}_confusion")
 
+calibration = pg.read_json(d / "calibration.json") if task == "sentiment" else None
+if task == "sentiment":
+    st.header("Calibration")
+    if not isinstance(calibration, dict) or not calibration.get("splits"):
+        st.info(f"No `{d}/calibration.json`: `python -m tx.calibration {d}` fits the temperature on the valid "
+                "split and reports how well the percentages match the accuracy.")
+    else:
+        t = calibration.get("temperature", config.get("temperature", 1.0))
+        st.markdown(f"The logits are divided by **T = {t:.3f}**, fitted on the valid split by minimising the "
+                    "log-loss (temperature scaling). This changes how sure the model says it is, never a label. "
+                    "ECE = the average gap between confidence and accuracy over 10 confidence bins.")
+        rows = [{"evaluated on": name, "reviews": entry.get("reviews"),
+                 **{f"{tag} {k}": (entry.get(tag) or {}).get(k) for tag in ("uncalibrated", "calibrated")
+                    for k in ("ece", "mean_confidence")}, "accuracy": (entry.get("calibrated") or {}).get("accuracy")}
+                for name, entry in calibration["splits"].items()]
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        shown = "test" if "test" in calibration["splits"] else next(iter(calibration["splits"]))
+        st.plotly_chart(pg.reliability_figure(calibration["splits"][shown], shown), width="stretch",
+                        key="card_sentiment_reliability")
+
 st.header("Export report")
 report = pg.export_report(task)
 if report is None:

@@ -68,11 +68,26 @@ def app_models_root() -> Path:
         data = metrics["data"].get("name") or metrics["data"]["source"]["package"]
         (target / "README.md").write_text(CARD.format(title=title, data=data, licence=metrics["data"]["licence"]),
                                           encoding="utf-8")
+    calibration_file(root / "sentiment")
     from export.bench import main as bench
 
     # The real benchmark's output format (sentiment: ~1 s). translate/ keeps none: the app's "no results" path.
     assert bench([str(root / "sentiment"), "--threads", "1", "--repeats", "2", "--warmup", "0"]) == 0
     return root
+
+
+def calibration_file(model_dir: Path) -> None:
+    """The model's real `tx.calibration` report on the fixture reviews (what the Model card plots)."""
+    from export_fixtures import REVIEWS
+
+    from tx.calibration import CALIBRATION_FILE, report
+    from tx.checkpoint import load_model_dir, read_model_config
+    from tx.inference import load_tokenizer
+
+    model, meta = load_model_dir(model_dir, "classifier"), read_model_config(model_dir)["meta"]
+    rows = [{"label": label, "text": text} for label, text in REVIEWS]
+    result = report(model, load_tokenizer(model_dir), meta, {"test": rows}, model.config.temperature)
+    (model_dir / CALIBRATION_FILE).write_text(json.dumps(result) + "\n", encoding="utf-8")
 
 
 def empty_models_root() -> Path:

