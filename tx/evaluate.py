@@ -26,6 +26,8 @@ from .inference import SentimentAnalyzer, Translator
 from .tasks import LABELS, SentimentConfig, SentimentTask
 from .trainer import Trainer
 
+NEGATION = Path(__file__).resolve().parent / "evalsets" / "negation.tsv"  # sentiment's hand-written probes
+
 
 def evaluate_translation(model_dir: Path, rows: list[dict[str, str]], method: str = "beam", beam: int = 4,
                          length_penalty: float = 0.6, batch_log=print) -> tuple[dict[str, Any], list[list[str]]]:
@@ -66,9 +68,13 @@ def classification_scores(gold: list[str], predicted: list[str]) -> dict[str, An
 
 
 def evaluate_sentiment(model_dir: Path, rows: list[dict[str, str]]) -> tuple[dict[str, Any], list[list[str]]]:
+    from .calibration import expected_calibration_error
+
     analyzer = SentimentAnalyzer.from_dir(model_dir)
     preds = analyzer.classify([r["text"] for r in rows])
     scores = classification_scores([r["label"] for r in rows], [p.label for p in preds])
+    probs = [[p.probs[label] for label in LABELS] for p in preds]
+    scores["ece"] = round(expected_calibration_error(probs, [LABELS.index(r["label"]) for r in rows]), 2)
     samples = [[r["label"], p.label, f"{p.probs['positive']:.3f}", r["text"]] for r, p in zip(rows, preds, strict=True)]
     return scores, samples
 
@@ -102,8 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", type=Path, help="model directory (default runs/<task>/model)")
     parser.add_argument("--data-dir", type=Path, help="prepared data (default data/processed/<task>)")
     parser.add_argument("--split", default="test", choices=["test", "valid", "train", "docs_valid", "docs_test",
-                                                            "everyday"],
-                        help="a prepared split, or translate's hand-written everyday dev set (tx/evalsets)")
+                                                            "everyday", "negation"],
+                        help="a prepared split, or a hand-written set (tx/evalsets): translate's everyday dev set, "
+                             "sentiment's negation probes")
     parser.add_argument("--limit", type=int, default=0, help="only the first N rows (0 = all)")
     parser.add_argument("--method", default="beam", choices=["beam", "greedy"])
     parser.add_argument("--beam", type=int, default=4)
@@ -111,10 +118,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="where eval.json and the samples go (default: the model dir)")
     parser.add_argument("--cv", type=int, default=0, help="sentiment: N-fold cross-validation (trains N models)")
     parser.add_argument("--set", action="append", default=[], help="cross-validation training settings key=value")
+    parser.add_argument("--baselines", action="store_true",
+                        help="sentiment: fit TF-IDF+LR and NB-SVM (C tuned on valid), score them on test, the "
+                             "negation probes and 10-fold CV; writes baselines.json into --out or the model dir")
     args = parser.parse_args(argv)
     data_dir = args.data_dir or Path("data/processed") / args.task
     model_dir = args.model or Path("runs") / args.task / "model"
     try:
+        if args.baselines:
+            if args.task != "sentiment":
+                parser.error("--baselines is for sentiment")
+            from .baselines import run_baselines
+
+            splits = {s: read_tsv(data_dir / f"{s}.tsv") for s in ("train", "valid", "test")}
+            all_path = data_dir / "all.tsv"
+            result = run_baselines(splits, LABELS, read_tsv(all_path) if all_path.is_file() else None,
+                                   extra={"negation": read_tsv(NEGATION)}, folds=args.cv or 10)
+            out = args.out or model_dir
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "baselines.json").write_text(json.dumps({"data_dir": str(data_dir), **result}, indent=2) + "\n")
+            print(f"wrote {out / 'baselines.json'}")
+            return 0
         if args.cv:
             if args.task != "sentiment":
                 parser.error("--cv is for sentiment")
@@ -132,6 +156,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.task != "translate":
                 parser.error("--split everyday is translate's dev set")
             rows = read_everyday()
+        elif args.split == "negation":
+            if args.task != "sentiment":
+                parser.error("--split negation is sentiment's probe set")
+            rows = read_tsv(NEGATION)
         else:
             rows = read_tsv(data_dir / f"{args.split}.tsv")
         if args.limit:
@@ -144,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             scores, samples = evaluate_sentiment(model_dir, rows)
             write_tsv(out / f"{args.split}_outputs.tsv", ["label", "predicted", "p_positive", "text"], samples)
-            print(f"accuracy {scores['accuracy']:.2f}  macro-F1 {scores['macro_f1']:.2f}  "
+            print(f"accuracy {scores['accuracy']:.2f}  macro-F1 {scores['macro_f1']:.2f}  ECE {scores['ece']:.2f}%  "
                   f"confusion {scores['confusion']['rows_gold_cols_predicted']}")
     except (FileNotFoundError, CheckpointError, ValueError, DataError) as e:
         print(f"error: {e}", file=sys.stderr)
