@@ -95,6 +95,18 @@ else:
         fig["data"][0]["texttemplate"] = "%{z:.0f}"
         st.plotly_chart(fig, width="stretch", key=f"card_{task}_confusion")
 
+baselines = pg.read_json(d / "baselines.json") if task == "sentiment" else None
+if isinstance(baselines, dict):
+    st.header("Against n-gram baselines")
+    st.markdown("Trained on the same train split, C tuned on valid (`python -m tx.evaluate sentiment --baselines`). "
+                "A Transformer trained from scratch on ~10k snippets has to beat these to be worth its cost.")
+    rows = [{"model": name, "test accuracy": (e.get("test") or {}).get("accuracy"),
+             "test macro-F1": (e.get("test") or {}).get("macro_f1"), "test ECE %": (e.get("test") or {}).get("ece"),
+             "negation probes": (e.get("negation") or {}).get("accuracy"),
+             "10-fold CV": f"{e['cv']['mean']:.2f} ± {e['cv']['std']:.2f}" if isinstance(e.get("cv"), dict) else None}
+            for name, e in baselines.items() if isinstance(e, dict) and "test" in e]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
 calibration = pg.read_json(d / "calibration.json") if task == "sentiment" else None
 if task == "sentiment":
     st.header("Calibration")

