@@ -255,6 +255,31 @@ def examples(task: str, column: str, limit: int = 12) -> list[str]:
     return BUILTIN_EXAMPLES.get(column if column in ("de", "en") else "review", BUILTIN_EXAMPLES["review"])
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _curated(task: str, version: tuple) -> list[dict[str, str]]:
+    return read_tsv(model_dir(task) / "examples.tsv")
+
+
+def curated_examples(src: str, tgt: str) -> list[dict[str, str]]:
+    """Starting examples for a direction: the model dir's `examples.tsv` (direction, source, output, verdict,
+    note), sentences whose output was judged by hand, those it gets right first, then those it fails, so a
+    visitor sees both; without that file, test-set sentences with no verdict."""
+    rows = [r for r in _curated("translate", stamp("translate", "examples.tsv"))
+            if r.get("direction") == f"{src}-{tgt}" and (r.get("source") or "").strip()]
+    rows.sort(key=lambda r: r.get("verdict") != "works")  # stable: the file's order inside each group
+    return rows or [{"source": text, "verdict": ""} for text in examples("translate", src)]
+
+
+def verdict_label(row: dict[str, str]) -> str:
+    """"✓ text" / "✗ text (why)" for the example picker."""
+    verdict, note = row.get("verdict"), row.get("note")
+    if verdict == "works":
+        return f"✓ {row['source']}"
+    if verdict == "fails":
+        return f"✗ {row['source']}" + (f" ({note})" if note else "")
+    return row["source"]
+
+
 def texts_from_csv(data: bytes) -> list[str]:
     """The `text` column of an uploaded CSV (else its last column); raises ValueError when unreadable."""
     try:

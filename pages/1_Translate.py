@@ -31,19 +31,25 @@ with st.sidebar:
     provider = st.selectbox("Execution provider", pg.PROVIDERS, key="translate_provider")
 
 src, tgt = direction
-sentences = pg.examples("translate", src)
-st.session_state.setdefault("translate_text", sentences[0])
+curated = pg.curated_examples(src, tgt)
+by_source = {row["source"]: row for row in curated}
+# One text box per source language: switching DE→EN to EN→DE must not leave German in a box labelled "English".
+text_key = f"translate_text_{src}"
+st.session_state.setdefault(text_key, curated[0]["source"])
 
 
 def use_example(key: str) -> None:
-    st.session_state["translate_text"] = st.session_state[key]
+    st.session_state[text_key] = st.session_state[key]
 
 
 example_key = f"translate_example_{src}"
-st.selectbox(f"Example sentences ({pg.LANGUAGES.get(src, src)}, from the test set)", sentences, index=None,
-             key=example_key, placeholder="pick one to fill the text box", on_change=use_example, args=(example_key,))
+judged = any(row.get("verdict") for row in curated)
+st.selectbox(f"Examples ({pg.LANGUAGES.get(src, src)}): " + ("✓ = translated right, ✗ = a known failure "
+             "(judged by hand on this model's beam-4 output)" if judged else "sentences from the test set"),
+             list(by_source), index=None, key=example_key, placeholder="pick one to fill the text box",
+             format_func=lambda text: pg.verdict_label(by_source[text]), on_change=use_example, args=(example_key,))
 text = st.text_area(f"{pg.LANGUAGES.get(src, src)} text: one sentence per line (several lines are translated "
-                    "as a batch)", key="translate_text", height=120)
+                    "as a batch)", key=text_key, height=120)
 clicked = st.button("Translate", key="translate_go", type="primary")
 
 model = pg.onnx_model("translate", provider, precision)
@@ -80,6 +86,9 @@ if done:
         st.success(results[0].text or "(empty output)")
         st.caption(f"score (length-normalised log-probability): {results[0].score:.3f} · "
                    f"{len(results[0].tokens)} tokens")
+        known = by_source.get(lines[0]) if done["direction"] == direction else None
+        if known and known.get("verdict") == "fails":
+            st.warning(f"A known failure of this model: judged wrong by hand ({known.get('note') or 'see the card'}).")
     table = pd.DataFrame({"source": lines, "translation": [r.text for r in results],
                           "score": [round(r.score, 4) for r in results],
                           "truncated": [r.truncated for r in results]})

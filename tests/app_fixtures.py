@@ -14,7 +14,7 @@ import socket
 import tempfile
 from pathlib import Path
 
-from export_fixtures import exported
+from export_fixtures import ENGLISH, GERMAN, exported
 
 TRANSLATE_METRICS = {
     "data": {"name": "Ding trans-de-en", "version": "1.9-6", "licence": "GPL-2+",
@@ -69,6 +69,13 @@ def app_models_root() -> Path:
         (target / "README.md").write_text(CARD.format(title=title, data=data, licence=metrics["data"]["licence"]),
                                           encoding="utf-8")
     calibration_file(root / "sentiment")
+    # hand-judged starting examples (tx's examples.tsv layout); en-de lists a failure first: the page sorts
+    (root / "translate" / "examples.tsv").write_text(
+        "direction\tsource\toutput\tverdict\tnote\n"
+        f"de-en\t{GERMAN[2]}\tThe weather is nice today.\tworks\t\n"
+        f"de-en\t{GERMAN[1]}\tCan you car?\tfails\tmissing verb\n"
+        f"en-de\t{ENGLISH[1]}\tKannst du Auto?\tfails\tmissing verb\n"
+        f"en-de\t{ENGLISH[2]}\tDas Wetter ist heute schön.\tworks\t\n", encoding="utf-8")
     from export.bench import main as bench
 
     # The real benchmark's output format (sentiment: ~1 s). translate/ keeps none: the app's "no results" path.

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from app_fixtures import app_models_root, empty_models_root
+from export_fixtures import ENGLISH, GERMAN
 from streamlit.testing.v1 import AppTest
 
 import playground as pg
@@ -106,8 +107,8 @@ def test_home_lists_models_with_metrics_and_the_real_provider(open_page):
 
 def test_translate_one_sentence_gives_the_wrappers_output_and_a_cross_attention_heatmap(open_page, models):
     at = open_page("translate")
-    text = at.text_area(key="translate_text").value
-    assert text  # pre-filled with the first example sentence of samples.tsv
+    text = at.text_area(key="translate_text_de").value
+    assert text == GERMAN[2]  # pre-filled with the first hand-judged example the model gets right
     at.button(key="translate_go").click().run()
     clean(at)
     expected = OnnxTranslator(models / "translate").translate([text], "de", "en", method="beam", beam=4,
@@ -133,7 +134,7 @@ def test_translate_one_sentence_gives_the_wrappers_output_and_a_cross_attention_
 def test_translate_batch_gives_a_table_and_csv_and_a_line_picker(open_page, models):
     at = open_page("translate")
     lines = ["Guten Morgen!", "Wo ist der Bahnhof?", "Danke."]
-    at.text_area(key="translate_text").input(f"{lines[0]}\n\n  {lines[1]}\n{lines[2]}\n").run()
+    at.text_area(key="translate_text_de").input(f"{lines[0]}\n\n  {lines[1]}\n{lines[2]}\n").run()
     at.button(key="translate_go").click().run()
     clean(at)
     expected = OnnxTranslator(models / "translate").translate(lines, "de", "en", method="beam", beam=4)
@@ -151,10 +152,13 @@ def test_translate_batch_gives_a_table_and_csv_and_a_line_picker(open_page, mode
 def test_translate_en_de_with_an_example_greedy_int8(open_page, models):
     at = open_page("translate")
     at.radio(key="translate_direction").set_value(("en", "de")).run()
+    assert at.text_area(key="translate_text_en").value == ENGLISH[2]  # English in the box labelled English
+    assert "translate_text_de" not in [t.key for t in at.text_area]
     example = at.selectbox(key="translate_example_en")
-    sentence = example.options[1]
+    assert example.options == [f"✓ {ENGLISH[2]}", f"✗ {ENGLISH[1]} (missing verb)"]  # right first, then failures
+    sentence = ENGLISH[1]
     example.select(sentence).run()
-    assert at.text_area(key="translate_text").value == sentence
+    assert at.text_area(key="translate_text_en").value == sentence
     at.selectbox(key="translate_method").select("greedy").run()
     at.radio(key="translate_precision").set_value("int8").run()
     at.button(key="translate_go").click().run()
@@ -162,6 +166,7 @@ def test_translate_en_de_with_an_example_greedy_int8(open_page, models):
     expected = OnnxTranslator(models / "translate", precision="int8").translate([sentence], "en", "de",
                                                                               method="greedy")[0]
     assert values(at.success) == [expected.text or "(empty output)"]
+    assert any("known failure" in w and "missing verb" in w for w in values(at.warning))
     assert any("int8" in c for c in values(at.caption))
 
 
@@ -180,7 +185,7 @@ def test_translate_sampling_is_reproducible_with_a_seed(open_page):
 @pytest.mark.parametrize("case", list(BAD_INPUTS))
 def test_translate_bad_input(open_page, case):
     at = open_page("translate")
-    at.text_area(key="translate_text").input(BAD_INPUTS[case]).run()
+    at.text_area(key="translate_text_de").input(BAD_INPUTS[case]).run()
     at.button(key="translate_go").click().run()
     clean(at)
     if case in ("empty", "whitespace"):
