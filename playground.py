@@ -15,6 +15,7 @@ import io
 import json
 import os
 import re
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -218,9 +219,15 @@ def provider_caption(model) -> None:
 
 # ---------------------------------------------------------------- text in
 
+def visible(text: str) -> bool:
+    """Whether the text holds anything a reader can see: a line of zero-width spaces, joiners, BOMs or other
+    format characters (Unicode category Cf) is as empty as a blank one, and must not be translated into words."""
+    return any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in text)
+
+
 def split_lines(text: str | None) -> list[str]:
     """Non-empty lines, stripped; over MAX_LINES are dropped with a notice."""
-    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    lines = [line.strip() for line in (text or "").splitlines() if visible(line)]
     if len(lines) > MAX_LINES:
         st.warning(f"{len(lines)} lines given: only the first {MAX_LINES} are processed.")
         lines = lines[:MAX_LINES]
@@ -281,20 +288,43 @@ def verdict_label(row: dict[str, str]) -> str:
 
 
 def texts_from_csv(data: bytes) -> list[str]:
-    """The `text` column of an uploaded CSV (else its last column); raises ValueError when unreadable."""
+    """The `text` column of an uploaded CSV (else its last column); raises ValueError when unreadable.
+
+    A file whose header is one name without a comma ("text") is a list, one text per line: its lines
+    may hold unquoted commas ("warm, funny and smart"), which a CSV parser would split into fields."""
     try:
-        frame = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
+        decoded = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"cannot read the uploaded file: it is not UTF-8 text ({e.reason})") from e
+    lines = decoded.splitlines()
+    if lines and "," not in lines[0] and '"' not in decoded:
+        texts = [t.strip() for t in lines[1:] if visible(t)]
+        if not texts:
+            raise ValueError("the uploaded CSV has no rows")
+        return texts
+    try:
+        frame = pd.read_csv(io.StringIO(decoded), dtype=str, keep_default_na=False)
     except Exception as e:
         raise ValueError(f"cannot read the uploaded CSV: {first_line(e)}") from e
     if frame.empty:
         raise ValueError("the uploaded CSV has no rows")
     lower = {c.lower().strip(): c for c in frame.columns}
     column = lower.get("text") or lower.get("review") or lower.get("sentence") or frame.columns[-1]
-    return [t.strip() for t in frame[column].astype(str) if t.strip()]
+    return [t.strip() for t in frame[column].astype(str) if visible(t)]
+
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet runs as a formula (CSV injection)
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:
-    return frame.to_csv(index=False).encode("utf-8")
+    """The table as CSV, every text cell that a spreadsheet would evaluate ("=1+1", "@SUM(...)") prefixed with
+    an apostrophe, so opening the download never runs what a user typed (OWASP's advice)."""
+    safe = frame.copy()
+    for column in safe.columns:
+        if any(isinstance(v, str) for v in safe[column]):
+            safe[column] = [f"'{v}" if isinstance(v, str) and v.startswith(FORMULA_START) else v
+                            for v in safe[column]]
+    return safe.to_csv(index=False).encode("utf-8")
 
 
 # ---------------------------------------------------------------- model cards

@@ -8,11 +8,13 @@ models (~1-2 min) is shared with every other test module of the process.
 from __future__ import annotations
 
 import base64
+import io
 import json
 import shutil
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from app_fixtures import app_models_root, empty_models_root
 from export_fixtures import ENGLISH, GERMAN
@@ -487,3 +489,21 @@ def test_texts_from_csv():
     assert pg.texts_from_csv(b"id,comment\n1,only column used is the last\n") == ["only column used is the last"]
     with pytest.raises(ValueError, match="no rows"):
         pg.texts_from_csv(b"text\n")
+    # a one-column list keeps its commas (the browser pass lost "boring" and split the first row)
+    assert pg.texts_from_csv(b"text\nwarm, funny and smart\nboring\n") == ["warm, funny and smart", "boring"]
+    assert pg.texts_from_csv(b'id,text\n1,"warm, funny"\n2,boring\n') == ["warm, funny", "boring"]
+    assert pg.texts_from_csv("text\nfine\n\u200b\n".encode()) == ["fine"]
+    with pytest.raises(ValueError, match="not UTF-8"):
+        pg.texts_from_csv(b"text\n\xff\xfe bad\n")
+
+
+def test_csv_download_never_runs_a_formula():
+    frame = pd.DataFrame({"source": ["=1+1", "+49 30", "-2", "@SUM(A1)", "fine", "\tx"], "score": [1, 2, 3, 4, 5, -6]})
+    back = pd.read_csv(io.BytesIO(pg.csv_bytes(frame)), dtype=str, keep_default_na=False)
+    assert list(back["source"]) == ["'=1+1", "'+49 30", "'-2", "'@SUM(A1)", "fine", "'\tx"]
+    assert list(back["score"]) == ["1", "2", "3", "4", "5", "-6"]  # numbers stay numbers
+
+
+def test_lines_of_invisible_characters_are_empty():
+    assert pg.split_lines("Hallo\n\u200b\n \ufeff\u2060 \n\u200d\nWelt") == ["Hallo", "Welt"]
+    assert not pg.visible("\u200b\u200c\ufeff ") and pg.visible("a\u200b")
