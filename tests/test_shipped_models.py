@@ -53,6 +53,22 @@ def test_sentiment_model_reproduces_its_card():
         assert accuracy == pytest.approx(card["test"]["accuracy"], abs=0.3)
 
 
+def test_sentiment_model_is_calibrated_as_its_card_says():
+    """The committed temperature gives the card's test ECE (≤ 3%) and the probabilities in samples.tsv."""
+    from tx.calibration import expected_calibration_error
+
+    folder = MODELS / "sentiment"
+    calibration = json.loads((folder / "calibration.json").read_text())
+    config = json.loads((folder / "config.json").read_text())["config"]
+    assert config["temperature"] == calibration["temperature"] > 1.0
+    samples = rows(folder / "samples.tsv")
+    predictions = SentimentAnalyzer.from_dir(folder).classify([r["text"] for r in samples])
+    probs = [[p.probs["negative"], p.probs["positive"]] for p in predictions]
+    ece = expected_calibration_error(probs, [["negative", "positive"].index(r["label"]) for r in samples])
+    assert ece == pytest.approx(calibration["splits"]["test"]["calibrated"]["ece"], abs=0.05) and ece <= 3.0
+    assert max(abs(p[1] - float(r["p_positive"])) for p, r in zip(probs, samples, strict=True)) < 2e-3
+
+
 def test_translation_model_reproduces_its_card_outputs():
     folder = MODELS / "translate"
     samples = rows(folder / "samples.tsv")[:TRANSLATE_SAMPLES]
