@@ -201,8 +201,8 @@ def show_error(e: BaseException, task: str | None = None) -> None:
     if isinstance(e, ProviderError):
         st.warning(f"Execution provider problem: {first_line(e)}")
     elif isinstance(e, ModelLoadError | CheckpointError):
-        hint = f" {create_hint(task)}" if task else ""
-        st.error(f"The model cannot be loaded: {first_line(e)}.{hint}")
+        # The message names the file and its fix (restore it, or re-export); "train your own" would mislead here.
+        st.error(f"The model cannot be loaded: {first_line(e)}.")
     elif isinstance(e, ValueError) and str(e).startswith("empty text"):
         st.info("Nothing to work on: type some text (or pick an example) first.")
     elif isinstance(e, ValueError):

@@ -38,6 +38,13 @@ def export_command(model_dir: str | Path) -> str:
     return f"python -m export {model_dir}"
 
 
+def restore_hint(path: Path) -> str:
+    """A damaged or swapped model file is fixed by putting the original back, not by re-exporting around it
+    (an export would bake a wrong tokenizer into the graphs)."""
+    return (f"restore the model's own {path.name} (for a shipped model: `git checkout -- {path}`; else copy it back "
+            "from where the model was trained)")
+
+
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as f:
@@ -133,11 +140,12 @@ class ModelFiles:
         tokenizer_path = self.model_dir / TOKENIZER_FILE
         if tokenizer.vocab_size > graph_vocab:
             raise ModelLoadError(f"{tokenizer_path}: {tokenizer.vocab_size} tokens, but the ONNX graphs embed only "
-                                 f"{graph_vocab}: this tokenizer does not belong to this model (re-train, or put "
-                                 f"back the model's own tokenizer.json and run {export_command(self.model_dir)})")
+                                 f"{graph_vocab}: this tokenizer does not belong to this model; "
+                                 f"{restore_hint(tokenizer_path)}")
         exported_with = metadata.get(META_TOKENIZER_SHA256, "")
         if exported_with and exported_with != sha256_of(tokenizer_path):
-            raise ModelLoadError(f"{tokenizer_path}: changed since the ONNX export; re-export: "
+            raise ModelLoadError(f"{tokenizer_path}: changed since the ONNX export: {restore_hint(tokenizer_path)}; "
+                                 "only if this tokenizer really belongs to the weights in model.pt, re-export: "
                                  f"{export_command(self.model_dir)}")
 
 
@@ -150,4 +158,5 @@ def load_tokenizer(files: ModelFiles) -> Any:
     except ModelLoadError:
         raise
     except Exception as e:  # a missing file (CheckpointError) or unparsable JSON (tokenizers' own exception)
-        raise ModelLoadError(f"{files.model_dir / TOKENIZER_FILE}: cannot load the tokenizer ({str(e)[:300]})") from e
+        path = files.model_dir / TOKENIZER_FILE
+        raise ModelLoadError(f"{path}: cannot load the tokenizer ({str(e)[:300]}); {restore_hint(path)}") from e

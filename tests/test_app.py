@@ -23,6 +23,7 @@ from streamlit.testing.v1 import AppTest
 import playground as pg
 import tx
 from export import OnnxSentimentClassifier, OnnxTranslator
+from tx.tokenizer import train_tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -456,6 +457,22 @@ def test_corrupt_onnx_file_is_a_message_not_a_traceback(open_page, models, tmp_p
     assert not at.exception
     (error,) = values(at.error)
     assert "decoder.fp32.onnx" in error and "python -m export" in error
+
+
+@pytest.mark.parametrize("damage", ["truncated", "another tokenizer"])
+def test_damaged_tokenizer_says_restore_it_not_re_export(open_page, models, tmp_path, damage):
+    root = tmp_path / "models"
+    shutil.copytree(models / "sentiment", root / "sentiment")
+    path = root / "sentiment" / "tokenizer.json"
+    if damage == "truncated":
+        path.write_text(path.read_text(encoding="utf-8")[:200], encoding="utf-8")
+    else:
+        train_tokenizer(["zzz yyy xxx www"] * 5, vocab_size=60, min_frequency=1).save(path)
+    at = open_page("sentiment", root=root)  # the page loads the model first: the message comes at once
+    assert not at.exception
+    error = " ".join(values(at.error))
+    assert "tokenizer.json" in error and "restore the model's own tokenizer.json" in error, error
+    assert "tx.train" not in error  # the fix is putting the file back, not training a new model
 
 
 # ---------------------------------------------------------------- helpers (no models)

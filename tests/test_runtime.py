@@ -242,14 +242,14 @@ def test_tokenizer_that_does_not_match():
     assert bigger.vocab_size > 120
     bigger.save(model_dir / "tokenizer.json")
     expect_load_error(lambda: OnnxSentimentClassifier(model_dir, provider="cpu"),
-                      str(model_dir / "tokenizer.json"), "does not belong to this model")
+                      str(model_dir / "tokenizer.json"), "does not belong to this model", "restore the model's own")
     same_size = train_tokenizer(REVIEW_TEXTS * 3 + ["zzz yyy xxx"] * 3, vocab_size=120, min_frequency=1)
     same_size.save(model_dir / "tokenizer.json")  # fits the embedding, but is not the exported one
     expect_load_error(lambda: OnnxSentimentClassifier(model_dir, provider="cpu"), "tokenizer.json",
-                      "changed since the ONNX export")
+                      "changed since the ONNX export", "restore the model's own tokenizer.json")
     (model_dir / "tokenizer.json").write_text("{broken", encoding="utf-8")
     expect_load_error(lambda: OnnxSentimentClassifier(model_dir, provider="cpu"), "tokenizer.json",
-                      "cannot load the tokenizer")
+                      "cannot load the tokenizer", "git checkout -- ")
 
 
 def test_model_dir_of_the_other_task(tmp_path):
