@@ -16,13 +16,13 @@ st.markdown(
 st.subheader("Models")
 st.caption(f"Model directory: `{pg.models_root()}` (set `{pg.MODELS_ENV}` to use another)")
 for task in pg.TASKS:
-    problem = pg.model_problem(task)
+    problem = pg.load_problem(task)  # the files really opened: a readable config alone is not a working model
     if problem and not (pg.model_dir(task) / "config.json").is_file():
         st.warning(problem)
         continue
-    st.markdown(f"- {pg.card_line(task)}")
+    st.markdown(f"- {'✅' if problem is None else '❌'} {pg.card_line(task)}")
     if problem:
-        st.warning(problem)
+        st.error(problem)
 
 st.subheader("Execution provider")
 loaded = next((m for m in (pg.onnx_model(t, "auto", quiet=True) for t in pg.TASKS) if m is not None), None)

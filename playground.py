@@ -181,6 +181,21 @@ def onnx_model(task: str, provider: str = "auto", precision: str = "fp32", threa
         return None
 
 
+def load_problem(task: str) -> str | None:
+    """Why the task's exported model does not load (its files really opened, not just its config read), or None.
+
+    Home uses it: a model whose config is fine but whose ONNX or tokenizer file is corrupt or missing is not
+    healthy, and must not be listed as if it were."""
+    problem = model_problem(task)
+    if problem:
+        return problem
+    try:
+        _onnx_model(task, str(model_dir(task)), "cpu", "fp32", None, stamp(task))
+    except Exception as e:
+        return f"The {TASK_NOUNS[task]} model does not load: {first_line(e)}"
+    return None
+
+
 def torch_model(task: str):
     """The PyTorch wrapper (Latency page), or None after a warning."""
     try:

@@ -132,7 +132,8 @@ report = pg.export_report(task)
 if report is None:
     st.info(f"Not exported yet: `python -m export {d}` writes `{d}/onnx/export_report.json`.")
 else:
-    status = "passed" if report.get("ok") else "FAILED"
+    warned = len(report.get("warnings", []))
+    status = "FAILED" if not report.get("ok") else f"passed with {warned} warning(s)" if warned else "passed"
     st.markdown(f"Export **{status}** · {report.get('exporter', '?')} · opset {report.get('opset', '?')} · "
                 f"precisions {', '.join(report.get('precisions', []))} · {report.get('created', '?')}")
     for failure in report.get("failures", []):

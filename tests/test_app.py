@@ -369,6 +369,27 @@ def test_latency_empty_text(open_page):
     assert any("Type a text" in m for m in values(at.info))
 
 
+@pytest.mark.parametrize("damage", ["corrupt decoder", "missing encoder", "broken tokenizer"])
+def test_home_does_not_call_a_broken_model_healthy(open_page, models, tmp_path, damage):
+    root = tmp_path / "models"
+    shutil.copytree(models / "translate", root / "translate")
+    shutil.copytree(models / "sentiment", root / "sentiment")
+    folder = root / "translate"
+    if damage == "corrupt decoder":
+        (folder / "onnx" / "decoder.fp32.onnx").write_bytes(b"not an onnx file")
+    elif damage == "missing encoder":
+        (folder / "onnx" / "encoder.fp32.onnx").unlink()
+    else:
+        (folder / "tokenizer.json").write_text("{broken", encoding="utf-8")
+    at = open_page(None, root=root)
+    assert not at.exception
+    (error,) = values(at.error)
+    assert error.startswith("The translation model does not load") and str(folder) in error
+    lines = values(at.markdown)
+    assert any(line.startswith("- ❌ **Translation**") for line in lines)
+    assert any(line.startswith("- ✅ **Sentiment**") for line in lines)
+
+
 # ---------------------------------------------------------------- Model card
 
 def test_model_card_translation(open_page):
@@ -386,6 +407,19 @@ def test_model_card_translation(open_page):
     report = next(t for t in tables if "parity ok" in t.columns)
     assert len(report) == 8 and report["parity ok"].all()  # 4 graphs × fp32/int8
     assert any("sacrebleu signature" in c for c in values(at.caption))
+
+
+def test_model_card_does_not_say_passed_plainly_next_to_a_warning(open_page, models, tmp_path):
+    root = tmp_path / "models"
+    shutil.copytree(models / "translate", root / "translate")
+    path = root / "translate" / "onnx" / "export_report.json"
+    report = json.loads(path.read_text())
+    path.write_text(json.dumps({**report, "warnings": ["int8 loses 0.53 BLEU (target ≤ 0.5)"]}))
+    at = open_page("card", root=root)
+    clean(at)
+    text = " ".join(values(at.markdown))
+    assert "Export **passed with 1 warning(s)**" in text and "Export **passed** " not in text
+    assert values(at.warning) == ["int8 loses 0.53 BLEU (target ≤ 0.5)"]
 
 
 def test_model_card_sentiment_has_a_confusion_matrix(open_page):
