@@ -51,16 +51,27 @@ with single:
             try:
                 with st.spinner("Classifying…"):
                     found, ms = pg.timed(lambda: model.classify([text.strip()], attention=True))
-                st.session_state["sentiment_result"] = {"prediction": found[0], "ms": ms}
+                st.session_state["sentiment_result"] = {"prediction": found[0], "ms": ms,
+                                                        "runtime": (precision, model.provider)}
             except Exception as e:
                 pg.show_error(e, "sentiment")
 
     done = st.session_state.get("sentiment_result")
+    if done and done["runtime"] != (precision, model.provider):  # never an fp32 result under an "int8" caption
+        st.session_state.pop("sentiment_result")
+        st.info(f"The runtime changed to {precision} on {model.provider}: click Classify for its result.")
+        done = None
     if done:
         prediction = done["prediction"]
         truncation_notice([prediction])
-        st.success(f"{prediction.label} ({prediction.probs[prediction.label]:.1%})")
-        st.caption(f"{len(prediction.tokens)} tokens · {done['ms']:.0f} ms")
+        shown = f"{prediction.label} ({prediction.probs[prediction.label]:.1%})"
+        if prediction.warning:
+            st.warning(prediction.warning)
+            st.info(f"The model says {shown}, but see above.")
+        else:
+            st.success(shown)
+        st.caption(f"{len(prediction.tokens)} tokens · {done['ms']:.0f} ms · {done['runtime'][0]} on "
+                   f"{done['runtime'][1]}")
         labels = list(prediction.probs)
         left, right = st.columns([1, 2])
         left.plotly_chart(pg.bar(labels, [prediction.probs[k] for k in labels], "Class probabilities",
@@ -96,10 +107,15 @@ with batch:
         table = pd.DataFrame({"text": done["texts"], "label": [p.label for p in predictions],
                               **{f"p_{label}": [round(p.probs[label], 4) for p in predictions]
                                  for label in predictions[0].probs},
-                              "truncated": [p.truncated for p in predictions]})
+                              "truncated": [p.truncated for p in predictions],
+                              "warning": [p.warning or "" for p in predictions]})
         counts = table["label"].value_counts()
-        st.markdown(f"**{len(table)} reviews** in {done['ms']:.0f} ms: "
+        st.markdown(f"**{len(table)} review{'s' if len(table) != 1 else ''}** in {done['ms']:.0f} ms: "
                     + ", ".join(f"{label} {n}" for label, n in counts.items()))
+        outside = int((table["warning"] != "").sum())
+        if outside:
+            st.warning(f"{outside} of them are mostly outside what the model was trained on (see the warning "
+                       "column): their labels mean little.")
         st.dataframe(table, hide_index=True, width="stretch")
         st.download_button("Download CSV", pg.csv_bytes(table), "sentiment.csv", "text/csv",
                            key="sentiment_download")

@@ -21,6 +21,8 @@ import numpy as np
 import torch
 
 from .checkpoint import TOKENIZER_FILE, CheckpointError, load_model_dir, read_model_config
+from .coverage import coverage
+from .coverage import warning as coverage_warning
 from .decoding import DecoderBackend, TorchBackend, beam_search, greedy, normalized_score, sample
 from .model import SentimentClassifier, Seq2SeqTransformer
 
@@ -75,6 +77,7 @@ class Prediction:
     tokens: list[str]
     truncated: bool
     attention: list[np.ndarray] | None = None
+    warning: str | None = None  # set when the text is mostly outside what the model knows (tx.coverage)
 
 
 def check_texts(texts: Sequence[str]) -> None:
@@ -246,6 +249,7 @@ class TextClassifier:
                     truncated=len(encoded[i]) > self.max_len,
                     attention=None if weights is None else
                     [np.asarray(w)[row, :, :len(kept), :len(kept)] for w in weights],  # (B, H, S, S) -> (H, s, s)
+                    warning=coverage_warning(coverage(texts[i], self.tokenizer.tokens(encoded[i]))),
                 )
         return results  # type: ignore[return-value]
 
