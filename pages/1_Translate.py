@@ -82,7 +82,14 @@ if done:
         st.warning(f"Input too long: line(s) {', '.join(map(str, cut))} exceeded the model's "
                    f"{model.max_src_len}-token limit and were truncated; only their beginning was translated.")
     st.subheader(f"{pg.direction_label(done['direction'])} · {done['method']} · {done['ms']:.0f} ms")
-    if len(results) == 1:
+    outside = [i + 1 for i, r in enumerate(results) if r.warning]
+    if len(results) == 1 and outside:
+        st.warning(results[0].warning)
+        st.info(f"Model output: {results[0].text or '(empty output)'}")
+    elif outside:
+        st.warning(f"Line(s) {', '.join(map(str, outside))} are mostly outside what the model was trained on "
+                   "(German and English only): their translations mean little.")
+    if len(results) == 1 and not outside:
         st.success(results[0].text or "(empty output)")
         st.caption(f"score (length-normalised log-probability): {results[0].score:.3f} · "
                    f"{len(results[0].tokens)} tokens")

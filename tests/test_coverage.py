@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from export.runtime import OnnxSentimentClassifier
+from export.runtime import OnnxSentimentClassifier, OnnxTranslator
 from tests.export_fixtures import exported
 from tx.coverage import coverage, warning
-from tx.inference import SentimentAnalyzer
+from tx.inference import SentimentAnalyzer, Translator
 from tx.tokenizer import Tokenizer
 
 OUTSIDE = {"emoji": "😀🎉🔥👍🏽", "chinese": "这部电影很好看", "arabic": "فيلم رائع جدا", "digits": "12345 !!!"}
@@ -46,3 +46,10 @@ def test_both_runtimes_put_the_warning_on_the_prediction(make):
     model = make(exported("sentiment"))
     emoji, review = model.classify([OUTSIDE["emoji"], INSIDE["review"]])
     assert emoji.warning and review.warning is None
+
+
+@pytest.mark.parametrize("make", [Translator.from_dir, OnnxTranslator], ids=["torch", "onnx"])
+def test_translations_carry_the_warning_too(make):
+    model = make(exported("translate"))
+    chinese, german = model.translate([OUTSIDE["chinese"], INSIDE["german"]], "de", "en", method="greedy", max_len=5)
+    assert chinese.warning and "script the model never read" in chinese.warning and german.warning is None

@@ -65,6 +65,7 @@ class Translation:
     src_tokens: list[str]
     truncated: bool
     attention: dict[str, list[np.ndarray]] | None = None
+    warning: str | None = None  # set when the source is mostly outside what the model knows (tx.coverage)
 
 
 @dataclass
@@ -171,6 +172,7 @@ class TextTranslator:
                     src_tokens=self.tokenizer.tokens(src),
                     truncated=truncated,
                     attention=None if maps is None else cut_pads(maps, row, len(src), len(hyp.tokens)),
+                    warning=coverage_warning(coverage(texts[i], self.tokenizer.tokens(src[1:-1]))),
                 )
         return results  # type: ignore[return-value]
 
