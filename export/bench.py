@@ -77,12 +77,18 @@ def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q))
 
 
-def interleaved(calls: dict[str, Callable[[int], int]], repeats: int, warmup: int) -> dict[str, tuple[list, int]]:
-    """Run each system's call(repeat) -> tokens once per repeat, rotating the order; (seconds per repeat, tokens)."""
+def interleaved(calls: dict[str, Callable[[int], int]], repeats: int, warmup: int,
+                progress: Callable[[int, int], None] | None = None) -> dict[str, tuple[list, int]]:
+    """Run each system's call(repeat) -> tokens once per repeat, rotating the order; (seconds per repeat, tokens).
+
+    progress(done, total) is called after every round; it may raise to stop the measurement (the app's
+    Stop button: Streamlit interrupts the script at its next call into st)."""
     names = list(calls)
     times: dict[str, list[float]] = {n: [] for n in names}
     tokens: dict[str, int] = {n: 0 for n in names}
     for r in range(warmup + repeats):
+        if progress is not None:
+            progress(r, warmup + repeats)
         for name in names[r % len(names):] + names[:r % len(names)]:
             start = time.perf_counter()
             count = calls[name](r)

@@ -36,8 +36,9 @@ else:
     direction, method = None, None
     standard = pg.examples("sentiment", "text", limit=50)
 text = left.text_input("Text", value=standard[0], key=f"latency_text_{task}", disabled=source != "my text")
-runs = right.slider("Timed runs (N)", 5, 200, 20, key="latency_runs")
-warmup = right.slider("Warm-up runs", 0, 20, 3, key="latency_warmup")
+# Defaults that finish in seconds: beam search on the real translator costs ~0.5 s per round of all systems.
+runs = right.slider("Timed runs (N)", 5, 200, 10, key="latency_runs")
+warmup = right.slider("Warm-up runs", 0, 20, 2, key="latency_warmup")
 cores = os.cpu_count() or 1
 threads = right.number_input("Threads (onnxruntime intra-op and torch.set_num_threads)", 1, cores, min(2, cores),
                              key="latency_threads")
@@ -64,22 +65,41 @@ if st.button("Run", key="latency_go", type="primary"):
             if found is not None and found.provider == "CUDAExecutionProvider":
                 systems["onnxruntime CUDA fp32"] = found
 
+        truncated: set[int] = set()  # which inputs were longer than the model's limit
+
         def call(system):
-            if task == "translate":
-                return lambda r: len(system.translate([texts[r % len(texts)]], src_lang=direction[0],
-                                                      tgt_lang=direction[1], method=method, beam=4)[0].token_ids)
-            return lambda r: len(system.classify([texts[r % len(texts)]])[0].tokens)
+            def run(r: int) -> int:
+                if task == "translate":
+                    out = system.translate([texts[r % len(texts)]], src_lang=direction[0], tgt_lang=direction[1],
+                                           method=method, beam=4)[0]
+                    produced = len(out.token_ids)
+                else:
+                    out = system.classify([texts[r % len(texts)]])[0]
+                    produced = len(out.tokens)
+                if out.truncated:
+                    truncated.add(r % len(texts))
+                return produced
+            return run
+
+        # A Stop button and a bar: each update is a call into Streamlit, where a click on Stop (or a closed tab)
+        # interrupts this script, so the measurement really stops instead of running on with nobody watching.
+        st.button("Stop", key="latency_stop")
+        bar = st.progress(0.0, text="warming up…")
+
+        def progress(done: int, total: int) -> None:
+            bar.progress(done / total, text=f"round {done + 1} of {total} ({len(systems)} systems per round)")
 
         previous = torch.get_num_threads()
         try:
             if not systems:
                 raise RuntimeError("no system could be loaded (see the messages above)")
             torch.set_num_threads(int(threads))
-            with st.spinner(f"{len(systems)} systems × ({warmup} warm-up + {runs} timed runs)…"):
-                measured = interleaved({name: call(s) for name, s in systems.items()}, int(runs), int(warmup))
+            measured = interleaved({name: call(s) for name, s in systems.items()}, int(runs), int(warmup), progress)
+            bar.empty()
             st.session_state[f"latency_result_{task}"] = {"measured": measured, "threads": int(threads),
                                                           "torch_threads": torch.get_num_threads(),
-                                                          "texts": len(texts), "method": method}
+                                                          "texts": len(texts), "method": method,
+                                                          "truncated": sorted(truncated)}
         except Exception as e:
             pg.show_error(e, task)
         finally:
@@ -98,6 +118,9 @@ if done:
                      "speed-up vs PyTorch": round(base / p50, 2) if base else None})
     frame = pd.DataFrame(rows)
     st.subheader("Results")
+    if done.get("truncated"):
+        st.warning(f"{len(done['truncated'])} input(s) exceeded the model's token limit and were truncated: the "
+                   "times are for their beginning only.")
     st.caption(f"{len(next(iter(measured.values()))[0])} timed runs after warm-up · onnxruntime "
                f"{done['threads']} intra-op thread(s) · torch {done['torch_threads']} thread(s) · "
                f"{done['texts']} distinct input(s)" + (f" · {done['method']} decoding" if done["method"] else ""))

@@ -394,6 +394,23 @@ def test_latency_sentiment_standard_set_and_saved_bench(open_page):
     assert figures(at)
 
 
+def test_latency_says_when_the_input_was_truncated(open_page):
+    at = open_page("latency")
+    at.radio(key="latency_task").set_value("sentiment").run()
+    at.text_input(key="latency_text_sentiment").input(LONG_GERMAN).run()
+    at.slider(key="latency_runs").set_value(5).run()
+    at.slider(key="latency_warmup").set_value(0).run()
+    at.button(key="latency_go").click().run()
+    clean(at)
+    assert any("exceeded the model's token limit" in w for w in values(at.warning))
+    assert at.get("button") and any(b.key == "latency_stop" for b in at.button)
+
+
+def test_latency_defaults_are_short():
+    page = (Path(pg.__file__).parent / "pages" / "4_Latency.py").read_text(encoding="utf-8")
+    assert '"Timed runs (N)", 5, 200, 10,' in page and '"Warm-up runs", 0, 20, 2,' in page
+
+
 def test_latency_empty_text(open_page):
     at = open_page("latency")
     at.text_input(key="latency_text_translate").input("   ").run()

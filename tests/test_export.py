@@ -515,6 +515,27 @@ def test_bench_translation_subset(tmp_path, capsys):
         bench_cli.main([str(exported("translate")), "--cases", "greedy-b3"])
 
 
+def test_interleaved_reports_each_round_and_stops_when_progress_raises():
+    from export.bench import interleaved
+
+    calls, seen = [], []
+    systems = {"a": lambda r: calls.append(("a", r)) or 1, "b": lambda r: calls.append(("b", r)) or 2}
+    measured = interleaved(systems, repeats=3, warmup=1, progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(0, 4), (1, 4), (2, 4), (3, 4)] and len(measured["a"][0]) == 3 and measured["b"][1] == 6
+    assert calls[:4] == [("a", 0), ("b", 0), ("b", 1), ("a", 1)]  # rotating order
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_two(done: int, total: int) -> None:
+        if done == 2:
+            raise Stop
+    calls.clear()
+    with pytest.raises(Stop):
+        interleaved(systems, repeats=50, warmup=0, progress=stop_at_two)
+    assert len(calls) == 4  # two rounds, then nothing more ran
+
+
 def test_bench_case_filter_uses_the_requested_names(tmp_path):
     from export import bench as bench_cli
 
