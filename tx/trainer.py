@@ -226,7 +226,13 @@ class Trainer:
                 signal.signal(signal.SIGINT, previous)
             if progress is not None:
                 progress.close()
-        return self.finish()
+        result = self.finish()
+        if self.world > 1:
+            # Every rank waits for rank 0's model directory, then tears the group down: a rank that exits with the
+            # gloo group still alive aborts in C++ ("terminate called without an active exception").
+            dist.barrier()
+            dist.destroy_process_group()
+        return result
 
     def _request_stop(self, *_: Any) -> None:
         if self.stop_requested:  # a second Ctrl-C: give up at once
