@@ -59,7 +59,8 @@ class ClassifierGraph(nn.Module):
         return tuple(flat)
 
     def forward(self, input_ids: Tensor, attention_mask: Tensor):
-        logits, weights = self.model(input_ids, attention_mask, need_weights=True)  # explicit path: see module doc
+        # need_weights: the explicit-softmax path (see module doc)
+        logits, weights = self.model.classify(input_ids, attention_mask, need_weights=True)
         return (logits, *weights) if self.explain else logits
 
 
@@ -75,7 +76,7 @@ class EncoderGraph(nn.Module):
         return tuple(flat)
 
     def forward(self, src_ids: Tensor, src_mask: Tensor):
-        memory, _ = self.model.encode(src_ids, src_mask, need_weights=True)  # explicit path: see module doc
+        memory = self.model.encode(src_ids, src_mask, need_weights=True).memory  # explicit path: see module doc
         cross = [t for layer in self.model.decoder.layers for t in layer.cross_attn.project_kv(memory)]
         return (memory, *cross)
 

@@ -1,14 +1,25 @@
-"""Tiny model directories exported to ONNX, shared by test_export, test_runtime and test_triton.
+"""Tiny model directories exported to ONNX, shared by the export, runtime, app and triton tests.
 
-Exporting costs ~4 s per graph (torch.export tracing, whatever the model size), so each tiny
-model is built and exported once per test process and reused read-only by every test.
+Exporting costs 5-9 s per graph (torch.export tracing, whatever the model size; 6 graphs in all), so
+each tiny model is exported once and kept on disk under `.cache/test-exports/<key>/`, where the key
+hashes everything the export depends on (the sources of `tx/` and `export/`, this file, and the
+torch/onnx/onnxruntime versions): a later run with the same code reuses it, a code change rebuilds
+it. A manifest of file hashes catches a test that wrote into it by mistake (rebuilt then). A failed
+export is remembered for the rest of the process, so dependent tests fail at once with the same
+message instead of exporting again. The directories are read-only by contract: use `fresh_copy`.
 """
 from __future__ import annotations
 
 import atexit
+import contextlib
+import fcntl
 import functools
+import hashlib
+import json
+import os
 import shutil
 import tempfile
+from importlib.metadata import version
 from pathlib import Path
 
 import torch
@@ -80,14 +91,78 @@ def build_sentiment_dir(path: Path, seed: int = 0) -> Path:
     return path
 
 
+REPO = Path(__file__).resolve().parent.parent
+CACHE = Path(os.environ.get("TX_TEST_CACHE", REPO / ".cache" / "test-exports"))
+KEEP_KEYS = 3  # cached code versions kept on disk (older ones are deleted)
+_failures: dict[str, str] = {}  # kind -> why its export failed in this process
+
+
+def cache_key() -> str:
+    """A hash of everything an export depends on: a different key means a rebuild."""
+    h = hashlib.sha256()
+    sources = sorted([*(REPO / "tx").rglob("*.py"), *(REPO / "export").rglob("*.py"), Path(__file__).resolve()])
+    for path in sources:
+        h.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for package in ("torch", "onnx", "onnxruntime-gpu", "onnxscript", "tokenizers"):
+        with contextlib.suppress(Exception):
+            h.update(f"{package}={version(package)}".encode())
+    return h.hexdigest()[:16]
+
+
+def manifest(directory: Path) -> dict[str, str]:
+    return {str(p.relative_to(directory)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def _build(kind: str, target: Path) -> None:
+    """Export a fresh tiny model into `target` (via a temporary sibling, renamed when complete)."""
+    build = build_translation_dir if kind == "translate" else build_sentiment_dir
+    staging = Path(tempfile.mkdtemp(prefix=f".{kind}-", dir=target.parent))
+    try:
+        model_dir = build(staging / "model")
+        report = export_model_dir(model_dir, ExportOptions(data_dir=_root / "no-data"), log=lambda _: None)
+        if not report.ok:
+            raise AssertionError(f"the tiny {kind} model did not export: {report.failures}")
+        (staging / "manifest.json").write_text(json.dumps(manifest(model_dir)), encoding="utf-8")
+        if target.exists():
+            shutil.rmtree(target)
+        staging.rename(target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _prune_old_keys(keep: str) -> None:
+    keys = sorted((p for p in CACHE.iterdir() if p.is_dir() and p.name != keep), key=lambda p: p.stat().st_mtime)
+    for old in keys[:-(KEEP_KEYS - 1)] if KEEP_KEYS > 1 else keys:
+        shutil.rmtree(old, ignore_errors=True)
+
+
 @functools.cache
+def _exported(kind: str) -> Path:
+    key = cache_key()
+    folder = CACHE / key
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / kind
+    # One builder at a time (parallel pytest processes share the cache); the others wait and reuse.
+    with open(folder / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        intact = (target / "manifest.json").is_file() and \
+            json.loads((target / "manifest.json").read_text(encoding="utf-8")) == manifest(target / "model")
+        if not intact:
+            _build(kind, target)
+            _prune_old_keys(key)
+    return target / "model"
+
+
 def exported(kind: str) -> Path:
     """A tiny model directory of `kind` ("translate" | "sentiment") with fp32 + int8 exports (read-only!)."""
-    build = build_translation_dir if kind == "translate" else build_sentiment_dir
-    model_dir = build(_root / kind)
-    report = export_model_dir(model_dir, ExportOptions(data_dir=_root / "no-data"), log=lambda _: None)
-    assert report.ok, report.failures
-    return model_dir
+    if kind in _failures:  # functools.cache does not remember exceptions: every dependent test would re-export
+        raise AssertionError(f"(cached failure) {_failures[kind]}")
+    try:
+        return _exported(kind)
+    except Exception as e:
+        _failures[kind] = f"{type(e).__name__}: {e}"
+        raise
 
 
 def fresh_copy(kind: str, name: str) -> Path:

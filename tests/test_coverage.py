@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import pytest
+from export_fixtures import exported
 
 from export.runtime import OnnxSentimentClassifier, OnnxTranslator
-from tests.export_fixtures import exported
 from tx.coverage import coverage, warning
 from tx.inference import SentimentAnalyzer, Translator
 from tx.tokenizer import Tokenizer

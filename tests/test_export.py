@@ -131,7 +131,7 @@ def test_classifier_explain_attention_equals_pytorch_weights():
     ids, mask = padded_batch([11, 4, 8], model.config.vocab_size, seed=3)
     logits, *weights = run_onnx("sentiment", "classifier_explain", "fp32", [ids, mask])
     with torch.inference_mode():
-        want_logits, want_weights = model(torch.from_numpy(ids), torch.from_numpy(mask), need_weights=True)
+        want_logits, want_weights = model.classify(torch.from_numpy(ids), torch.from_numpy(mask), need_weights=True)
     assert len(weights) == len(want_weights) == shape.n_layers
     for got, want in zip(weights, want_weights, strict=True):
         assert got.shape == (3, shape.n_heads, 11, 11)
@@ -199,8 +199,8 @@ def test_kv_cache_decoder_steps_equal_the_full_decode():
     chunked = steps([4] + [1] * 8)
     full, *_ = run_onnx("translate", "decoder_explain", "fp32", [tgt, memory, src_mask])
     with torch.inference_mode():
-        torch_memory = model.encode(torch.from_numpy(src), torch.from_numpy(src_mask))
-        hidden, _ = model.decode(torch.from_numpy(tgt), torch_memory, torch.from_numpy(src_mask))
+        torch_memory = model.encode(torch.from_numpy(src), torch.from_numpy(src_mask)).memory
+        hidden, _, _ = model.decode(torch.from_numpy(tgt), torch_memory, torch.from_numpy(src_mask))
         torch_full = model.generator(hidden).log_softmax(-1).numpy()
     np.testing.assert_allclose(one_by_one, full, rtol=0, atol=ATOL)
     np.testing.assert_allclose(chunked, full, rtol=0, atol=ATOL)

@@ -45,7 +45,7 @@ def test_padding_does_not_change_encoder_or_decoder(pre_norm):
     src = torch.randint(4, 40, (1, 6))
     padded = F.pad(src, (0, 5), value=0)
     tgt = torch.randint(4, 40, (1, 4))
-    torch.testing.assert_close(model.encode(padded)[:, :6], model.encode(src), atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(model.encode(padded).memory[:, :6], model.encode(src).memory, atol=1e-5, rtol=1e-5)
     torch.testing.assert_close(model(padded, tgt), model(src, tgt), atol=1e-5, rtol=1e-5)
 
 
@@ -65,7 +65,7 @@ def test_all_pad_rows_give_finite_outputs():
     assert torch.isfinite(s2s(src, torch.tensor([[1, 5], [1, 6]]))).all()
     for pooling in ("mean", "max"):
         assert torch.isfinite(tiny_classifier(pooling=pooling)(src)).all()
-    assert torch.isfinite(clf(src, need_weights=True)[1][0]).all()
+    assert torch.isfinite(clf.classify(src, need_weights=True).weights[0]).all()
 
 
 @pytest.mark.parametrize("pre_norm", [False, True])
@@ -75,18 +75,18 @@ def test_kv_cache_decoding_equals_full_prefix(pre_norm):
     src[1, 4:] = 0
     tgt = torch.randint(4, 40, (3, 9))
     mask = model.source_mask(src)
-    memory = model.encode(src, mask)
-    full, _ = model.decode(tgt, memory, mask)
+    memory = model.encode(src, mask).memory
+    full = model.decode(tgt, memory, mask).hidden
     cache = model.init_cache(memory)
     steps = []
     for t in range(tgt.size(1)):
-        hidden, cache = model.decode(tgt[:, t:t + 1], None, mask, cache=cache)
+        hidden, cache, _ = model.decode(tgt[:, t:t + 1], None, mask, cache=cache)
         steps.append(hidden)
     torch.testing.assert_close(torch.cat(steps, 1), full, atol=1e-5, rtol=1e-5)
     assert cache[0][0].shape == (3, 4, 9, 8)  # (B, H, P, K) after 9 steps
     # a prefill of 4 tokens then single steps gives the same too
-    hidden, cache = model.decode(tgt[:, :4], memory, mask)
-    rest, _ = model.decode(tgt[:, 4:], None, mask, cache=cache)
+    hidden, cache, _ = model.decode(tgt[:, :4], memory, mask)
+    rest = model.decode(tgt[:, 4:], None, mask, cache=cache).hidden
     torch.testing.assert_close(torch.cat([hidden, rest], 1), full, atol=1e-5, rtol=1e-5)
 
 
@@ -97,9 +97,10 @@ def test_need_weights_paths_agree_and_have_shapes():
     tgt = torch.randint(4, 40, (2, 5))
     mask = model.source_mask(src)
     memory, enc_w = model.encode(src, mask, need_weights=True)
-    torch.testing.assert_close(memory, model.encode(src, mask), atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(memory, model.encode(src, mask).memory, atol=1e-5, rtol=1e-5)
     hidden, _, w = model.decode(tgt, memory, mask, need_weights=True)
-    fast, _ = model.decode(tgt, memory, mask)
+    fast, _, no_weights = model.decode(tgt, memory, mask)
+    assert no_weights is None and model.encode(src, mask).weights is None  # one result type, weights or None
     torch.testing.assert_close(hidden, fast, atol=1e-5, rtol=1e-5)
     assert len(enc_w) == 2 and enc_w[0].shape == (2, 4, 6, 6)
     assert w["self"][0].shape == (2, 4, 5, 5) and w["cross"][1].shape == (2, 4, 5, 6)

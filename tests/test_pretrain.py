@@ -149,7 +149,7 @@ def test_sentiment_init_from_a_pretrained_masked_lm(pretrained, tmp_path):
 
 
 def test_init_from_a_classifier_is_a_clear_error(tmp_path):
-    from tests.export_fixtures import build_sentiment_dir
+    from export_fixtures import build_sentiment_dir
 
     data = make_sentiment_data(tmp_path)
     model_dir = build_sentiment_dir(tmp_path / "clf")
@@ -245,8 +245,9 @@ def test_trained_classifier_ships_with_its_temperature_and_labels_unchanged(tmp_
 
 
 def test_onnx_gives_the_same_calibrated_probabilities_as_pytorch():
+    from export_fixtures import REVIEWS, SENTIMENT_TEMPERATURE, exported
+
     from export.runtime import OnnxSentimentClassifier
-    from tests.export_fixtures import REVIEWS, SENTIMENT_TEMPERATURE, exported
     from tx.inference import SentimentAnalyzer
 
     model_dir = exported("sentiment")  # exported with temperature SENTIMENT_TEMPERATURE in its config

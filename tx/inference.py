@@ -304,8 +304,7 @@ class SentimentAnalyzer(TextClassifier):
 
     @torch.inference_mode()
     def model_logits(self, ids: np.ndarray, mask: np.ndarray, need_weights: bool):
-        out = self.model(torch.from_numpy(ids), torch.from_numpy(mask), need_weights=need_weights)
-        logits, weights = out if need_weights else (out, None)
+        logits, weights = self.model.classify(torch.from_numpy(ids), torch.from_numpy(mask), need_weights)
         return logits.float().numpy(), None if weights is None else [w.float().numpy() for w in weights]
 
     @classmethod

@@ -63,7 +63,12 @@ class FeedForward(nn.Module):
 
 
 class Residual(nn.Module):
-    """A sublayer with its residual connection, dropout and LayerNorm.
+    """The residual connection around a sublayer, with its dropout and LayerNorm, in two halves so that a layer
+    calls its sublayer itself and keeps everything the sublayer returns (weights, keys, values):
+
+        h = residual.sublayer_input(x)
+        out, weights = sublayer(h)
+        x = residual.merge(x, out)
 
     post-LN (paper): LayerNorm(x + Dropout(sublayer(x)))
     pre-LN:          x + Dropout(sublayer(LayerNorm(x)))  -- trains without warm-up tricks, needs a final norm
@@ -75,10 +80,18 @@ class Residual(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.pre_norm = pre_norm
 
-    def forward(self, x: Tensor, sublayer: Callable[[Tensor], Tensor]) -> Tensor:
+    def sublayer_input(self, x: Tensor) -> Tensor:
+        return self.norm(x) if self.pre_norm else x
+
+    def merge(self, x: Tensor, out: Tensor) -> Tensor:
+        """x: the residual stream; out: what the sublayer computed from `sublayer_input(x)`."""
         if self.pre_norm:
-            return x + self.dropout(sublayer(self.norm(x)))
-        return self.norm(x + self.dropout(sublayer(x)))
+            return x + self.dropout(out)
+        return self.norm(x + self.dropout(out))
+
+    def forward(self, x: Tensor, sublayer: Callable[[Tensor], Tensor]) -> Tensor:
+        """For a sublayer that returns one tensor (the feed-forward network)."""
+        return self.merge(x, sublayer(self.sublayer_input(x)))
 
 
 class EncoderLayer(nn.Module):
@@ -92,16 +105,11 @@ class EncoderLayer(nn.Module):
         self.res_ff = Residual(d_model, dropout, pre_norm)
 
     def forward(self, x: Tensor, mask: Tensor, need_weights: bool = False) -> tuple[Tensor, Tensor | None]:
-        weights = []
-
-        def self_attention(h: Tensor) -> Tensor:
-            out, w = self.self_attn(h, h, h, mask, need_weights)
-            weights.append(w)
-            return out
-
-        x = self.res_attn(x, self_attention)
-        x = self.res_ff(x, self.feed_forward)
-        return x, weights[0]
+        """x (B, S, D) -> ((B, S, D), self-attention weights (B, H, S, S) or None)."""
+        h = self.res_attn.sublayer_input(x)
+        attended, weights = self.self_attn(h, h, h, mask, need_weights)
+        x = self.res_attn.merge(x, attended)
+        return self.res_ff(x, self.feed_forward), weights
 
 
 class DecoderLayer(nn.Module):
@@ -122,29 +130,23 @@ class DecoderLayer(nn.Module):
 
     def forward(self, x: Tensor, cache: LayerCache, src_mask: Tensor, tgt_mask: Tensor,
                 need_weights: bool = False) -> tuple[Tensor, LayerCache, tuple[Tensor | None, Tensor | None]]:
-        """x (B, T, D) new target positions; src_mask (B, 1, 1, S); tgt_mask (1|B, 1, T, P+T)."""
+        """x (B, T, D) new target positions; src_mask (B, 1, 1, S); tgt_mask (1|B, 1, T, P+T).
+
+        Returns (x (B, T, D), the layer's cache extended by the T new positions, (self weights, cross weights))."""
         past_k, past_v, cross_k, cross_v = cache
-        weights = []
-        present = []
+        h = self.res_self.sublayer_input(x)
+        k, v = self.self_attn.project_kv(h)
+        k = torch.cat([past_k, k], dim=2)  # (B, H, P, K) + (B, H, T, K) -> (B, H, P+T, K)
+        v = torch.cat([past_v, v], dim=2)
+        attended, self_weights = self.self_attn.attend(h, k, v, tgt_mask, need_weights)
+        x = self.res_self.merge(x, attended)
 
-        def self_attention(h: Tensor) -> Tensor:
-            k, v = self.self_attn.project_kv(h)
-            k = torch.cat([past_k, k], dim=2)  # (B, H, P, K) + (B, H, T, K) -> (B, H, P+T, K)
-            v = torch.cat([past_v, v], dim=2)
-            present.extend((k, v))
-            out, w = self.self_attn.attend(h, k, v, tgt_mask, need_weights)
-            weights.append(w)
-            return out
+        h = self.res_cross.sublayer_input(x)
+        attended, cross_weights = self.cross_attn.attend(h, cross_k, cross_v, src_mask, need_weights)
+        x = self.res_cross.merge(x, attended)
 
-        def cross_attention(h: Tensor) -> Tensor:
-            out, w = self.cross_attn.attend(h, cross_k, cross_v, src_mask, need_weights)
-            weights.append(w)
-            return out
-
-        x = self.res_self(x, self_attention)
-        x = self.res_cross(x, cross_attention)
         x = self.res_ff(x, self.feed_forward)
-        return x, (present[0], present[1], cross_k, cross_v), (weights[0], weights[1])
+        return x, (k, v, cross_k, cross_v), (self_weights, cross_weights)
 
 
 class Encoder(nn.Module):

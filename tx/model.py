@@ -4,12 +4,36 @@
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import torch
 from torch import Tensor, nn
 
 from .config import ClassifierConfig, MaskedLMConfig, Seq2SeqConfig
 from .layers import Decoder, Embeddings, Encoder, LayerCache, PositionalEncoding
 from .masks import causal_mask, padding_mask
+
+
+class Encoded(NamedTuple):
+    """What `Seq2SeqTransformer.encode` returns, whether or not weights were asked for."""
+
+    memory: Tensor  # (B, S, D) encoder output
+    weights: list[Tensor] | None  # L × (B, H, S, S) self-attention weights with need_weights, else None
+
+
+class Decoded(NamedTuple):
+    """What `Seq2SeqTransformer.decode` returns, whether or not weights were asked for."""
+
+    hidden: Tensor  # (B, T, D) decoder states of the new positions (the generator turns them into logits)
+    cache: list[LayerCache]  # per decoder layer, now covering every target position so far
+    weights: dict[str, list[Tensor]] | None  # {"self": L × (B, H, T, P+T), "cross": L × (B, H, T, S)} or None
+
+
+class Classified(NamedTuple):
+    """What `SentimentClassifier.classify` returns."""
+
+    logits: Tensor  # (B, C), already divided by the calibration temperature
+    weights: list[Tensor] | None  # L × (B, H, S, S) self-attention weights with need_weights, else None
 
 
 def xavier_init(module: nn.Module) -> None:
@@ -42,12 +66,11 @@ class Seq2SeqTransformer(nn.Module):
     def source_mask(self, src: Tensor) -> Tensor:
         return padding_mask(src, self.config.pad_id)
 
-    def encode(self, src: Tensor, src_mask: Tensor | None = None, need_weights: bool = False):
-        """src (B, S) -> memory (B, S, D); with need_weights, (memory, L × (B, H, S, S))."""
+    def encode(self, src: Tensor, src_mask: Tensor | None = None, need_weights: bool = False) -> Encoded:
+        """src (B, S) -> Encoded(memory (B, S, D), weights or None)."""
         if src_mask is None:
             src_mask = self.source_mask(src)
-        memory, weights = self.encoder(self.positional(self.src_embed(src)), src_mask, need_weights)
-        return (memory, weights) if need_weights else memory
+        return Encoded(*self.encoder(self.positional(self.src_embed(src)), src_mask, need_weights))
 
     def init_cache(self, memory: Tensor) -> list[LayerCache]:
         """An empty self-attention cache plus the cross-attention K/V of `memory`, per decoder layer."""
@@ -57,11 +80,10 @@ class Seq2SeqTransformer(nn.Module):
         return [(empty, empty, *layer.cross_attn.project_kv(memory)) for layer in self.decoder.layers]
 
     def decode(self, tgt: Tensor, memory: Tensor | None, src_mask: Tensor, tgt_mask: Tensor | None = None,
-               cache: list[LayerCache] | None = None, need_weights: bool = False):
+               cache: list[LayerCache] | None = None, need_weights: bool = False) -> Decoded:
         """Run the decoder on new target tokens tgt (B, T) after the cached positions.
 
-        Returns (hidden (B, T, D), cache) where cache now covers every position so far;
-        with need_weights also {"self": L × (B, H, T, P+T), "cross": L × (B, H, T, S)}.
+        Returns Decoded(hidden (B, T, D), cache covering every position so far, weights or None).
         `memory` is only read when no cache is given (the cache holds its K/V).
         """
         if cache is None:
@@ -70,16 +92,14 @@ class Seq2SeqTransformer(nn.Module):
         if tgt_mask is None:
             tgt_mask = causal_mask(tgt.size(1), past, device=tgt.device)
         x = self.positional(self.tgt_embed(tgt), offset=past)
-        hidden, cache, weights = self.decoder(x, cache, src_mask, tgt_mask, need_weights)
-        return (hidden, cache, weights) if need_weights else (hidden, cache)
+        return Decoded(*self.decoder(x, cache, src_mask, tgt_mask, need_weights))
 
     def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None) -> Tensor:
         """Teacher-forced logits (B, T, V) for target inputs tgt (B, T)."""
         if src_mask is None:
             src_mask = self.source_mask(src)
-        memory = self.encode(src, src_mask)
-        hidden, _ = self.decode(tgt, memory, src_mask)
-        return self.generator(hidden)
+        memory = self.encode(src, src_mask).memory
+        return self.generator(self.decode(tgt, memory, src_mask).hidden)
 
 
 class SentimentClassifier(nn.Module):
@@ -103,13 +123,16 @@ class SentimentClassifier(nn.Module):
             return masked.amax(dim=1).nan_to_num(0.0, posinf=0.0, neginf=0.0)
         return (x * m).sum(dim=1) / m.sum(dim=1).clamp(min=1.0)
 
-    def forward(self, input_ids: Tensor, attention_mask: Tensor | None = None, need_weights: bool = False):
-        """input_ids (B, S), attention_mask (B, S) True/1 at real tokens -> logits (B, C);
-        with need_weights, (logits, L × (B, H, S, S))."""
+    def classify(self, input_ids: Tensor, attention_mask: Tensor | None = None,
+                 need_weights: bool = False) -> Classified:
+        """input_ids (B, S), attention_mask (B, S) True/1 at real tokens -> Classified(logits (B, C), weights)."""
         keep = padding_mask(input_ids, self.config.pad_id) if attention_mask is None else attention_mask.bool()
         x, weights = self.encoder(self.positional(self.embed(input_ids)), keep, need_weights)
-        logits = self.head(self.dropout(self.pool(x, keep))) / self.config.temperature
-        return (logits, weights) if need_weights else logits
+        return Classified(self.head(self.dropout(self.pool(x, keep))) / self.config.temperature, weights)
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor | None = None) -> Tensor:
+        """Logits (B, C) only: what training and the lean exports need."""
+        return self.classify(input_ids, attention_mask).logits
 
 
 class MaskedLanguageModel(nn.Module):

@@ -55,13 +55,13 @@ class TorchBackend:
     @torch.inference_mode()
     def encode(self, src_ids: Tensor, src_mask: Tensor) -> TorchState:
         src_ids, src_mask = src_ids.to(self.device), src_mask.to(self.device)
-        memory = self.model.encode(src_ids, src_mask)
+        memory = self.model.encode(src_ids, src_mask).memory
         return TorchState(src_mask, self.model.init_cache(memory))
 
     @torch.inference_mode()
     def step(self, tokens: Tensor, state: TorchState) -> tuple[Tensor, TorchState]:
         new = tokens.to(self.device)[:, None]  # (B,) -> (B, 1): one new position per row
-        hidden, cache = self.model.decode(new, None, state.src_mask, cache=state.cache)
+        hidden, cache, _ = self.model.decode(new, None, state.src_mask, cache=state.cache)
         return self._log_probs(hidden), TorchState(state.src_mask, cache)
 
     @torch.inference_mode()
@@ -74,7 +74,7 @@ class TorchBackend:
     def attention(self, src_ids: Tensor, src_mask: Tensor, tgt_ids: Tensor) -> dict[str, list[np.ndarray]]:
         src_ids, src_mask, tgt_ids = src_ids.to(self.device), src_mask.to(self.device), tgt_ids.to(self.device)
         memory, encoder = self.model.encode(src_ids, src_mask, need_weights=True)
-        _, _, decoder = self.model.decode(tgt_ids, memory, src_mask, need_weights=True)
+        decoder = self.model.decode(tgt_ids, memory, src_mask, need_weights=True).weights
         to_numpy = lambda ws: [w.float().cpu().numpy() for w in ws]
         return {"encoder": to_numpy(encoder), "self": to_numpy(decoder["self"]), "cross": to_numpy(decoder["cross"])}
 
@@ -117,13 +117,13 @@ class FullPrefixBackend(TorchBackend):
     @torch.inference_mode()
     def encode(self, src_ids: Tensor, src_mask: Tensor) -> PrefixState:
         src_ids, src_mask = src_ids.to(self.device), src_mask.to(self.device)
-        memory = self.model.encode(src_ids, src_mask)
+        memory = self.model.encode(src_ids, src_mask).memory
         return PrefixState(src_mask, memory, src_ids.new_zeros(src_ids.size(0), 0))
 
     @torch.inference_mode()
     def step(self, tokens: Tensor, state: PrefixState) -> tuple[Tensor, PrefixState]:
         prefix = torch.cat([state.prefix, tokens.to(self.device)[:, None]], dim=1)  # (B, P) -> (B, P+1)
-        hidden, _ = self.model.decode(prefix, state.memory, state.src_mask)
+        hidden = self.model.decode(prefix, state.memory, state.src_mask).hidden
         return self._log_probs(hidden), PrefixState(state.src_mask, state.memory, prefix)
 
     @torch.inference_mode()
