@@ -258,7 +258,8 @@ def test_int8_greedy_translations_mostly_agree_on_a_trained_model(tmp_path):
     from export.model_files import sha256_of
     from export.onnx_export import export_graph, graph_metadata
     from export.runtime import OnnxTranslator
-    from tx.inference import Translator, pad
+    from tx.batching import pad
+    from tx.inference import Translator
     from tx.tokenizer import Tokenizer
 
     tokenizer = Tokenizer.from_str(tokenizer_json())

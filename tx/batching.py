@@ -1,4 +1,4 @@
-"""Length-bucketed batches under a token budget, and padding them into tensors.
+"""Length-bucketed batches under a token budget, and padding them into arrays.
 
 Why buckets: a batch pads every row to its longest one, so mixing a 5-token phrase with a
 60-token sentence wastes most of the compute. Sorting by length (with a little noise so the
@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-import torch
+import numpy as np
 
 
 def token_batches(lengths: Sequence[int], max_tokens: int, seed: int = 0, max_rows: int = 1024) -> list[list[int]]:
@@ -37,10 +37,13 @@ def token_batches(lengths: Sequence[int], max_tokens: int, seed: int = 0, max_ro
     return batches
 
 
-def pad_rows(rows: Sequence[Sequence[int]], pad_id: int) -> torch.Tensor:
-    """Token lists -> (B, S) long tensor, right-padded with pad_id."""
+def pad(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """The one padding helper (training batches and inference alike): token lists -> ids (B, S) int64, right-padded
+    with pad_id, and mask (B, S) bool, True at real tokens. Training wraps ids with torch.from_numpy (no copy)."""
     width = max(1, max(len(r) for r in rows))
-    out = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    ids = np.full((len(rows), width), pad_id, dtype=np.int64)
+    mask = np.zeros((len(rows), width), dtype=bool)
     for i, row in enumerate(rows):
-        out[i, :len(row)] = torch.as_tensor(row, dtype=torch.long)
-    return out
+        ids[i, :len(row)] = row
+        mask[i, :len(row)] = True
+    return ids, mask

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 import torch
 
+from .batching import pad
 from .checkpoint import load_model_dir, read_model_config
 from .config import Seq2SeqConfig
 from .decoding import FullPrefixBackend, TorchBackend, beam_search, greedy
-from .inference import TextTranslator, load_tokenizer, pad
+from .inference import TextTranslator, load_tokenizer
 from .model import Seq2SeqTransformer
 
 GERMAN_SENTENCES = [

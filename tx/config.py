@@ -17,7 +17,10 @@ class EncoderConfig:
     n_heads: int = 4  # attention heads; d_model must divide by it (d_k = d_model / n_heads)
     n_layers: int = 3  # encoder layers
     d_ff: int = 1024  # inner width of the position-wise feed-forward network
-    dropout: float = 0.1  # dropout on sublayer outputs, embeddings and attention weights
+    # Dropout on each sublayer's output and on embeddings + positional encoding (paper §5.4), and also on the
+    # attention weights and inside the feed-forward network after the ReLU: those two are not in the paper's
+    # text (they are in its tensor2tensor code and the Annotated Transformer); tests/test_recipe.py pins them all.
+    dropout: float = 0.1
     max_len: int = 256  # longest sequence the positional-encoding table covers
     pre_norm: bool = False  # False: post-LN as in the paper; True: pre-LN (LayerNorm before each sublayer)
     pad_id: int = 0  # token id used for padding; never attended to

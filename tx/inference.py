@@ -20,6 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
+from .batching import pad
 from .checkpoint import TOKENIZER_FILE, CheckpointError, load_model_dir, read_model_config
 from .coverage import coverage
 from .coverage import warning as coverage_warning
@@ -97,17 +98,6 @@ def batches_by_length(lengths: Sequence[int], size: int = BATCH_SIZE) -> Iterato
     order = sorted(range(len(lengths)), key=lambda i: lengths[i])
     for start in range(0, len(order), size):
         yield order[start:start + size]
-
-
-def pad(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[np.ndarray, np.ndarray]:
-    """Token lists -> ids (B, S) int64 padded with pad_id, and mask (B, S) bool True at real tokens."""
-    width = max(1, max(len(r) for r in rows))
-    ids = np.full((len(rows), width), pad_id, dtype=np.int64)
-    mask = np.zeros((len(rows), width), dtype=bool)
-    for i, row in enumerate(rows):
-        ids[i, :len(row)] = row
-        mask[i, :len(row)] = True
-    return ids, mask
 
 
 def language_tag_id(tokenizer: TextTokenizer, lang: str) -> int:

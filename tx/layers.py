@@ -52,7 +52,8 @@ class Embeddings(nn.Module):
 
 
 class FeedForward(nn.Module):
-    """Position-wise FFN(x) = max(0, x W1 + b1) W2 + b2."""
+    """Position-wise FFN(x) = max(0, x W1 + b1) W2 + b2, with dropout after the max (not in the paper's formula:
+    tensor2tensor's and the Annotated Transformer's choice; see EncoderConfig.dropout)."""
 
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0):
         super().__init__()

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .batching import pad_rows, token_batches
+from .batching import pad, token_batches
 from .checkpoint import TOKENIZER_FILE, load_model_dir, read_model_config, save_model_dir
 from .config import ClassifierConfig, MaskedLMConfig, Seq2SeqConfig
 from .data import read_tsv
@@ -151,6 +151,10 @@ def mix_rows(rows: list[dict[str, str]], mix: dict[str, float], seed: int) -> li
     return out
 
 
+def padded(rows: list[list[int]], pad_id: int) -> torch.Tensor:
+    return torch.from_numpy(pad(rows, pad_id)[0])  # (B, S) int64
+
+
 class TranslateTask:
     def __init__(self, cfg: TranslateConfig, tokenizer: Tokenizer | None = None, quiet: bool = False):
         self.cfg = cfg
@@ -215,9 +219,9 @@ class TranslateTask:
         tok = self.tokenizer
         batches = []
         for group in groups:
-            src = pad_rows([examples[i][0] for i in group], tok.pad_id)
-            tgt_in = pad_rows([[tok.bos_id] + examples[i][1] for i in group], tok.pad_id)
-            tgt_out = pad_rows([examples[i][1] + [tok.eos_id] for i in group], tok.pad_id)
+            src = padded([examples[i][0] for i in group], tok.pad_id)
+            tgt_in = padded([[tok.bos_id] + examples[i][1] for i in group], tok.pad_id)
+            tgt_out = padded([examples[i][1] + [tok.eos_id] for i in group], tok.pad_id)
             batches.append({"src_ids": src, "tgt_ids": tgt_in, "labels": tgt_out})
         return batches
 
@@ -321,7 +325,7 @@ class SentimentTask:
                for x in self.tokenizer.encode_batch([r["text"] for r in rows])]
         labels = [LABELS.index(r["label"]) for r in rows]
         groups = token_batches([len(x) for x in ids], max_tokens, seed, max_rows=256)
-        return [{"input_ids": pad_rows([ids[i] for i in g], self.tokenizer.pad_id),
+        return [{"input_ids": padded([ids[i] for i in g], self.tokenizer.pad_id),
                  "labels": torch.tensor([labels[i] for i in g])} for g in groups]
 
     def loss(self, model: nn.Module, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, int]:
@@ -395,7 +399,7 @@ class PretrainTask:
         ids = [x[:self.cfg.max_len] for x in self.tokenizer.encode_batch([r["text"] for r in rows])]
         ids = [x for x in ids if len(x) >= 2]  # one piece leaves nothing to predict it from
         groups = token_batches([len(x) for x in ids], max_tokens, seed, max_rows=512)
-        return [{"input_ids": pad_rows([ids[i] for i in g], self.tokenizer.pad_id)} for g in groups]
+        return [{"input_ids": padded([ids[i] for i in g], self.tokenizer.pad_id)} for g in groups]
 
     def mask(self, ids: torch.Tensor, generator: torch.Generator | None = None
              ) -> tuple[torch.Tensor, torch.Tensor]:

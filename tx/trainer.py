@@ -6,8 +6,10 @@ tensors), `loss(model, batch) -> (summed loss, count)`, `evaluate(model) -> metr
 `score_name` (the metric that picks the best checkpoint; higher is better), `checkpoint_extra()`
 (what must travel with a checkpoint, e.g. the tokenizer) and `save_model_dir(model, directory)`.
 
-Recipe (paper §5.3): Adam β=(0.9, 0.98), ε=1e-9; linear warm-up to `lr` then inverse-sqrt decay;
-gradient clipping. Exact resume: a checkpoint holds model, optimizer, scheduler, step, the
+Recipe (paper §5.3): Adam β=(0.9, 0.98), ε=1e-9; linear warm-up to `lr` then inverse-sqrt decay (with
+lr = (d_model · warmup)^-0.5 that is the paper's formula exactly; tests/test_recipe.py checks it).
+Not from the paper: gradient clipping (`clip_grad`, a guard against the post-LN loss spikes of small
+batches) and the optional decay floor (`min_lr_ratio`) and weight decay (AdamW), both off by default. Exact resume: a checkpoint holds model, optimizer, scheduler, step, the
 position inside the epoch and the RNG states, and batch order is a pure function of (seed, epoch),
 so N steps straight equal N/2 steps + resume + N/2 steps. Several processes: `torchrun` sets
 WORLD_SIZE/RANK; the model is wrapped in DistributedDataParallel (gloo on CPU, nccl on CUDA),
@@ -43,8 +45,10 @@ class TrainConfig:
     warmup_steps: int = 1000  # linear warm-up length; inverse-sqrt decay afterwards
     min_lr_ratio: float = 0.0  # floor of the decay as a fraction of lr (0 = pure inverse-sqrt)
     weight_decay: float = 0.0  # decoupled (AdamW) weight decay; 0 = the paper's plain Adam
-    label_smoothing: float = 0.1  # paper §5.4
-    clip_grad: float = 1.0  # max global gradient norm (0 = no clipping)
+    # Paper §5.4, ε_ls = 0.1. Deviation: PyTorch's label_smoothing spreads ε over every class, <pad> included
+    # (ε/V each), where the Annotated Transformer gives <pad> none; with V = 10k the difference is 1e-5 per class.
+    label_smoothing: float = 0.1
+    clip_grad: float = 1.0  # max global gradient norm (0 = no clipping); not in the paper, see the module doc
     batch_tokens: int = 4096  # padded tokens per batch per process (rows × longest row)
     max_epochs: int = 100  # stop after this many passes over the training data
     max_steps: int = 0  # stop after this many optimizer steps (0 = no limit)
