@@ -117,19 +117,16 @@ def test_classifier_equals_pytorch(classifier, analyzer):
     assert all(p.attention is None for p in classifier.classify(REVIEW_TEXTS))
 
 
-def test_int8_runs_and_mostly_agrees_with_fp32(translator, classifier):
+def test_int8_runs_beam_search_with_attention_and_classifies(translator, classifier):
     int8 = OnnxTranslator(exported("translate"), provider="cpu", precision="int8")
     assert int8.precision == "int8" and int8.provider == CPU
-    fp32_out = translator.translate(GERMAN, method="greedy") + translator.translate(ENGLISH, "en", "de", "greedy")
-    int8_out = int8.translate(GERMAN, method="greedy") + int8.translate(ENGLISH, "en", "de", "greedy")
-    same = sum(a.token_ids == b.token_ids for a, b in zip(int8_out, fp32_out, strict=True))
-    assert same >= 0.75 * len(fp32_out), f"{same} of {len(fp32_out)}"  # measured 16 of 18; 0 with 8-bit weights
     beams = int8.translate(GERMAN[:3], method="beam", max_len=8, attention=True)
     assert all(1 <= len(t.token_ids) <= 8 and t.attention["cross"][0].shape[-1] == len(t.src_tokens) for t in beams)
     int8_classifier = OnnxSentimentClassifier(exported("sentiment"), provider="cpu", precision="int8")
     got, want = int8_classifier.classify(REVIEW_TEXTS), classifier.classify(REVIEW_TEXTS)
-    assert [p.label for p in got] == [p.label for p in want]
     assert max(abs(g.probs[k] - w.probs[k]) for g, w in zip(got, want, strict=True) for k in g.probs) < 0.05
+    # labels may differ only where fp32 itself is within that error of a tie
+    assert all(g.label == w.label for g, w in zip(got, want, strict=True) if max(w.probs.values()) > 0.55)
 
 
 # --- providers -----------------------------------------------------------------------------------------------------
@@ -335,3 +332,38 @@ def test_emoji_cjk_and_control_characters_never_crash(translator, reference, cla
         assert got.label == want.label and sum(got.probs.values()) == pytest.approx(1.0)
         assert all(np.isfinite(v) for v in got.probs.values())
         assert all(np.isfinite(w).all() for w in got.attention)
+
+
+def teacher_forced(translator: OnnxTranslator, text: str, src: str, tgt: str, tokens: list[int]) -> np.ndarray:
+    """The log-probs (T, V) the translator's decoder gives at each step when fed <s> + tokens[:-1]."""
+    ids, _ = translator.source_ids(text, tgt)
+    backend = translator.backend
+    state = backend.encode(torch.tensor([ids]), torch.ones(1, len(ids), dtype=torch.bool))
+    rows = []
+    for token in [translator.tokenizer.bos_id, *tokens[:-1]]:
+        log_probs, state = backend.step(torch.tensor([token]), state)
+        rows.append(log_probs[0].numpy())
+    return np.stack(rows)
+
+
+@pytest.mark.parametrize("src, tgt, texts", [("de", "en", GERMAN), ("en", "de", ENGLISH)])
+def test_int8_follows_fp32_until_its_error_could_flip_a_token(translator, src, tgt, texts):
+    """Properties that hold for any faithful int8 graph, not a share measured on random weights: int8's
+    log-probs stay within 0.5 nats of fp32's (7-bit weights without saturation are ~0.1; an overflowing 8-bit
+    scheme was >> 1), and int8's greedy output equals fp32's at least up to the first step where fp32's
+    top-1 margin is smaller than twice int8's measured error (before it, no error of that size can change
+    the choice, so a difference there is a bug in the int8 search, not quantisation)."""
+    int8 = OnnxTranslator(exported("translate"), provider="cpu", precision="int8")
+    for text in texts:  # one by one: int8 activations are quantised per batch, so a batch could differ
+        [want] = translator.translate([text], src, tgt, method="greedy")
+        [got] = int8.translate([text], src, tgt, method="greedy")
+        fp32_steps = teacher_forced(translator, text, src, tgt, want.token_ids)
+        int8_steps = teacher_forced(int8, text, src, tgt, want.token_ids)
+        error = np.abs(int8_steps - fp32_steps).max(axis=-1)  # (T,)
+        assert error.max() < 0.5, f"{text!r}: int8 log-probs off by {error.max():.3f} nats"
+        top2 = np.sort(fp32_steps, axis=-1)[:, -2:]
+        safe = top2[:, 1] - top2[:, 0] > 2 * error
+        first_unsafe = int(np.argmin(safe)) if not safe.all() else len(safe)
+        assert got.token_ids[:first_unsafe] == want.token_ids[:first_unsafe], text
+        if first_unsafe == len(safe):
+            assert got.token_ids == want.token_ids, text
