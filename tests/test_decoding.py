@@ -364,3 +364,28 @@ def test_benchmark_times_every_case_and_forces_the_minimum_length():
     assert all(c.sentences == 3 and 12 <= c.tokens <= 18 and c.seconds > 0 for c in cases)
     table = format_table(cases)
     assert table.count("\n") == len(cases) + 1 and "x" in table  # header, rule, one row per case with speed-ups
+
+
+@pytest.mark.parametrize("search, kw", [(greedy, {}), (beam_search, {"beam": 4, "length_penalty": 0.6}),
+                                        (sample, {"seed": 3, "top_k": 5})])
+@pytest.mark.parametrize("backend_class", [TorchBackend, FullPrefixBackend])
+def test_attention_recorded_by_the_search_equals_a_teacher_forced_pass(search, kw, backend_class):
+    """The maps the Translate page shows come from the search's own steps: they must be exactly what one
+    teacher-forced pass over the chosen tokens gives (this checks that beams carry their maps when reordered),
+    and the per-token log-probabilities must add up to the hypothesis' log_prob."""
+    model = tiny_seq2seq()
+    src, mask = padded_batch([7, 4, 9], seed=2)
+    backend = backend_class(model)
+    hyps = search(backend, src, mask, max_len=12, attention=True, **kw)
+    plain = search(backend, src, mask, max_len=12, **kw)
+    assert [h.tokens for h in hyps] == [h.tokens for h in plain], "recording attention changes no output"
+    for row, hyp in enumerate(hyps):
+        n = int(mask[row].sum())
+        inputs = torch.tensor([[BOS] + hyp.tokens[:-1]])
+        cross = TorchBackend(model).attention(src[row:row + 1, :n], mask[row:row + 1, :n], inputs)["cross"]
+        want = torch.stack([torch.from_numpy(layer[0]) for layer in cross])  # L × (1, H, T, S) -> (L, H, T, S)
+        got = hyp.attention.permute(1, 2, 0, 3)[..., :n]  # (T, L, H, S) -> (L, H, T, S), pads cut
+        torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+        assert len(hyp.token_log_probs) == len(hyp.tokens)
+        assert sum(hyp.token_log_probs) == pytest.approx(hyp.log_prob, abs=1e-4)
+        assert hyp.log_prob == pytest.approx(model_log_prob(model, src[row:row + 1, :n], hyp.tokens), abs=1e-4)

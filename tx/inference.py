@@ -13,7 +13,7 @@ characters) goes through the tokenizer as it is.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -54,9 +54,13 @@ class Translation:
     `token_ids`/`tokens`: what the model generated, the final `</s>` included when it ended
     by itself (BOS excluded). `src_tokens`: what the encoder saw, `<2xx>` tag and `</s>` included.
     `score`: log P(tokens) / ((5 + len) / 6) ** length_penalty, the same for every method.
+    `token_probs`: the model's probability of each generated token when it chose it; `confidence`:
+    their geometric mean, exp(mean log-probability), in (0, 1]: the model's own per-token certainty
+    (how it relates to being right is measured per model: `tx.confidence`).
     `attention` (when asked for): {"encoder": L × (H, S, S), "self": L × (H, T, T),
     "cross": L × (H, T, S)} with S = len(src_tokens), T = len(tokens); row t is the step that
-    produced tokens[t], whose decoder input was ["<s>"] + tokens[:-1] at position t.
+    produced tokens[t], whose decoder input was ["<s>"] + tokens[:-1] at position t. With
+    attention="cross" only "cross" is there, recorded by the search itself (no second pass).
     """
 
     text: str
@@ -67,6 +71,19 @@ class Translation:
     truncated: bool
     attention: dict[str, list[np.ndarray]] | None = None
     warning: str | None = None  # set when the source is mostly outside what the model knows (tx.coverage)
+    token_probs: list[float] = field(default_factory=list)
+    confidence: float = 0.0
+
+
+def confidence_of(token_log_probs: Sequence[float]) -> float:
+    """exp(mean log-probability): the geometric mean of the token probabilities (0 for no tokens)."""
+    return float(np.exp(np.mean(token_log_probs))) if len(token_log_probs) else 0.0
+
+
+def search_cross_attention(maps: torch.Tensor, src_len: int) -> list[np.ndarray]:
+    """A hypothesis' recorded (T, L, H, S) cross-attention -> L × (H, T, src_len), pads cut."""
+    per_layer = maps.float().numpy().transpose(1, 2, 0, 3)  # (T, L, H, S) -> (L, H, T, S)
+    return [layer[:, :, :src_len] for layer in per_layer]
 
 
 @dataclass
@@ -128,17 +145,21 @@ class TextTranslator:
     def translate(self, texts: Sequence[str], src_lang: str = "de", tgt_lang: str = "en", method: str = "beam",
                   beam: int = 4, length_penalty: float = 0.6, max_len: int | None = None, temperature: float = 1.0,
                   top_k: int = 0, top_p: float = 1.0, seed: int | None = None,
-                  attention: bool = False) -> list[Translation]:
+                  attention: bool | str = False) -> list[Translation]:
         """Translate each text; results come back in input order.
 
         method: "beam" (beam size `beam`, GNMT `length_penalty`), "greedy", or "sample"
         (`temperature`, `top_k` 0 = off, `top_p` 1.0 = off, `seed` for a reproducible draw).
         max_len: most target tokens per text; None = its source length + 50.
-        attention=True fills `Translation.attention` (one extra teacher-forced pass).
+        attention=True (or "all") fills `Translation.attention` with every kind of map (one extra
+        teacher-forced pass); attention="cross" fills only "cross", recorded by the search itself.
         Raises ValueError for empty/whitespace-only text (message starts with "empty text"),
         a direction the model was not trained for, or an unknown method.
         """
         check_texts(texts)
+        if attention not in (False, True, "all", "cross"):
+            raise ValueError(f"attention must be False, True/'all' or 'cross', got {attention!r}")
+        recorded = attention == "cross"  # cross-attention from the search's own steps
         if (src_lang, tgt_lang) not in self.directions:
             supported = ", ".join(f"{s}->{t}" for s, t in self.directions)
             raise ValueError(f"this model translates {supported}, not {src_lang}->{tgt_lang}")
@@ -150,8 +171,9 @@ class TextTranslator:
             ids, mask = pad([sources[i][0] for i in chunk], self.tokenizer.pad_id)
             src_ids, src_mask = torch.from_numpy(ids), torch.from_numpy(mask)
             hyps = self.search(src_ids, src_mask, method, beam, length_penalty, max_len, temperature, top_k, top_p,
-                               None if seed is None else seed + chunk_no)
-            maps = self.attention_maps(src_ids, src_mask, [h.tokens for h in hyps]) if attention else None
+                               None if seed is None else seed + chunk_no, recorded)
+            maps = self.attention_maps(src_ids, src_mask, [h.tokens for h in hyps]) \
+                if attention and not recorded else None
             for row, (i, hyp) in enumerate(zip(chunk, hyps, strict=True)):
                 src, truncated = sources[i]
                 results[i] = Translation(
@@ -161,8 +183,11 @@ class TextTranslator:
                     score=normalized_score(hyp.log_prob, len(hyp.tokens), length_penalty),
                     src_tokens=self.tokenizer.tokens(src),
                     truncated=truncated,
-                    attention=None if maps is None else cut_pads(maps, row, len(src), len(hyp.tokens)),
+                    attention={"cross": search_cross_attention(hyp.attention, len(src))} if recorded
+                    else None if maps is None else cut_pads(maps, row, len(src), len(hyp.tokens)),
                     warning=coverage_warning(coverage(texts[i], self.tokenizer.tokens(src[1:-1]))),
+                    token_probs=[float(np.exp(lp)) for lp in hyp.token_log_probs],
+                    confidence=confidence_of(hyp.token_log_probs),
                 )
         return results  # type: ignore[return-value]
 
@@ -173,15 +198,16 @@ class TextTranslator:
         return [self.tag_ids[tgt_lang]] + body[:room] + [self.tokenizer.eos_id], len(body) > room
 
     def search(self, src_ids: torch.Tensor, src_mask: torch.Tensor, method: str, beam: int, length_penalty: float,
-               max_len: int | None, temperature: float, top_k: int, top_p: float, seed: int | None):
-        ends = dict(bos_id=self.tokenizer.bos_id, eos_id=self.tokenizer.eos_id)
+               max_len: int | None, temperature: float, top_k: int, top_p: float, seed: int | None,
+               attention: bool = False):
+        common = dict(bos_id=self.tokenizer.bos_id, eos_id=self.tokenizer.eos_id, attention=attention)
         if method == "beam":
             return beam_search(self.backend, src_ids, src_mask, max_len, beam=beam, length_penalty=length_penalty,
-                               **ends)
+                               **common)
         if method == "greedy":
-            return greedy(self.backend, src_ids, src_mask, max_len, **ends)
+            return greedy(self.backend, src_ids, src_mask, max_len, **common)
         return sample(self.backend, src_ids, src_mask, max_len, temperature=temperature, top_k=top_k, top_p=top_p,
-                      seed=seed, **ends)
+                      seed=seed, **common)
 
     def attention_maps(self, src_ids: torch.Tensor, src_mask: torch.Tensor,
                        outputs: list[list[int]]) -> dict[str, list[np.ndarray]]:

@@ -9,11 +9,13 @@ tensors), `loss(model, batch) -> (summed loss, count)`, `evaluate(model) -> metr
 Recipe (paper §5.3): Adam β=(0.9, 0.98), ε=1e-9; linear warm-up to `lr` then inverse-sqrt decay (with
 lr = (d_model · warmup)^-0.5 that is the paper's formula exactly; tests/test_recipe.py checks it).
 Not from the paper: gradient clipping (`clip_grad`, a guard against the post-LN loss spikes of small
-batches) and the optional decay floor (`min_lr_ratio`) and weight decay (AdamW), both off by default. Exact resume: a checkpoint holds model, optimizer, scheduler, step, the
-position inside the epoch and the RNG states, and batch order is a pure function of (seed, epoch),
-so N steps straight equal N/2 steps + resume + N/2 steps. Several processes: `torchrun` sets
-WORLD_SIZE/RANK; the model is wrapped in DistributedDataParallel (gloo on CPU, nccl on CUDA),
-a DistributedSampler deals batches to ranks, and only rank 0 evaluates, logs and writes files.
+batches) and the optional decay floor (`min_lr_ratio`) and weight decay (AdamW), both off by default.
+
+Exact resume: a checkpoint holds model, optimizer, scheduler, step, the position inside the epoch
+and the RNG states, and batch order is a pure function of (seed, epoch), so N steps straight equal
+N/2 steps + resume + N/2 steps. Several processes: `torchrun` sets WORLD_SIZE/RANK; the model is
+wrapped in DistributedDataParallel (gloo on CPU, nccl on CUDA), a DistributedSampler deals batches
+to ranks, and only rank 0 evaluates, logs and writes files.
 """
 from __future__ import annotations
 

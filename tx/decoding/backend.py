@@ -7,6 +7,10 @@ in `export/`. `State` is opaque to the search: each backend keeps whatever it ne
 Optional backend attributes, read with `getattr(..., None)`: `max_source_len` and
 `max_target_len` (ints), the longest source and the most target tokens the model's
 positional table allows; searches and `TextTranslator` stay within them.
+
+Attention from the search itself: a backend that can, takes `step(tokens, state, attention=True)`
+and then answers `cross_attention(new_state)` with that step's cross-attention weights
+(B, L, H, S): the maps a page shows then come from the very search that produced the text.
 """
 from __future__ import annotations
 
@@ -28,7 +32,8 @@ class DecoderBackend(Protocol):
         """src_ids (B, S) long, src_mask (B, S) bool True at real tokens -> state before the first step."""
 
     def step(self, tokens: Tensor, state: State) -> tuple[Tensor, State]:
-        """tokens (B,) the newest token of each row (BOS first) -> (log_probs (B, V) float32, new state)."""
+        """tokens (B,) the newest token of each row (BOS first) -> (log_probs (B, V) float32, new state).
+        (Backends that record attention also take attention=True; see the module doc.)"""
 
     def reorder(self, state: State, index: Tensor) -> State:
         """Keep/repeat/permute batch rows: row i of the result is row index[i] of `state`."""
@@ -42,6 +47,7 @@ class DecoderBackend(Protocol):
 class TorchState:
     src_mask: Tensor  # (B, S) True at real source tokens
     cache: list[LayerCache]  # per decoder layer: self K/V (B, H, P, K), cross K/V (B, H, S, K)
+    attention: Tensor | None = None  # (B, L, H, S) the last step's cross-attention, when it was asked for
 
 
 class TorchBackend:
@@ -59,16 +65,23 @@ class TorchBackend:
         return TorchState(src_mask, self.model.init_cache(memory))
 
     @torch.inference_mode()
-    def step(self, tokens: Tensor, state: TorchState) -> tuple[Tensor, TorchState]:
+    def step(self, tokens: Tensor, state: TorchState, attention: bool = False) -> tuple[Tensor, TorchState]:
         new = tokens.to(self.device)[:, None]  # (B,) -> (B, 1): one new position per row
-        hidden, cache, _ = self.model.decode(new, None, state.src_mask, cache=state.cache)
-        return self._log_probs(hidden), TorchState(state.src_mask, cache)
+        hidden, cache, weights = self.model.decode(new, None, state.src_mask, cache=state.cache,
+                                                   need_weights=attention)
+        cross = torch.stack(weights["cross"], dim=1)[:, :, :, -1] if attention else None  # L×(B,H,1,S) -> (B,L,H,S)
+        return self._log_probs(hidden), TorchState(state.src_mask, cache, cross)
+
+    @staticmethod
+    def cross_attention(state: TorchState) -> Tensor:
+        return state.attention
 
     @torch.inference_mode()
     def reorder(self, state: TorchState, index: Tensor) -> TorchState:
         index = index.to(self.device)
         pick = lambda t: t.index_select(0, index)
-        return TorchState(pick(state.src_mask), [tuple(pick(t) for t in layer) for layer in state.cache])
+        return TorchState(pick(state.src_mask), [tuple(pick(t) for t in layer) for layer in state.cache],
+                          None if state.attention is None else pick(state.attention))
 
     @torch.inference_mode()
     def attention(self, src_ids: Tensor, src_mask: Tensor, tgt_ids: Tensor) -> dict[str, list[np.ndarray]]:
@@ -104,6 +117,7 @@ class PrefixState:
     src_mask: Tensor  # (B, S)
     memory: Tensor  # (B, S, D): the encoder output does not change while decoding, so it is kept
     prefix: Tensor  # (B, P) every decoder input so far, BOS first
+    attention: Tensor | None = None  # (B, L, H, S) the last step's cross-attention, when it was asked for
 
 
 class FullPrefixBackend(TorchBackend):
@@ -121,12 +135,14 @@ class FullPrefixBackend(TorchBackend):
         return PrefixState(src_mask, memory, src_ids.new_zeros(src_ids.size(0), 0))
 
     @torch.inference_mode()
-    def step(self, tokens: Tensor, state: PrefixState) -> tuple[Tensor, PrefixState]:
+    def step(self, tokens: Tensor, state: PrefixState, attention: bool = False) -> tuple[Tensor, PrefixState]:
         prefix = torch.cat([state.prefix, tokens.to(self.device)[:, None]], dim=1)  # (B, P) -> (B, P+1)
-        hidden = self.model.decode(prefix, state.memory, state.src_mask).hidden
-        return self._log_probs(hidden), PrefixState(state.src_mask, state.memory, prefix)
+        hidden, _, weights = self.model.decode(prefix, state.memory, state.src_mask, need_weights=attention)
+        cross = torch.stack(weights["cross"], dim=1)[:, :, :, -1] if attention else None  # newest position only
+        return self._log_probs(hidden), PrefixState(state.src_mask, state.memory, prefix, cross)
 
     @torch.inference_mode()
     def reorder(self, state: PrefixState, index: Tensor) -> PrefixState:
         index = index.to(self.device)
-        return PrefixState(*(t.index_select(0, index) for t in (state.src_mask, state.memory, state.prefix)))
+        return PrefixState(*(t.index_select(0, index) for t in (state.src_mask, state.memory, state.prefix)),
+                           None if state.attention is None else state.attention.index_select(0, index))

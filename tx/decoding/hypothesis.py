@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -19,6 +19,9 @@ class Hypothesis:
     log_prob: float  # sum of the model's log-probabilities of `tokens` (untempered, unfiltered)
     score: float  # what the search ranked by: log_prob / length_penalty for beam search, log_prob otherwise
     finished: bool  # True when it ended with EOS, False when it stopped at the max length
+    token_log_probs: list[float] = field(default_factory=list)  # the model's log-probability of each token
+    # (T, L, H, S) cross-attention of each generated token, as the search saw it (searches run with attention=True)
+    attention: Tensor | None = None
 
 
 def length_penalty(length: int, alpha: float) -> float:
@@ -63,3 +66,19 @@ def as_log_probs(log_probs: Tensor | np.ndarray) -> Tensor:
         # torch warns on read-only arrays (onnxruntime outputs can be); copy only then.
         return torch.from_numpy(np.require(log_probs, dtype=np.float32, requirements="W"))
     return log_probs.float().cpu()
+
+
+def step_attention(backend: object, state: object) -> Tensor:
+    """The cross-attention (B, L, H, S) of the step that produced `state`, as a float32 CPU tensor; the backend
+    must have been stepped with attention=True."""
+    weights = backend.cross_attention(state)  # type: ignore[attr-defined]
+    if isinstance(weights, np.ndarray):
+        return torch.from_numpy(np.array(weights, dtype=np.float32))
+    return weights.float().cpu()
+
+
+def step(backend: object, tokens: Tensor, state: object, attention: bool) -> tuple[Tensor, object]:
+    """backend.step, asking for the step's cross-attention only when wanted (backends without it still work)."""
+    if attention:
+        return backend.step(tokens, state, attention=True)  # type: ignore[attr-defined]
+    return backend.step(tokens, state)  # type: ignore[attr-defined]

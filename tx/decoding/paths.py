@@ -12,36 +12,45 @@ import torch
 from torch import Tensor
 
 from .backend import DecoderBackend
-from .hypothesis import Hypothesis, as_log_probs, mask_eos, max_lengths
+from .hypothesis import Hypothesis, as_log_probs, mask_eos, max_lengths, step, step_attention
 
 Chooser = Callable[[Tensor], Tensor]  # log_probs (N, V) -> chosen token ids (N,)
 
 
 def extend_paths(backend: DecoderBackend, src_ids: Tensor, src_mask: Tensor, max_len: int | Sequence[int] | None,
-                 bos_id: int, eos_id: int, choose: Chooser, min_len: int = 0) -> list[Hypothesis]:
-    """Grow one hypothesis per sentence with `choose` until EOS or its max length."""
+                 bos_id: int, eos_id: int, choose: Chooser, min_len: int = 0,
+                 attention: bool = False) -> list[Hypothesis]:
+    """Grow one hypothesis per sentence with `choose` until EOS or its max length; with attention=True each
+    hypothesis also carries the cross-attention its steps computed."""
     n_sentences = src_ids.size(0)
     limits = max_lengths(max_len, src_mask, backend)
     state = backend.encode(src_ids, src_mask)
     rows = torch.arange(n_sentences)  # sentence index of each row still in the batch
     tokens: list[list[int]] = [[] for _ in range(n_sentences)]
-    log_prob = [0.0] * n_sentences
+    token_lps: list[list[float]] = [[] for _ in range(n_sentences)]
+    maps: list[list[Tensor]] = [[] for _ in range(n_sentences)]  # per sentence, (L, H, S) per step
     results: list[Hypothesis | None] = [None] * n_sentences
     last = torch.full((n_sentences,), bos_id, dtype=torch.long)
     for t in range(int(limits.max())):
-        log_probs, state = backend.step(last, state)
+        log_probs, state = step(backend, last, state, attention)
         log_probs = as_log_probs(log_probs)
+        weights = step_attention(backend, state) if attention else None  # (N, L, H, S)
         if t < min_len:
             log_probs = mask_eos(log_probs, eos_id)
         chosen = choose(log_probs)
         chosen_log_prob = log_probs.gather(1, chosen[:, None]).squeeze(1)  # (N, V) -> (N,)
-        for s, token, lp in zip(rows.tolist(), chosen.tolist(), chosen_log_prob.tolist(), strict=True):
+        for i, (s, token, lp) in enumerate(zip(rows.tolist(), chosen.tolist(), chosen_log_prob.tolist(),
+                                               strict=True)):
             tokens[s].append(token)
-            log_prob[s] += lp
+            token_lps[s].append(lp)
+            if weights is not None:
+                maps[s].append(weights[i])
         done = (chosen == eos_id) | (limits[rows] <= t + 1)
         for s in rows[done].tolist():
             finished = tokens[s][-1] == eos_id
-            results[s] = Hypothesis(tokens[s], log_prob[s], log_prob[s], finished)
+            log_prob = sum(token_lps[s])
+            results[s] = Hypothesis(tokens[s], log_prob, log_prob, finished, token_lps[s],
+                                    torch.stack(maps[s]) if attention else None)
         if done.all():
             break
         if done.any():
@@ -53,18 +62,19 @@ def extend_paths(backend: DecoderBackend, src_ids: Tensor, src_mask: Tensor, max
 
 
 def greedy(backend: DecoderBackend, src_ids: Tensor, src_mask: Tensor, max_len: int | Sequence[int] | None = None,
-           bos_id: int = 1, eos_id: int = 2, min_len: int = 0) -> list[Hypothesis]:
+           bos_id: int = 1, eos_id: int = 2, min_len: int = 0, attention: bool = False) -> list[Hypothesis]:
     """The most probable next token at every step.
 
     src_ids (B, S), src_mask (B, S) True at real tokens; max_len: see `max_lengths`;
     min_len: EOS is forbidden until that many tokens exist. Score = summed log-probability.
     """
-    return extend_paths(backend, src_ids, src_mask, max_len, bos_id, eos_id, lambda lp: lp.argmax(dim=-1), min_len)
+    return extend_paths(backend, src_ids, src_mask, max_len, bos_id, eos_id, lambda lp: lp.argmax(dim=-1), min_len,
+                        attention)
 
 
 def sample(backend: DecoderBackend, src_ids: Tensor, src_mask: Tensor, max_len: int | Sequence[int] | None = None,
            bos_id: int = 1, eos_id: int = 2, temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0,
-           seed: int | None = None, min_len: int = 0) -> list[Hypothesis]:
+           seed: int | None = None, min_len: int = 0, attention: bool = False) -> list[Hypothesis]:
     """Ancestral sampling from softmax(log_probs / temperature), restricted to the top_k most probable
     tokens (0 = all) and to the smallest set holding top_p of the probability (1.0 = all).
 
@@ -83,7 +93,7 @@ def sample(backend: DecoderBackend, src_ids: Tensor, src_mask: Tensor, max_len: 
         logits = keep_top_p(keep_top_k(log_probs / temperature, top_k), top_p)
         return torch.multinomial(logits.softmax(dim=-1), 1, generator=generator).squeeze(1)  # (N, 1) -> (N,)
 
-    return extend_paths(backend, src_ids, src_mask, max_len, bos_id, eos_id, choose, min_len)
+    return extend_paths(backend, src_ids, src_mask, max_len, bos_id, eos_id, choose, min_len, attention)
 
 
 def keep_top_k(logits: Tensor, k: int) -> Tensor:
