@@ -35,6 +35,7 @@ class OnnxState:
     cross: tuple[Array, ...]  # cross_k_0, cross_v_0, ...: (B, H, S, K) each
     past: tuple[Array, ...]  # past_self_k_0, past_self_v_0, ...: (B, H, P, K) each
     sources: np.ndarray  # (B,) which encoded source each row's src_mask and cross K/V belong to
+    attention: tuple[np.ndarray, ...] | None = None  # the last step's step_attn_cross_*, when asked for
 
 
 def run_plain(handle: SessionHandle, feeds: Mapping[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]:
@@ -105,7 +106,8 @@ class OnnxBackend:
         self.max_source_len = self.max_target_len = files.max_len  # the positional table's length
         self.cross_names = [t.name for t in self.encoder_spec.outputs[1:]]
         self.past_names = [t.name for t in self.decoder_spec.inputs if t.name.startswith("past_self_")]
-        self.present_names = self.decoder_spec.output_names[1:]
+        self.present_names = [n for n in self.decoder_spec.output_names if n.startswith("present_self_")]
+        self.step_attention_names = [n for n in self.decoder_spec.output_names if n.startswith("step_attn_cross_")]
         self.head_shape = (shape.n_heads, shape.head_dim)
 
     def run(self, handle: SessionHandle, feeds: Mapping[str, Array], outputs: list[str],
@@ -124,15 +126,24 @@ class OnnxBackend:
             empty = ort.OrtValue.ortvalue_from_numpy(empty, self.device, 0)
         return OnnxState(mask, tuple(cross), (empty,) * len(self.past_names), np.arange(ids.shape[0]))
 
-    def step(self, tokens: torch.Tensor, state: OnnxState) -> tuple[torch.Tensor, OnnxState]:
+    def step(self, tokens: torch.Tensor, state: OnnxState, attention: bool = False) -> tuple[torch.Tensor, OnnxState]:
         new = np.ascontiguousarray(tokens.cpu().numpy(), dtype=np.int64)[:, None]  # (B,) -> (B, 1)
         feeds = {"tokens": new, "src_mask": state.src_mask,
                  **dict(zip(self.past_names, state.past, strict=True)),
                  **dict(zip(self.cross_names, state.cross, strict=True))}
-        log_probs, *present = self.run(self.decoder, feeds, ["log_probs", *self.present_names],
-                                       host_outputs={"log_probs"})
+        # The weights are computed either way; asking for them only costs their copy out.
+        wanted = self.step_attention_names if attention else []
+        log_probs, *rest = self.run(self.decoder, feeds, ["log_probs", *self.present_names, *wanted],
+                                    host_outputs={"log_probs", *wanted})
+        present, weights = rest[:len(self.present_names)], rest[len(self.present_names):]
         newest = torch.from_numpy(log_probs[:, -1])  # (B, 1, V) -> (B, V)
-        return newest, OnnxState(state.src_mask, state.cross, tuple(present), state.sources)
+        return newest, OnnxState(state.src_mask, state.cross, tuple(present), state.sources,
+                                 tuple(weights) if attention else None)
+
+    @staticmethod
+    def cross_attention(state: OnnxState) -> np.ndarray:
+        """The last step's cross-attention: L × (B, H, 1, S) -> (B, L, H, S)."""
+        return np.stack([w[:, :, -1] for w in state.attention], axis=1)
 
     def reorder(self, state: OnnxState, index: torch.Tensor) -> OnnxState:
         rows = np.ascontiguousarray(index.cpu().numpy(), dtype=np.int64)

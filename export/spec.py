@@ -19,7 +19,9 @@ DYNAMIC_AXES = (BATCH, SEQ, SRC, TGT, PAST)
 PRECISIONS = ("fp32", "int8")
 ONNX_DIR = "onnx"
 REPORT_FILE = "export_report.json"
-SPEC_VERSION = "1"  # bumped whenever a graph's interface changes; stored in every file's metadata
+SPEC_VERSION = "2"  # bumped whenever a graph's interface changes; stored in every file's metadata
+# 2: the decoder step graph also returns its cross-attention weights (step_attn_cross_*), so a page's map
+#    comes from the search that produced the text instead of a second, teacher-forced pass.
 
 # Why a bool mask (not int64 like Hugging Face): the text wrappers build bool masks, the model
 # works on bools, and a bool input needs no cast in the graph. Triton supports TYPE_BOOL.
@@ -127,12 +129,14 @@ def encoder_graph(shape: ModelShape) -> GraphSpec:
 
 
 def decoder_graph(shape: ModelShape) -> GraphSpec:
-    """New target tokens + KV cache -> log-probabilities and the cache extended by the new positions."""
+    """New target tokens + KV cache -> log-probabilities, the cache extended by the new positions, and the
+    new positions' cross-attention weights (computed anyway; fetched only by searches that record them)."""
     layers = shape.n_decoder_layers
     inputs = (TensorSpec("tokens", "int64", (BATCH, TGT)), TensorSpec("src_mask", MASK_DTYPE, (BATCH, SRC)),
               *_kv("past_self", layers, PAST, shape), *_kv("cross", layers, SRC, shape))
     outputs = (TensorSpec("log_probs", "float32", (BATCH, TGT, shape.vocab_size)),
-               *_kv("present_self", layers, f"{PAST} + {TGT}", shape))
+               *_kv("present_self", layers, f"{PAST} + {TGT}", shape),
+               *_attn("step_attn_cross", layers, TGT, SRC, shape))
     return GraphSpec("decoder", inputs, outputs, explain=False, batchable=False)
 
 

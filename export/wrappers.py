@@ -82,7 +82,7 @@ class EncoderGraph(nn.Module):
 
 
 class DecoderStepGraph(nn.Module):
-    """(tokens, src_mask, past self K/V..., cross K/V...) -> log_probs, present self K/V...
+    """(tokens, src_mask, past self K/V..., cross K/V...) -> log_probs, present self K/V..., cross weights...
 
     tokens (B, T) are the new target tokens at positions P..P+T-1, P = the past length.
     """
@@ -99,9 +99,9 @@ class DecoderStepGraph(nn.Module):
 
     def forward(self, tokens: Tensor, src_mask: Tensor, past: list[Tensor], cross: list[Tensor]):
         cache = [(past[2 * i], past[2 * i + 1], cross[2 * i], cross[2 * i + 1]) for i in range(self.layers)]
-        hidden, present, _ = self.model.decode(tokens, None, src_mask, cache=cache,
-                                               need_weights=True)  # explicit path: see module doc
-        return (self.output(hidden), *(t for layer in present for t in layer[:2]))
+        hidden, present, weights = self.model.decode(tokens, None, src_mask, cache=cache,
+                                                     need_weights=True)  # explicit path: see module doc
+        return (self.output(hidden), *(t for layer in present for t in layer[:2]), *weights["cross"])
 
 
 class EncoderExplainGraph(nn.Module):

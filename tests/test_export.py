@@ -186,10 +186,14 @@ def test_kv_cache_decoder_steps_equal_the_full_decode():
     def steps(chunks: list[int]) -> np.ndarray:
         past, start, out = [empty] * (2 * shape.n_decoder_layers), 0, []
         for size in chunks:
-            log_probs, *present = run_onnx("translate", "decoder", "fp32",
-                                           [tgt[:, start:start + size], src_mask, *past, *cross])
+            log_probs, *rest = run_onnx("translate", "decoder", "fp32",
+                                        [tgt[:, start:start + size], src_mask, *past, *cross])
+            present, weights = rest[:2 * shape.n_decoder_layers], rest[2 * shape.n_decoder_layers:]
             assert log_probs.shape == (3, size, shape.vocab_size)
             assert all(p.shape == (3, shape.n_heads, start + size, shape.head_dim) for p in present)
+            assert len(weights) == shape.n_decoder_layers  # the new positions' cross-attention, per layer
+            assert all(w.shape == (3, shape.n_heads, size, src.shape[1]) for w in weights)
+            np.testing.assert_allclose(weights[0].sum(-1), 1.0, atol=1e-5)
             past, start = present, start + size
             out.append(log_probs)
         assert len(past) == len([t for t in dec.outputs if t.name.startswith("present_self_")])

@@ -367,3 +367,23 @@ def test_int8_follows_fp32_until_its_error_could_flip_a_token(translator, src, t
         assert got.token_ids[:first_unsafe] == want.token_ids[:first_unsafe], text
         if first_unsafe == len(safe):
             assert got.token_ids == want.token_ids, text
+
+
+@pytest.mark.parametrize("method", ["greedy", "beam"])
+def test_cross_attention_from_the_search_equals_the_explain_pass(translator, method):
+    """attention="cross" (what the Translate page asks for: one search, no second pass) gives the same maps as
+    the teacher-forced explain graphs, and the same text, confidence and maps as PyTorch."""
+    recorded = translator.translate(GERMAN[:4], method=method, max_len=12, attention="cross")
+    explained = translator.translate(GERMAN[:4], method=method, max_len=12, attention=True)
+    reference = Translator.from_dir(exported("translate")).translate(GERMAN[:4], method=method, max_len=12,
+                                                                     attention="cross")
+    for got, want, ref in zip(recorded, explained, reference, strict=True):
+        assert got.token_ids == want.token_ids == ref.token_ids
+        assert set(got.attention) == {"cross"}
+        for a, b, c in zip(got.attention["cross"], want.attention["cross"], ref.attention["cross"], strict=True):
+            assert a.shape == b.shape == (4, len(got.tokens), len(got.src_tokens))
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-5)
+            np.testing.assert_allclose(a, c, rtol=0, atol=1e-5)
+        assert 0 < got.confidence <= 1 and len(got.token_probs) == len(got.tokens)
+        assert got.confidence == pytest.approx(float(np.exp(np.mean(np.log(got.token_probs)))), rel=1e-6)
+        assert got.confidence == pytest.approx(ref.confidence, abs=1e-4)
