@@ -18,6 +18,8 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from importlib.metadata import version
 from pathlib import Path
@@ -137,18 +139,37 @@ def _prune_old_keys(keep: str) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+KINDS = ("translate", "sentiment")
+
+
+def intact(target: Path) -> bool:
+    return (target / "manifest.json").is_file() and \
+        json.loads((target / "manifest.json").read_text(encoding="utf-8")) == manifest(target / "model")
+
+
+def _prefetch(folder: Path, kind: str) -> None:
+    """Build the other tiny models in background processes while this one builds (2 cores: ~10 s saved on a
+    cold cache). Each kind has its own lock, so whoever needs a model next waits for its builder."""
+    for other in KINDS:
+        if other != kind and not intact(folder / other):
+            subprocess.Popen([sys.executable, "-c", f"import export_fixtures; export_fixtures._exported({other!r})"],
+                             cwd=Path(__file__).parent, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             env={**os.environ, "OMP_NUM_THREADS": "1", "TX_TEST_PREFETCHED": "1",
+                                  "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])})
+
+
 @functools.cache
 def _exported(kind: str) -> Path:
     key = cache_key()
     folder = CACHE / key
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / kind
-    # One builder at a time (parallel pytest processes share the cache); the others wait and reuse.
-    with open(folder / ".lock", "w") as lock:
+    # One builder per kind (parallel processes share the cache); the others wait for it and reuse its work.
+    with open(folder / f".{kind}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        intact = (target / "manifest.json").is_file() and \
-            json.loads((target / "manifest.json").read_text(encoding="utf-8")) == manifest(target / "model")
-        if not intact:
+        if not intact(target):
+            if not os.environ.get("TX_TEST_PREFETCHED"):
+                _prefetch(folder, kind)
             _build(kind, target)
             _prune_old_keys(key)
     return target / "model"
