@@ -679,3 +679,22 @@ def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     start = time.perf_counter()
     value = fn()
     return value, (time.perf_counter() - start) * 1e3
+
+
+# --- translation confidence --------------------------------------------------------------------------------------
+def confidence_judgement(confidence: float) -> tuple[bool, str]:
+    """(low?, a sentence saying what this confidence meant on the model's hand-judged outputs), from the model's
+    `confidence.json` (`python -m tx.confidence`); without one, only the number."""
+    report = read_json(model_dir("translate") / "confidence.json")
+    shown = f"Confidence {confidence:.0%} (geometric mean of the model's token probabilities)"
+    try:
+        threshold = float(report["threshold"])
+        bins = [b for b in report["bins"] if b["from"] <= confidence < b["to"] or confidence >= 1.0 == b["to"]]
+    except (TypeError, KeyError, ValueError):
+        return False, shown + "."
+    judged = report["all"]
+    if bins and bins[0]["outputs"]:
+        b = bins[0]
+        shown += (f": outputs between {b['from']:.0%} and {b['to']:.0%} were right {b['share_right']:.0%} of the "
+                  f"time ({b['outputs']} of {judged['outputs']} hand-judged everyday translations)")
+    return confidence < threshold, shown + "."

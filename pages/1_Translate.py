@@ -11,6 +11,10 @@ problem = pg.model_problem("translate")
 if problem:
     st.error(problem)
     st.stop()
+known_languages = sorted({pg.LANGUAGES.get(lang, lang) for pair in pg.directions() for lang in pair})
+st.caption(f"This model knows {' and '.join(known_languages)} only: it translates "
+           f"{', '.join(pg.direction_label(d) for d in pg.directions())}. Text in any other language or script "
+           "gets a warning, and every output shows how sure the model was.")
 
 with st.sidebar:
     st.header("Decoding")
@@ -67,7 +71,7 @@ if clicked:
             with st.spinner(f"Translating {len(lines)} line(s)…"):
                 results, ms = pg.timed(lambda: model.translate(
                     lines, src_lang=src, tgt_lang=tgt, method=method, beam=beam, length_penalty=length_penalty,
-                    temperature=temperature, top_k=top_k, top_p=top_p, seed=int(seed), attention=True))
+                    temperature=temperature, top_k=top_k, top_p=top_p, seed=int(seed), attention="cross"))
         except Exception as e:
             pg.show_error(e, "translate")
         else:
@@ -90,16 +94,30 @@ if done:
         st.warning(f"Line(s) {', '.join(map(str, outside))} are mostly outside what the model was trained on "
                    "(German and English only): their translations mean little.")
     if len(results) == 1 and not outside:
-        st.success(results[0].text or "(empty output)")
-        st.caption(f"score (length-normalised log-probability): {results[0].score:.3f} · "
-                   f"{len(results[0].tokens)} tokens")
+        only = results[0]
+        low, meaning = pg.confidence_judgement(only.confidence)
+        if low:
+            st.warning(f"Low confidence: probably wrong. {meaning}")
+        # A plain, copyable box, never a green "success": the model is often wrong.
+        st.code(only.text or "(empty output)", language=None, wrap_lines=True)
+        if not low:
+            st.caption(meaning)
+        unsure = sorted(zip(only.token_probs, only.tokens, strict=True))[:3]
+        st.caption(f"least sure of: {', '.join(f'{tok!r} ({p:.0%})' for p, tok in unsure)} · "
+                   f"score (length-normalised log-probability): {only.score:.3f} · {len(only.tokens)} tokens")
         known = by_source.get(lines[0]) if done["direction"] == direction else None
         if known and known.get("verdict") == "fails":
             st.warning(f"A known failure of this model: judged wrong by hand ({known.get('note') or 'see the card'}).")
+    lows = [pg.confidence_judgement(r.confidence)[0] for r in results]
     table = pd.DataFrame({"source": lines, "translation": [r.text for r in results],
+                          "confidence": [round(r.confidence, 3) for r in results],
+                          "low confidence": lows,
                           "score": [round(r.score, 4) for r in results],
                           "truncated": [r.truncated for r in results]})
     if len(results) > 1:
+        if any(lows):
+            flagged = ", ".join(str(i + 1) for i, low in enumerate(lows) if low)
+            st.warning(f"Low confidence (probably wrong): line(s) {flagged}.")
         st.dataframe(table, hide_index=True, width="stretch")
     st.download_button("Download CSV", pg.csv_bytes(table), "translations.csv", "text/csv",
                        key="translate_download")
@@ -126,4 +144,5 @@ if done:
                          f"Cross-attention ({pg.choice_label(layer, 'layer')}, {pg.choice_label(head, 'head')})",
                          "source tokens", "target tokens")
     st.plotly_chart(fig, width="stretch", key="translate_chart")
-    st.caption("Row t: the step that produced target token t; each row sums to 1 over the source tokens.")
+    st.caption("Row t: the step that produced target token t; each row sums to 1 over the source tokens. "
+               "Recorded by the search that produced the text (no second pass).")

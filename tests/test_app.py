@@ -116,7 +116,7 @@ def test_translate_one_sentence_gives_the_wrappers_output_and_a_cross_attention_
     clean(at)
     expected = OnnxTranslator(models / "translate").translate([text], "de", "en", method="beam", beam=4,
                                                               length_penalty=0.6)[0]
-    assert values(at.success) == [expected.text or "(empty output)"]
+    assert values(at.code) == [expected.text or "(empty output)"]
     assert at.get("download_button")
     (fig,) = figures(at)
     heat = fig["data"][0]
@@ -142,7 +142,7 @@ def test_translate_batch_gives_a_table_and_csv_and_a_line_picker(open_page, mode
     clean(at)
     expected = OnnxTranslator(models / "translate").translate(lines, "de", "en", method="beam", beam=4)
     table = at.dataframe[0].value
-    assert list(table.columns) == ["source", "translation", "score", "truncated"]
+    assert list(table.columns) == ["source", "translation", "confidence", "low confidence", "score", "truncated"]
     assert list(table["source"]) == lines  # blank lines skipped, spaces stripped
     assert list(table["translation"]) == [t.text for t in expected]
     assert at.get("download_button")
@@ -168,7 +168,7 @@ def test_translate_en_de_with_an_example_greedy_int8(open_page, models):
     clean(at)
     expected = OnnxTranslator(models / "translate", precision="int8").translate([sentence], "en", "de",
                                                                               method="greedy")[0]
-    assert values(at.success) == [expected.text or "(empty output)"]
+    assert values(at.code) == [expected.text or "(empty output)"]
     assert any("known failure" in w and "missing verb" in w for w in values(at.warning))
     assert any("int8" in c for c in values(at.caption))
 
@@ -180,9 +180,9 @@ def test_translate_sampling_is_reproducible_with_a_seed(open_page):
     at.slider(key="translate_top_k").set_value(5).run()
     at.button(key="translate_go").click().run()
     clean(at)
-    first = values(at.success)
+    first = values(at.code)
     at.button(key="translate_go").click().run()
-    assert values(at.success) == first
+    assert values(at.code) == first
 
 
 @pytest.mark.parametrize("case", list(BAD_INPUTS))
@@ -193,13 +193,13 @@ def test_translate_bad_input(open_page, case):
     clean(at)
     if case in ("empty", "whitespace"):
         assert any("Type a sentence" in m for m in values(at.info))
-        assert not at.success and not at.get("plotly_chart")
+        assert not at.code and not at.success and not at.get("plotly_chart")
     elif case == "emoji":  # mostly unknown to the tokenizer: warned, and not shown as a success
-        assert not at.success and figures(at)
+        assert not at.code and not at.success and figures(at)
         assert any("outside what the model was trained on" in w for w in values(at.warning))
         assert any(m.startswith("Model output: ") for m in values(at.info))
     else:
-        assert at.success and figures(at)
+        assert at.code and not at.success and figures(at)
     notices = " ".join(values(at.warning))
     assert ("truncated" in notices) == (case == "over-long")
 
@@ -209,10 +209,42 @@ def test_translate_cuda_asked_for_warns_and_still_translates(open_page):
     at.selectbox(key="translate_provider").select("cuda").run()
     at.button(key="translate_go").click().run()
     clean(at)
-    assert at.success
+    assert at.code
     captions = " ".join(values(at.caption))
     if "CUDAExecutionProvider" not in captions:  # no usable CUDA here: a warning with the reason, CPU instead
         assert any("CUDA was asked for" in w and "CPU instead" in w for w in values(at.warning))
+
+
+def test_translate_marks_low_confidence_and_never_shows_a_green_success(open_page, models, tmp_path):
+    """The fixture's confidence.json puts the cut at 0.9 (random weights are far less sure): a warning, the
+    output in a plain box; with the cut at 0 the same output gets no warning and says what its confidence meant."""
+    at = open_page("translate")
+    at.button(key="translate_go").click().run()
+    clean(at)
+    assert not at.success and len(values(at.code)) == 1
+    assert any(w.startswith("Low confidence: probably wrong. Confidence ") for w in values(at.warning))
+    assert any("This model knows English and German only" in c for c in values(at.caption))
+
+    root = tmp_path / "models"
+    shutil.copytree(models, root)
+    report = json.loads((root / "translate" / "confidence.json").read_text(encoding="utf-8"))
+    report["threshold"] = 0.0
+    (root / "translate" / "confidence.json").write_text(json.dumps(report), encoding="utf-8")
+    at = open_page("translate", root=root)
+    at.button(key="translate_go").click().run()
+    clean(at)
+    assert not any("Low confidence" in w for w in values(at.warning))
+    assert any(c.startswith("Confidence ") and "hand-judged" in c for c in values(at.caption))
+
+
+def test_translate_batch_flags_low_confidence_lines(open_page):
+    at = open_page("translate")
+    at.text_area(key="translate_text_de").input("\n".join(GERMAN[:3])).run()
+    at.button(key="translate_go").click().run()
+    clean(at)
+    table = at.dataframe[0].value
+    assert list(table["low confidence"]) == [True, True, True] and (table["confidence"] < 0.9).all()
+    assert any(w.startswith("Low confidence (probably wrong): line(s) 1, 2, 3") for w in values(at.warning))
 
 
 # ---------------------------------------------------------------- Sentiment
