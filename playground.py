@@ -28,6 +28,7 @@ from plotly.subplots import make_subplots
 
 from export import ModelLoadError, OnnxSentimentClassifier, OnnxTranslator, ProviderError
 from tx import CheckpointError, PositionalEncoding, data, read_model_config
+from tx.metrics_file import METRICS_FILE, MetricsFormatError, ModelMetrics
 
 MODELS_ENV = "TX_MODELS_DIR"
 TASKS = ("translate", "sentiment")
@@ -365,45 +366,20 @@ def flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def key_words(path: str) -> set[str]:
-    """The words of a flattened path's last key: "test.de-en.test_bleu" -> {"test", "bleu"}."""
-    return set(re.split(r"[_\-\s]+", path.rsplit(".", 1)[-1].lower()))
-
-
-def find_value(flat: dict[str, Any], names: tuple[str, ...], prefer: tuple[str, ...] = ("test",),
-               numeric: bool = True) -> tuple[str, Any] | None:
-    """The leaf whose last key names one of `names` ("bleu", "test_bleu", "bleu_beam"; not deltas or
-    spreads), preferring paths that mention `prefer`, then the shortest."""
-    hits = [(path, v) for path, v in flat.items()
-            if key_words(path) & set(names) and not key_words(path) & {"delta", "std", "drop", "diff"}
-            and (not numeric or isinstance(v, int | float)) and not isinstance(v, bool)]
-    if not hits:
-        return None
-    hits.sort(key=lambda h: (not any(p in h[0].lower() for p in prefer), len(h[0])))
-    return hits[0]
-
-
-def find_nested(obj: Any, pattern: str, kind: type | tuple[type, ...] = object) -> Any:
-    """The first value of type `kind` under a key matching `pattern` (regex, case-insensitive):
-    the keys of `obj` first, then depth first."""
-    if isinstance(obj, dict):
-        for key, value in obj.items():
-            if re.search(pattern, str(key), re.IGNORECASE) and isinstance(value, kind):
-                return value
-        for value in obj.values():
-            found = find_nested(value, pattern, kind)
-            if found is not None:
-                return found
-    return None
+def model_metrics(task: str) -> tuple[ModelMetrics | None, str | None]:
+    """(the task's metrics.json read through its one schema, None) or (None, why not: missing or wrong layout)."""
+    path = model_dir(task) / METRICS_FILE
+    if not path.is_file():
+        return None, None
+    try:
+        return ModelMetrics.read(path), None
+    except MetricsFormatError as e:
+        return None, f"{e} (the layout `python -m tx.ship` writes: see tx/metrics_file.py)"
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def parameter_count(task: str, version: tuple) -> int | None:
-    """Parameters in model.pt (tied weights counted once), or metrics.json's own figure."""
-    flat = flatten(read_json(model_dir(task) / "metrics.json") or {})
-    given = find_value(flat, ("parameters", "params", "n_params", "num_parameters"), prefer=())
-    if given:
-        return int(given[1])
+    """Parameters in model.pt (tied weights counted once)."""
     import torch
 
     try:
@@ -433,61 +409,12 @@ def bench_results(task: str) -> dict[str, Any] | None:
 
 
 def data_source(task: str) -> str | None:
-    meta = model_meta(task)["meta"]
-    for key in ("data", "dataset", "corpus", "source"):
-        if isinstance(meta.get(key), str):
-            return meta[key]
-    metrics = read_json(model_dir(task) / "metrics.json") or {}
-    value = find_nested(metrics, r"^(data|dataset|corpus|source)$", (str, dict))
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        licence = value.get("licence") or value.get("license")
-        source = value.get("source") if isinstance(value.get("source"), dict) else value
-        name = source.get("name") or source.get("package") or source.get("description") or value.get("source")
-        version = source.get("version")
-        licence = licence or source.get("licence") or source.get("license")
-        if isinstance(name, str) and name:
-            short = re.split(r"[;(]", str(licence))[0].strip()[:80] if licence else ""
-            return f"{name}{f' {version}' if version else ''}{f' (licence: {short})' if short else ''}"
-    return None
-
-
-def split_sizes(metrics: dict[str, Any]) -> pd.DataFrame | None:
-    """Split sizes from metrics.json (`splits`/`counts`, e.g. {"train": {"positive": 5916, "total": 10229}}),
-    one row per split."""
-    found = find_nested(metrics, r"^(splits?|split_sizes|counts)$", dict)
-    if not isinstance(found, dict) or not found:
-        return None
-    if all(isinstance(v, dict) for v in found.values()):
-        rows = {split: {k: v for k, v in flatten(counts).items() if not isinstance(v, str)}
-                for split, counts in found.items()}
-        return pd.DataFrame.from_dict(rows, orient="index").rename_axis("split").reset_index()
-    return pd.DataFrame([flatten(found)])
-
-
-def confusion_matrix(metrics: dict[str, Any], default_labels: list[str]) -> tuple[list[list[float]], list[str]] | None:
-    """(matrix with rows = true label and columns = predicted, labels) from metrics.json, if it has one:
-    a plain 2-D list under a key naming "confusion", or a dict holding one (+ "labels")."""
-    found = find_nested(metrics, r"confusion", (list, dict))
-    labels = None
-    if isinstance(found, dict):
-        labels = found.get("labels")
-        found = next((v for v in found.values() if is_matrix(v)), None)
-    if not is_matrix(found):
-        return None
-    labels = labels or find_nested(metrics, r"^labels$", list) or default_labels or list(range(len(found)))
-    return found, [str(x) for x in labels]
-
-
-def is_matrix(value: Any) -> bool:
-    return isinstance(value, list) and bool(value) and all(
-        isinstance(row, list) and all(isinstance(x, int | float) for x in row) for row in value)
+    metrics, _ = model_metrics(task)
+    return metrics.data.describe() if metrics else None
 
 
 def card_line(task: str) -> str:
     """One line: task, data, parameters, test metric, opset."""
-    d = model_dir(task)
     stored = model_meta(task)
     meta = stored["meta"]
     parts = [f"**{TASK_TITLES[task]}**"]
@@ -499,16 +426,11 @@ def card_line(task: str) -> str:
     params = parameter_count(task, stamp(task, "metrics.json"))
     if params:
         parts.append(f"{params / 1e6:.1f}M parameters" if params >= 1e5 else f"{params / 1e3:.1f}k parameters")
-    flat = flatten(read_json(d / "metrics.json") or {})
-    metric = (find_value(flat, ("bleu",), prefer=("test", "de-en", "de_en")) if task == "translate"
-              else find_value(flat, ("accuracy", "acc"), prefer=("test",)))
-    if metric:
-        name = "BLEU" if task == "translate" else "accuracy"
-        value = metric[1] * 100 if name == "accuracy" and metric[1] <= 1 else metric[1]
-        where = [k for k in metric[0].split(".")[:-1] if k.lower() not in ("test", "directions")]
-        parts.append(f"test {name} {value:.2f}" + (f" ({', '.join(where)})" if where else ""))
+    metrics, problem = model_metrics(task)
+    if metrics:
+        parts.append(f"test {metrics.test.headline()}")
     else:
-        parts.append("test metrics not recorded yet")
+        parts.append("test metrics unreadable (see the Model card)" if problem else "test metrics not recorded yet")
     report = export_report(task)
     if report:
         parts.append(f"ONNX opset {report.get('opset', '?')}" + ("" if report.get("ok") else " (export FAILED)"))

