@@ -439,7 +439,7 @@ def test_latency_says_when_the_input_was_truncated(open_page):
 
 
 def test_latency_defaults_are_short():
-    page = (Path(pg.__file__).parent / "pages" / "4_Latency.py").read_text(encoding="utf-8")
+    page = (Path(pg.__file__).parent.parent / "pages" / "4_Latency.py").read_text(encoding="utf-8")
     assert '"Timed runs (N)", 5, 200, 10,' in page and '"Warm-up runs", 0, 20, 2,' in page
 
 

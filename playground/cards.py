@@ -1,0 +1,149 @@
+"""What a model directory says about itself: metrics.json (through tx.metrics_file), the export and bench
+reports, the README model card, and the measured meaning of a translation's confidence.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from tx.metrics_file import METRICS_FILE, MetricsFormatError, ModelMetrics
+
+from .models import TASK_TITLES, direction_label, directions, model_dir, model_meta, stamp
+
+# ---------------------------------------------------------------- model cards
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
+    """{"a.b.c": scalar} for every scalar leaf of nested dicts (lists of scalars joined)."""
+    out: dict[str, Any] = {}
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            out.update(flatten(value, f"{prefix}.{key}" if prefix else str(key)))
+    elif isinstance(obj, list):
+        if all(isinstance(v, str | int | float | bool) or v is None for v in obj):
+            out[prefix] = ", ".join(str(v) for v in obj)
+    elif obj is not None:
+        out[prefix] = obj
+    return out
+
+
+def model_metrics(task: str) -> tuple[ModelMetrics | None, str | None]:
+    """(the task's metrics.json read through its one schema, None) or (None, why not: missing or wrong layout)."""
+    path = model_dir(task) / METRICS_FILE
+    if not path.is_file():
+        return None, None
+    try:
+        return ModelMetrics.read(path), None
+    except MetricsFormatError as e:
+        return None, f"{e} (the layout `python -m tx.ship` writes: see tx/metrics_file.py)"
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def parameter_count(task: str, version: tuple) -> int | None:
+    """Parameters in model.pt (tied weights counted once)."""
+    import torch
+
+    try:
+        state = torch.load(model_dir(task) / "model.pt", map_location="cpu", weights_only=True, mmap=True)
+    except Exception:
+        return None
+    seen, total = set(), 0
+    tensors = [t for t in state.values() if isinstance(t, torch.Tensor)] if isinstance(state, dict) else []
+    for tensor in tensors:
+        key = (tensor.untyped_storage().data_ptr(), tensor.storage_offset(), tuple(tensor.shape))
+        if key not in seen:
+            seen.add(key)
+            total += tensor.numel()
+    return total or None
+
+
+def export_report(task: str) -> dict[str, Any] | None:
+    return read_json(model_dir(task) / "onnx" / "export_report.json")
+
+
+def bench_results(task: str) -> dict[str, Any] | None:
+    """The latest `python -m export.bench` output for the task (MODEL_DIR/onnx/bench.json)."""
+    found = read_json(model_dir(task) / "onnx" / "bench.json")
+    if isinstance(found, list):  # a --json file holding several models
+        found = next((b for b in found if b.get("task") == task), None)
+    return found if isinstance(found, dict) and found.get("results") else None
+
+
+def data_source(task: str) -> str | None:
+    metrics, _ = model_metrics(task)
+    return metrics.data.describe() if metrics else None
+
+
+def card_line(task: str) -> str:
+    """One line: task, data, parameters, test metric, opset."""
+    stored = model_meta(task)
+    meta = stored["meta"]
+    parts = [f"**{TASK_TITLES[task]}**"]
+    if task == "translate":
+        parts[0] += f" ({', '.join(direction_label(x) for x in directions())})"
+    else:
+        parts[0] += f" ({' / '.join(meta.get('labels', []))})"
+    parts.append(f"data: {data_source(task) or 'not recorded (see the model card)'}")
+    params = parameter_count(task, stamp(task, "metrics.json"))
+    if params:
+        parts.append(f"{params / 1e6:.1f}M parameters" if params >= 1e5 else f"{params / 1e3:.1f}k parameters")
+    metrics, problem = model_metrics(task)
+    if metrics:
+        parts.append(f"test {metrics.test.headline()}")
+    else:
+        parts.append("test metrics unreadable (see the Model card)" if problem else "test metrics not recorded yet")
+    report = export_report(task)
+    if report:
+        parts.append(f"ONNX opset {report.get('opset', '?')}" + ("" if report.get("ok") else " (export FAILED)"))
+    else:
+        parts.append("not exported to ONNX")
+    return " · ".join(parts)
+
+
+def readme_sections(task: str) -> list[tuple[str, str]]:
+    """README.md (the model card) as (heading, body) pairs; text before the first heading has heading ""."""
+    try:
+        text = (model_dir(task) / "README.md").read_text(encoding="utf-8")
+    except OSError:
+        return []
+    sections: list[tuple[str, list[str]]] = [("", [])]
+    in_code = False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            in_code = not in_code
+        match = None if in_code else re.match(r"^#{1,4}\s+(.*)", line)
+        if match:
+            sections.append((match.group(1).strip(), []))
+        else:
+            sections[-1][1].append(line)
+    return [(h, "\n".join(body).strip()) for h, body in sections if h or "\n".join(body).strip()]
+
+
+
+# --- translation confidence --------------------------------------------------------------------------------------
+def confidence_judgement(confidence: float) -> tuple[bool, str]:
+    """(low?, a sentence saying what this confidence meant on the model's hand-judged outputs), from the model's
+    `confidence.json` (`python -m tx.confidence`); without one, only the number."""
+    report = read_json(model_dir("translate") / "confidence.json")
+    shown = f"Confidence {confidence:.0%} (geometric mean of the model's token probabilities)"
+    try:
+        threshold = float(report["threshold"])
+        bins = [b for b in report["bins"] if b["from"] <= confidence < b["to"] or confidence >= 1.0 == b["to"]]
+    except (TypeError, KeyError, ValueError):
+        return False, shown + "."
+    judged = report["all"]
+    if bins and bins[0]["outputs"]:
+        b = bins[0]
+        shown += (f": outputs between {b['from']:.0%} and {b['to']:.0%} were right {b['share_right']:.0%} of the "
+                  f"time ({b['outputs']} of {judged['outputs']} hand-judged everyday translations)")
+    return confidence < threshold, shown + "."

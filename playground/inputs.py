@@ -1,0 +1,151 @@
+"""Text in and out: cleaning typed lines, examples to start from, CSV uploads and safe CSV downloads.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from tx import data
+
+from .models import first_line, model_dir, stamp
+
+MAX_LINES = 200  # lines per batch request: more waits too long in a browser
+
+# Used when a model directory has no samples.tsv.
+BUILTIN_EXAMPLES = {
+    "de": ["Ich trinke keinen Alkohol.", "Kannst du Auto fahren?", "Das Wetter ist heute schön.",
+           "Wo ist die nächste Apotheke?", "Ich verstehe nicht, was du meinst.",
+           "Könnten Sie bitte etwas langsamer sprechen?"],
+    "en": ["I do not drink alcohol.", "Can you drive a car?", "The weather is nice today.",
+           "Where is the nearest pharmacy?", "I do not understand what you mean.",
+           "Could you please speak a little more slowly?"],
+    "review": ["a gem of a film, warm and funny", "dull, slow and far too long",
+               "the best thing I have seen this year", "a mess of a script and wooden acting"],
+}
+
+
+
+# ---------------------------------------------------------------- text in
+
+def visible(text: str) -> bool:
+    """Whether the text holds anything a reader can see: a line of zero-width spaces, joiners, BOMs or other
+    format characters (Unicode category Cf) is as empty as a blank one, and must not be translated into words."""
+    return any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in text)
+
+
+def split_lines(text: str | None) -> list[str]:
+    """Non-empty lines, stripped; over MAX_LINES are dropped with a notice."""
+    lines = [line.strip() for line in (text or "").splitlines() if visible(line)]
+    if len(lines) > MAX_LINES:
+        st.warning(f"{len(lines)} lines given: only the first {MAX_LINES} are processed.")
+        lines = lines[:MAX_LINES]
+    return lines
+
+
+def read_tsv(path: Path) -> list[dict[str, str]]:
+    """tx.data's reader; a missing or broken file reads as no rows (the page shows built-in examples)."""
+    try:
+        return data.read_tsv(path)
+    except (data.DataError, OSError, csv.Error):
+        return []
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _samples(task: str, version: tuple) -> list[dict[str, str]]:
+    return read_tsv(model_dir(task) / "samples.tsv")
+
+
+def examples(task: str, column: str, limit: int = 12) -> list[str]:
+    """Example texts from the model's samples.tsv (test-set sentences), else a built-in list.
+
+    column: "de"/"en" for translation sources, "text" for reviews."""
+    rows = _samples(task, stamp(task, "samples.tsv"))
+    found = [r[column].strip() for r in rows if (r.get(column) or "").strip()]
+    seen: list[str] = []
+    for text in found:
+        if text not in seen:
+            seen.append(text)
+    if seen:
+        return seen[:limit]
+    return BUILTIN_EXAMPLES.get(column if column in ("de", "en") else "review", BUILTIN_EXAMPLES["review"])
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _curated(task: str, version: tuple) -> list[dict[str, str]]:
+    return read_tsv(model_dir(task) / "examples.tsv")
+
+
+def curated_examples(src: str, tgt: str) -> list[dict[str, str]]:
+    """Starting examples for a direction: the model dir's `examples.tsv` (direction, source, output, verdict,
+    note), sentences whose output was judged by hand, those it gets right first, then those it fails, so a
+    visitor sees both; without that file, test-set sentences with no verdict."""
+    rows = [r for r in _curated("translate", stamp("translate", "examples.tsv"))
+            if r.get("direction") == f"{src}-{tgt}" and (r.get("source") or "").strip()]
+    rows.sort(key=lambda r: r.get("verdict") != "works")  # stable: the file's order inside each group
+    return rows or [{"source": text, "verdict": ""} for text in examples("translate", src)]
+
+
+def verdict_label(row: dict[str, str]) -> str:
+    """"✓ text" / "✗ text (why)" for the example picker."""
+    verdict, note = row.get("verdict"), row.get("note")
+    if verdict == "works":
+        return f"✓ {row['source']}"
+    if verdict == "fails":
+        return f"✗ {row['source']}" + (f" ({note})" if note else "")
+    return row["source"]
+
+
+def texts_from_csv(data: bytes) -> list[str]:
+    """The `text` column of an uploaded CSV (else its last column); raises ValueError when unreadable.
+
+    A file whose header is one name without a comma ("text") is a list, one text per line: its lines
+    may hold unquoted commas ("warm, funny and smart"), which a CSV parser would split into fields."""
+    try:
+        decoded = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"cannot read the uploaded file: it is not UTF-8 text ({e.reason})") from e
+    lines = decoded.splitlines()
+    if lines and "," not in lines[0] and '"' not in decoded:
+        texts = [t.strip() for t in lines[1:] if visible(t)]
+        if not texts:
+            raise ValueError("the uploaded CSV has no rows")
+        return texts
+    try:
+        frame = pd.read_csv(io.StringIO(decoded), dtype=str, keep_default_na=False)
+    except Exception as e:
+        raise ValueError(f"cannot read the uploaded CSV: {first_line(e)}") from e
+    if frame.empty:
+        raise ValueError("the uploaded CSV has no rows")
+    lower = {c.lower().strip(): c for c in frame.columns}
+    column = lower.get("text") or lower.get("review") or lower.get("sentence") or frame.columns[-1]
+    return [t.strip() for t in frame[column].astype(str) if visible(t)]
+
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet runs as a formula (CSV injection)
+
+
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    """The table as CSV, every text cell that a spreadsheet would evaluate ("=1+1", "@SUM(...)") prefixed with
+    an apostrophe, so opening the download never runs what a user typed (OWASP's advice)."""
+    safe = frame.copy()
+    for column in safe.columns:
+        if any(isinstance(v, str) for v in safe[column]):
+            safe[column] = [f"'{v}" if isinstance(v, str) and v.startswith(FORMULA_START) else v
+                            for v in safe[column]]
+    return safe.to_csv(index=False).encode("utf-8")
+
+
+
+def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    import time
+
+    start = time.perf_counter()
+    value = fn()
+    return value, (time.perf_counter() - start) * 1e3

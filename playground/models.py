@@ -1,0 +1,204 @@
+"""Where the models are, loading them once per process, and turning load failures into messages.
+
+The model root is `models/` unless the environment variable TX_MODELS_DIR names another one (the tests
+point it at tiny exported models). Each task lives in `<root>/<task>/`.
+"""
+from __future__ import annotations
+
+import gc
+import os
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from export import ModelLoadError, OnnxSentimentClassifier, OnnxTranslator, ProviderError
+from tx import CheckpointError, read_model_config
+
+MODELS_ENV = "TX_MODELS_DIR"
+TASKS = ("translate", "sentiment")
+TASK_TITLES = {"translate": "Translation", "sentiment": "Sentiment"}
+TASK_NOUNS = {"translate": "translation", "sentiment": "sentiment"}
+PROVIDERS = ("auto", "cpu", "cuda")
+PRECISIONS = ("fp32", "int8")
+LANGUAGES = {"de": "German", "en": "English"}
+
+
+# The pages in sidebar order: (script, label, icon). Streamlit's own list is off (.streamlit/config.toml)
+# because it would call the home page "app".
+PAGES = [("app.py", "Home", ":material/home:"),
+         ("pages/1_Translate.py", "Translate", ":material/translate:"),
+         ("pages/2_Sentiment.py", "Sentiment", ":material/sentiment_satisfied:"),
+         ("pages/3_Attention_explorer.py", "Attention explorer", ":material/grid_on:"),
+         ("pages/4_Latency.py", "Latency", ":material/timer:"),
+         ("pages/5_Model_card.py", "Model card", ":material/description:")]
+
+
+def page_setup(title: str, icon: str) -> None:
+    """set_page_config + the sidebar's page list: the first lines of every page."""
+    st.set_page_config(page_title=f"{title} · Transformer playground" if title != "Home" else "Transformer playground",
+                       page_icon=icon, layout="wide")
+    with st.sidebar:
+        for script, label, page_icon in PAGES:
+            st.page_link(script, label=label, icon=page_icon)
+        st.divider()
+
+
+# ---------------------------------------------------------------- where the models are
+
+def models_root() -> Path:
+    return Path(os.environ.get(MODELS_ENV) or "models")
+
+
+def model_dir(task: str) -> Path:
+    return models_root() / task
+
+
+def create_hint(task: str) -> str:
+    d = model_dir(task)
+    return (f"`make run` exports the shipped models and starts this app; to train your own: "
+            f"`python -m tx.train {task}`, then `python -m export {d}`.")
+
+
+def model_problem(task: str) -> str | None:
+    """Why the task's ONNX model cannot serve (a message naming the fixing command), or None."""
+    d = model_dir(task)
+    noun = TASK_NOUNS[task]
+    if not (d / "config.json").is_file():
+        return f"No {noun} model found in `{d}`. {create_hint(task)}"
+    if not (d / "onnx" / "export_report.json").is_file():
+        return (f"The {noun} model in `{d}` is not exported to ONNX yet: run `python -m export {d}` "
+                f"(`make run` does it for the shipped models).")
+    return None
+
+
+def stamp(task: str, *names: str) -> tuple[int, ...]:
+    """Changes whenever the model, its export, or the named files of its directory change: a cache key."""
+    d = model_dir(task)
+    files = [d / "config.json", d / "model.pt", d / "tokenizer.json", d / "onnx" / "export_report.json",
+             *(d / name for name in names)]
+    return tuple(p.stat().st_mtime_ns if p.exists() else 0 for p in files)
+
+
+def model_meta(task: str) -> dict[str, Any]:
+    try:
+        return read_model_config(model_dir(task))
+    except CheckpointError:
+        return {"kind": "?", "config": {}, "meta": {}}
+
+
+def directions(task: str = "translate") -> list[tuple[str, str]]:
+    found = model_meta(task)["meta"].get("directions") or [["de", "en"], ["en", "de"]]
+    return [(str(s), str(t)) for s, t in found]
+
+
+def direction_label(direction: tuple[str, str]) -> str:
+    return f"{direction[0].upper()} → {direction[1].upper()}"
+
+
+# ---------------------------------------------------------------- loading, once per process
+
+def freeze_heap() -> None:
+    """Move every object alive now out of the garbage collector's sight (gc.freeze).
+
+    torch, plotly, pandas, streamlit and the models make a heap where one full collection took
+    ~440 ms (measured here, in the middle of drawing a figure after a translation): the browser
+    round trip doubled whenever one struck. Modules and loaded models live as long as the
+    process, so scanning them again and again finds nothing; freezing them keeps collections short.
+    """
+    gc.collect()
+    gc.freeze()
+
+
+freeze_heap()  # the imports above (torch, plotly, pandas, streamlit, onnxruntime)
+
+
+@st.cache_resource(show_spinner=False, max_entries=24)
+def _onnx_model(task: str, path: str, provider: str, precision: str, threads: int | None, version: tuple):
+    cls = OnnxTranslator if task == "translate" else OnnxSentimentClassifier
+    model = cls(path, provider=provider, precision=precision, threads=threads)
+    freeze_heap()
+    return model
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _torch_model(task: str, path: str, version: tuple):
+    from tx.inference import SentimentAnalyzer, Translator
+
+    model = (Translator if task == "translate" else SentimentAnalyzer).from_dir(path)
+    freeze_heap()
+    return model
+
+
+def onnx_model(task: str, provider: str = "auto", precision: str = "fp32", threads: int | None = None,
+               quiet: bool = False):
+    """The task's onnxruntime wrapper, or None after telling the user why not.
+
+    A provider that was asked for but cannot run gives a warning with the reason and the CPU instead."""
+    problem = model_problem(task)
+    if problem:
+        if not quiet:
+            st.error(problem)
+        return None
+    try:
+        with st.spinner(f"Loading the {TASK_NOUNS[task]} model ({precision}, {provider})…"):
+            return _onnx_model(task, str(model_dir(task)), provider, precision, threads, stamp(task))
+    except ProviderError as e:
+        if not quiet:
+            st.warning(f"{e}. Running on the CPU instead.")
+        return onnx_model(task, "cpu", precision, threads, quiet)
+    except Exception as e:  # ModelLoadError names the file and the fixing command
+        if not quiet:
+            show_error(e, task)
+        return None
+
+
+def load_problem(task: str) -> str | None:
+    """Why the task's exported model does not load (its files really opened, not just its config read), or None.
+
+    Home uses it: a model whose config is fine but whose ONNX or tokenizer file is corrupt or missing is not
+    healthy, and must not be listed as if it were."""
+    problem = model_problem(task)
+    if problem:
+        return problem
+    try:
+        _onnx_model(task, str(model_dir(task)), "cpu", "fp32", None, stamp(task))
+    except Exception as e:
+        return f"The {TASK_NOUNS[task]} model does not load: {first_line(e)}"
+    return None
+
+
+def torch_model(task: str):
+    """The PyTorch wrapper (Latency page), or None after a warning."""
+    try:
+        with st.spinner(f"Loading the PyTorch {TASK_NOUNS[task]} model…"):
+            return _torch_model(task, str(model_dir(task)), stamp(task))
+    except Exception as e:
+        st.warning(f"PyTorch model not available, so it is left out: {first_line(e)}")
+        return None
+
+
+def first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0][:500] if text else type(e).__name__
+
+
+def show_error(e: BaseException, task: str | None = None) -> None:
+    """Any failure as a message a user can act on: never a traceback."""
+    if isinstance(e, ProviderError):
+        st.warning(f"Execution provider problem: {first_line(e)}")
+    elif isinstance(e, ModelLoadError | CheckpointError):
+        # The message names the file and its fix (restore it, or re-export); "train your own" would mislead here.
+        st.error(f"The model cannot be loaded: {first_line(e)}.")
+    elif isinstance(e, ValueError) and str(e).startswith("empty text"):
+        st.info("Nothing to work on: type some text (or pick an example) first.")
+    elif isinstance(e, ValueError):
+        st.warning(first_line(e))
+    else:
+        st.error(f"Something went wrong ({type(e).__name__}): {first_line(e)}")
+
+
+def provider_caption(model) -> None:
+    st.caption(f"onnxruntime on **{model.provider}** · {model.precision}")
+    if model.provider_note:
+        st.caption(model.provider_note)
