@@ -4,7 +4,7 @@ import streamlit as st
 
 import playground as pg
 
-pg.page_setup("Home", ":material/home:")
+pg.page_setup("Home")
 st.title("Transformer playground")
 st.markdown(
     "A Transformer written from scratch in PyTorch after *Attention Is All You Need* (`tx/`), trained on "

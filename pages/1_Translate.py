@@ -4,7 +4,7 @@ import streamlit as st
 
 import playground as pg
 
-pg.page_setup("Translate", ":material/translate:")
+pg.page_setup("Translate")
 st.title("Translate")
 
 problem = pg.model_problem("translate")

@@ -4,7 +4,7 @@ import streamlit as st
 
 import playground as pg
 
-pg.page_setup("Sentiment", ":material/sentiment_satisfied:")
+pg.page_setup("Sentiment")
 st.title("Sentiment")
 
 problem = pg.model_problem("sentiment")

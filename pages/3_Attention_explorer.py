@@ -3,7 +3,7 @@ import streamlit as st
 
 import playground as pg
 
-pg.page_setup("Attention explorer", ":material/grid_on:")
+pg.page_setup("Attention explorer")
 st.title("Attention explorer")
 
 KINDS = {"translate": {"encoder": "encoder self-attention", "self": "decoder self-attention (causal)",

@@ -12,7 +12,7 @@ import playground as pg
 from export.bench import interleaved, table
 from export.providers import cuda_unavailable_reason
 
-pg.page_setup("Latency", ":material/timer:")
+pg.page_setup("Latency")
 st.title("Latency")
 st.markdown("Each run calls every system once on the same input, in rotating order, so drifts in machine load "
             "hit all alike; p50/p90 are over the runs after warm-up. PyTorch decodes with its KV cache, "

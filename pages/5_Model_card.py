@@ -7,7 +7,7 @@ import streamlit as st
 
 import playground as pg
 
-pg.page_setup("Model card", ":material/description:")
+pg.page_setup("Model card")
 st.title("Model card")
 
 task = st.radio("Model", pg.TASKS, key="card_model", horizontal=True, format_func=lambda t: pg.TASK_TITLES[t])

@@ -25,17 +25,19 @@ LANGUAGES = {"de": "German", "en": "English"}
 
 
 # The pages in sidebar order: (script, label, icon). Streamlit's own list is off (.streamlit/config.toml)
-# because it would call the home page "app".
-PAGES = [("app.py", "Home", ":material/home:"),
-         ("pages/1_Translate.py", "Translate", ":material/translate:"),
-         ("pages/2_Sentiment.py", "Sentiment", ":material/sentiment_satisfied:"),
-         ("pages/3_Attention_explorer.py", "Attention explorer", ":material/grid_on:"),
-         ("pages/4_Latency.py", "Latency", ":material/timer:"),
-         ("pages/5_Model_card.py", "Model card", ":material/description:")]
+# because it would call the home page "app". Emoji, not ":material/...:" icons: as a page icon (favicon)
+# Streamlit fetches those from fonts.gstatic.com, which fails offline (tests/test_browser.py checks).
+PAGES = [("app.py", "Home", "🏠"),
+         ("pages/1_Translate.py", "Translate", "🔤"),
+         ("pages/2_Sentiment.py", "Sentiment", "🎭"),
+         ("pages/3_Attention_explorer.py", "Attention explorer", "🔍"),
+         ("pages/4_Latency.py", "Latency", "⏱️"),
+         ("pages/5_Model_card.py", "Model card", "📄")]
 
 
-def page_setup(title: str, icon: str) -> None:
+def page_setup(title: str) -> None:
     """set_page_config + the sidebar's page list: the first lines of every page."""
+    icon = next(icon for _, label, icon in PAGES if label == title)
     st.set_page_config(page_title=f"{title} · Transformer playground" if title != "Home" else "Transformer playground",
                        page_icon=icon, layout="wide")
     with st.sidebar:

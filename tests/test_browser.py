@@ -19,6 +19,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -362,6 +363,19 @@ CLICK_AND_TIME = """async (want) => {
     button.click();
   });
 }""".replace("OUTPUT", OUTPUT)
+
+
+def test_no_request_leaves_the_machine(page, server):
+    """Every page, visited in a real browser, loads everything from the app's own server: no font host, no CDN,
+    no telemetry (a browser pass found the page icons fetched from a font host, which fails offline)."""
+    outside: list[str] = []
+    page.on("request", lambda r: outside.append(r.url) if urllib.parse.urlsplit(r.url).hostname not in
+            ("127.0.0.1", "localhost", None) and not r.url.startswith(("data:", "blob:")) else None)
+    for path in ("", "Translate", "Sentiment", "Attention_explorer", "Latency", "Model_card"):
+        visit(page, server, path)
+        page.wait_for_timeout(300)
+    no_errors(page)
+    assert outside == [], f"requests to other hosts: {sorted(set(outside))[:10]}"
 
 
 def test_round_trip_benchmark(page, server):
