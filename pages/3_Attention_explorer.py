@@ -38,11 +38,11 @@ if model is not None:
                     maps = out.attention[kind]
                     rows = out.src_tokens if kind == "encoder" else out.tokens
                     cols = out.tokens if kind == "self" else out.src_tokens
-                    st.success(f"Greedy translation: {out.text or '(empty output)'}")
+                    st.info(f"Greedy translation: {out.text or '(empty output)'}")  # not a "success": often wrong
                 else:
                     out = model.classify([text.strip()], attention=True)[0]
                     maps, rows, cols = out.attention, out.tokens, out.tokens
-                    st.success(f"Predicted: {out.label} ({out.probs[out.label]:.1%})")
+                    st.info(f"Predicted: {out.label} ({out.probs[out.label]:.1%})")
         except Exception as e:
             pg.show_error(e, task)
         else:

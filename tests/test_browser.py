@@ -40,6 +40,7 @@ TIMEOUT_MS = 90_000
 
 SUCCESS = '[data-testid="stAlertContentSuccess"]'
 OUTPUT = '[data-testid="stCode"] code'  # Translate shows its output in a plain, copyable code box
+INFO = '[data-testid="stAlertContentInfo"]'
 CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 NAV = '[data-testid="stSidebar"] [data-testid="stPageLink"]'
@@ -225,7 +226,7 @@ def test_attention_explorer(page, server):
     box.press("Enter")
     greedy = reference_translator().translate([sentence], "de", "en", method="greedy")[0]
     page.wait_for_function(
-        f"(t) => document.querySelector('{SUCCESS}')?.innerText.trim() === t",
+        f"(t) => [...document.querySelectorAll('{INFO}')].some(e => e.innerText.trim() === t)",
         arg=f"Greedy translation: {greedy.text or '(empty output)'}")
     page.wait_for_function(f"() => document.querySelectorAll('{CHART}').length === 3")
     settle(page)
@@ -233,7 +234,7 @@ def test_attention_explorer(page, server):
     no_errors(page)
     shot(page, "attention-explorer")
     page.locator('[data-testid="stRadio"]').filter(has_text="Heads").get_by_text("all heads (grid)").click()
-    page.get_by_text("all 4 heads").wait_for()
+    page.get_by_text(f"all {reference_translator().backend.files.shape.n_heads} heads").wait_for()
     settle(page)
     no_errors(page)
     shot(page, "attention-explorer-heads")
@@ -256,6 +257,8 @@ def test_latency(page, server):
     assert "5 timed runs" in body and "thread" in body
     no_errors(page)
     shot(page, "latency")
+    if not (models_root() / "sentiment" / "onnx" / "bench.json").is_file():
+        return  # the shipped models carry a saved benchmark only after `python -m export.bench`
     page.locator('[data-testid="stRadio"]').filter(has_text="Model").get_by_text("Sentiment").click()
     page.get_by_text("target classifier").first.wait_for()  # sentiment/onnx/bench.json from export.bench
     settle(page)
