@@ -1,7 +1,25 @@
+import os
+
 import pytest
 import torch
 
 import tx
+
+# Modules that need the tiny exported models (tests/export_fixtures.py). On a cold cache their export (~25 s)
+# starts in the background once collection finds such a test, and these modules run last, so the export
+# overlaps with everything else.
+NEEDS_EXPORTS = ("test_app", "test_browser", "test_confidence", "test_coverage", "test_export", "test_pretrain",
+                 "test_readme", "test_runtime", "test_triton")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    needs = [item.module.__name__.rsplit(".", 1)[-1] in NEEDS_EXPORTS for item in items]
+    if any(needs) and not os.environ.get("TX_TEST_PREFETCHED"):
+        from export_fixtures import prefetch
+
+        prefetch()
+    items.sort(key=lambda item: item.module.__name__.rsplit(".", 1)[-1] in NEEDS_EXPORTS)  # stable: order kept
+
 
 # One intra-op thread: the tests' tensors are tiny, and on a busy 2-core CI machine PyTorch's OpenMP
 # threads wait on each other (measured: a tiny beam search took 12 s with 2 threads, 0.3 s with 1).
