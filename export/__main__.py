@@ -34,7 +34,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opset", type=int, default=DEFAULT_OPSET, help=f"ONNX opset (default {DEFAULT_OPSET})")
     parser.add_argument("--if-stale", action="store_true",
                         help="do nothing when the export is complete, passed, and newer than the model files")
-    parser.add_argument("--per-channel", action="store_true", help="int8 weight scales per output channel")
+    parser.add_argument("--per-tensor", action="store_true",
+                        help="one int8 weight scale per tensor (default: per output channel, measured better)")
+    parser.add_argument("--weight-bits", type=int, choices=(7, 8),
+                        help="int8 weight range (default: 8 where this CPU has VNNI, else 7)")
     parser.add_argument("--agreement-sentences", type=int, default=500,
                         help="held-out sentences translated by PyTorch and ONNX, each direction (default 500)")
     parser.add_argument("--data-dir", type=Path, default=Path("data/processed"),
@@ -45,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.agreement_sentences < 1:
         parser.error("--agreement-sentences must be >= 1")
 
-    options = ExportOptions(precisions=args.precision, opset=args.opset, per_channel=args.per_channel,
+    options = ExportOptions(precisions=args.precision, opset=args.opset, per_channel=not args.per_tensor,
+                            weight_bits=args.weight_bits,
                             data_dir=args.data_dir, agreement_sentences=args.agreement_sentences,
                             threads=args.threads, check_quality=not args.no_quality)
     try:

@@ -12,9 +12,11 @@ from typing import Any
 from tx import CheckpointError, read_model_config
 from tx.checkpoint import TOKENIZER_FILE
 
+from .cpu import cpu_has_vnni
 from .providers import ProviderError, SessionHandle, check_provider, shared_session
 from .spec import (
     META_GRAPH,
+    META_INT8_WEIGHT_BITS,
     META_PRECISION,
     META_SPEC_VERSION,
     META_TOKENIZER_SHA256,
@@ -132,6 +134,9 @@ class ModelFiles:
         if problems:
             raise ModelLoadError(f"{path}: not the export of {self.model_dir} ({'; '.join(problems)}); "
                                  f"re-export: {fix}")
+        if precision == "int8" and metadata.get(META_INT8_WEIGHT_BITS) == "8" and not cpu_has_vnni():
+            raise ModelLoadError(f"{path}: its int8 weights use all 8 bits, made for a CPU with VNNI; this CPU has "
+                                 f"none, so its int8 sums would saturate. Re-export on this machine: {fix}")
 
     def check_tokenizer(self, tokenizer: Any, handle: SessionHandle) -> None:
         """The tokenizer must be the one the graphs were exported with, and fit their vocabulary."""

@@ -17,7 +17,10 @@ Four things the quantiser needs on our dynamo-exported graphs (measured):
                        8-bit per-channel 0.645 / -0.73, +1.22   7-bit per-channel 0.685 / -0.19, -0.09
       sentiment d64:   8-bit 99.36% / -0.32 pt   7-bit 99.36% / +0.16 pt
                        8-bit per-channel 98.80% / -0.24 pt   7-bit per-channel 99.76% / -0.08 pt
-  so `--per-channel` is the choice that keeps both BLEU drops under 0.5;
+  so per-channel 7-bit is the default where the CPU lacks VNNI. Where it has VNNI (avx512_vnni / avx_vnni in
+  /proc/cpuinfo) the kernel accumulates in int32 and full 8-bit weights are safe, so the export uses them there
+  (`cpu_has_vnni`) and marks the files (`tx.int8_weight_bits` = "8"): such a file refuses to load on a CPU
+  without VNNI instead of quietly saturating (the ONNX files are made on the machine that serves them);
 - `graph.value_info` cleared first, else its shape inference fails on the exporter's symbolic dims;
 - a temp working directory: it leaves ~20 MB `<uuid>.data` files in the current directory;
 - no initializer shared by a Gather and a MatMul (tied embeddings): it transposes the weight in
@@ -36,19 +39,23 @@ from onnxruntime.quantization import QuantType, quantize_dynamic
 
 from tx.files import atomic_write
 
+from .cpu import cpu_has_vnni  # noqa: F401  (re-exported: the export and the loader both ask)
 from .onnx_export import set_metadata
-from .spec import META_PRECISION
+from .spec import META_INT8_WEIGHT_BITS, META_PRECISION
 
 # Only the weight-by-activation MatMuls (attention's activation-by-activation products stay fp32)
 # and the embedding Gathers, whose int8 tables are what shrinks the files.
 QUANTIZED_OPS = ["MatMul", "Gather"]
 
 
-def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = False) -> float:
+def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = True, weight_bits: int = 7) -> float:
     """Write the int8 version of the fp32 graph `src` to `dst`; returns seconds taken.
 
-    per_channel: one scale per output column instead of per tensor (see README for measurements).
+    per_channel: one scale per output column instead of per tensor; weight_bits: 7 (reduce_range, any CPU) or
+    8 (needs VNNI). See the module doc for the measurements behind both.
     """
+    if weight_bits not in (7, 8):
+        raise ValueError(f"weight_bits must be 7 or 8, got {weight_bits}")
     start = time.perf_counter()
     model = onnx.load(str(src))
     del model.graph.value_info[:]
@@ -59,11 +66,12 @@ def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = False) -
         try:
             onnx.save(model, "fp32.onnx")
             quantize_dynamic("fp32.onnx", "int8.onnx", weight_type=QuantType.QInt8, per_channel=per_channel,
-                             reduce_range=True,  # see the module doc: int16 saturation without VNNI
+                             reduce_range=weight_bits == 7,  # see the module doc: int16 saturation without VNNI
                              op_types_to_quantize=QUANTIZED_OPS, extra_options={"MatMulConstBOnly": True})
             quantized = onnx.load("int8.onnx")
         finally:
             root.setLevel(previous_level)  # the caller's logging is not ours to change
-    set_metadata(quantized, {p.key: p.value for p in model.metadata_props} | {META_PRECISION: "int8"})
+    set_metadata(quantized, {p.key: p.value for p in model.metadata_props}
+                 | {META_PRECISION: "int8", META_INT8_WEIGHT_BITS: str(weight_bits)})
     atomic_write(dst, lambda tmp_path: onnx.save(quantized, tmp_path))
     return time.perf_counter() - start

@@ -59,6 +59,7 @@ class ExportReport:
     graphs: list[dict[str, Any]] = field(default_factory=list)  # validate.GraphCheck per file, + size and timing
     quality: dict[str, Any] = field(default_factory=dict)  # quality.* sections
     files: dict[str, dict[str, Any]] = field(default_factory=dict)  # file name -> {"bytes", "sha256"}
+    int8: dict[str, Any] = field(default_factory=dict)  # the int8 scheme: per_channel, weight_bits, cpu_vnni, why
 
     def write(self, model_dir: Path) -> Path:
         path = model_dir / ONNX_DIR / REPORT_FILE

@@ -34,6 +34,7 @@ META_SPEC_VERSION = "tx.spec_version"
 META_VOCAB_SIZE = "tx.vocab_size"  # the model's (source) vocabulary: what the tokenizer must match
 META_MAX_LEN = "tx.max_len"  # positions the positional-encoding table covers
 META_TOKENIZER_SHA256 = "tx.tokenizer_sha256"  # tokenizer.json the export was made with ("" if none)
+META_INT8_WEIGHT_BITS = "tx.int8_weight_bits"  # "7" (runs well on any CPU) or "8" (needs VNNI): see quantize.py
 
 
 @dataclass(frozen=True)

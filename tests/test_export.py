@@ -32,6 +32,7 @@ from export_fixtures import (
 from onnx import numpy_helper
 
 import tx
+from export import ModelLoadError, OnnxSentimentClassifier
 from export import __main__ as export_cli
 from export.feeds import random_inputs
 from export.onnx_export import DEFAULT_OPSET, EXAMPLE_AXES, EXPORTER
@@ -562,3 +563,53 @@ def test_bench_busy_warning_discounts_its_own_threads(before, after, busy):
     bench = {"model_dir": "m", "task": "sentiment", "threads": 2, "cpu_count": 2, "results": [],
              "load_average": {"before": before, "after": after}}
     assert ("WARNING: the machine was busy" in table(bench)) is busy
+
+
+# --- int8 scheme and its quality gate -------------------------------------------------------------------------------
+def test_vnni_is_read_from_the_cpu_flags():
+    from export.cpu import cpu_has_vnni
+
+    assert cpu_has_vnni("processor : 0\nflags : fpu sse2 avx2 avx512f avx512_vnni\n")
+    assert cpu_has_vnni("flags\t\t: fpu avx2 avx_vnni\n")
+    assert not cpu_has_vnni("flags : fpu sse2 avx2 fma\n")
+    assert not cpu_has_vnni("")
+
+
+def test_the_report_records_the_int8_scheme_and_the_files_their_weight_range():
+    from export.cpu import cpu_has_vnni
+
+    model_dir = exported("translate")
+    report = json.loads((model_dir / "onnx" / REPORT_FILE).read_text(encoding="utf-8"))
+    scheme = report["int8"]
+    assert scheme["per_channel"] is True and scheme["cpu_vnni"] == cpu_has_vnni()
+    assert scheme["weight_bits"] == (8 if cpu_has_vnni() else 7) and scheme["why"]
+    meta = onnx.load(str(model_dir / "onnx" / "decoder.int8.onnx"), load_external_data=False).metadata_props
+    assert {p.key: p.value for p in meta}["tx.int8_weight_bits"] == str(scheme["weight_bits"])
+
+
+def test_8_bit_int8_weights_refuse_to_load_on_a_cpu_without_vnni(monkeypatch):
+    import export.model_files as model_files
+
+
+    model_dir = fresh_copy("sentiment", "eight-bit")
+    onnx_dir = model_dir / "onnx"
+    quantize_int8(onnx_dir / "classifier.fp32.onnx", onnx_dir / "classifier.int8.onnx", weight_bits=8)
+    monkeypatch.setattr(model_files, "cpu_has_vnni", lambda: False)
+    with pytest.raises(ModelLoadError, match="8 bits, made for a CPU with VNNI"):
+        OnnxSentimentClassifier(model_dir, provider="cpu", precision="int8")
+    monkeypatch.setattr(model_files, "cpu_has_vnni", lambda: True)
+    assert OnnxSentimentClassifier(model_dir, provider="cpu", precision="int8").classify(["fine"])
+
+
+def test_int8_that_loses_more_than_the_limit_fails_the_export(monkeypatch):
+    """The gate is a failure, not a warning: with the limit below any possible drop, the real check fails."""
+    import export.quality as quality
+
+    monkeypatch.setattr(quality, "INT8_MAX_BLEU_DROP", -1000.0)
+    monkeypatch.setattr(quality, "INT8_MAX_ACCURACY_DROP", -1000.0)
+    model_dir = exported("translate")
+    _, failures, warnings = quality.translation_quality(model_dir, Path("/nonexistent"), ["fp32", "int8"], 4, 1)
+    assert any(f.startswith("int8 loses") and "BLEU (limit -1000.0)" in f for f in failures)
+    assert not any("int8 loses" in w for w in warnings)
+    _, failures, _ = quality.sentiment_quality(exported("sentiment"), Path("/nonexistent"), ["fp32", "int8"], 6, 1)
+    assert any(f.startswith("int8 loses") and "accuracy" in f for f in failures)
