@@ -1,0 +1,163 @@
+"""python -m export.ct2 MODEL_DIR [--out DIR] [--quantization int8|float32] [--check N]
+
+Converts a `tx` translator to CTranslate2, the engine people pick for fast CPU translation, so that
+every speed claim of `export` can be measured against it on the same weights (`python -m export.bench`
+adds its rows when `ctranslate2` is installed: `pip install ctranslate2`, optional).
+
+What must match for identical output (measured; see shared notes): the position table is written out
+(tx interleaves sin on even and cos on odd dimensions, CTranslate2's built-in table does not);
+embeddings are scaled by √d_model; Q/K/V become one fused matrix (cross-attention: K/V fused);
+LayerNorm ε 1e-5; the source is the `<2xx>` tag, the BPE pieces and `</s>`; decoding starts from `<s>`.
+After converting, `--check N` translates N sample sentences greedily with both and counts identical
+outputs (token for token); the command fails when any differs in fp32.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from tx.checkpoint import load_model_dir
+from tx.inference import Translator, load_tokenizer
+from tx.layers import Residual
+from tx.model import Seq2SeqTransformer
+
+DEFAULT_OUT = "ct2"  # MODEL_DIR/ct2-<quantization>/
+
+
+def _array(t: torch.Tensor) -> np.ndarray:
+    return t.detach().float().cpu().numpy()
+
+
+def _linear(spec, layer: torch.nn.Linear | list[torch.nn.Linear]) -> None:
+    """One CTranslate2 linear from one torch Linear, or from several fused along the output dimension."""
+    layers = layer if isinstance(layer, list) else [layer]
+    spec.weight = _array(torch.cat([x.weight for x in layers]))  # (out, in), as torch stores it
+    spec.bias = _array(torch.cat([x.bias for x in layers]))
+
+
+def _norm(spec, residual: Residual) -> None:
+    spec.gamma, spec.beta = _array(residual.norm.weight), _array(residual.norm.bias)
+
+
+def translator_spec(model: Seq2SeqTransformer, vocabulary: list[str]):
+    """The CTranslate2 TransformerSpec holding `model`'s weights."""
+    from ctranslate2.specs import common_spec, transformer_spec
+
+    c = model.config
+    spec = transformer_spec.TransformerSpec.from_config((c.n_layers, c.n_decoder_layers), c.n_heads,
+                                                        pre_norm=c.pre_norm, activation=common_spec.Activation.RELU)
+    positions = _array(model.positional.pe)  # (max_len, D): tx's own table, written out
+    encoder, decoder = spec.encoder, spec.decoder
+    encoder.embeddings[0].weight = _array(model.src_embed.table.weight)
+    decoder.embeddings.weight = _array(model.tgt_embed.table.weight)
+    encoder.scale_embeddings = decoder.scale_embeddings = True  # × √d_model, as tx.Embeddings
+    encoder.position_encodings.encodings = decoder.position_encodings.encodings = positions
+    decoder.projection.weight = _array(model.generator.weight)
+    for ours, theirs in zip(model.encoder.layers, encoder.layer, strict=True):
+        a = ours.self_attn
+        _linear(theirs.self_attention.linear[0], [a.w_q, a.w_k, a.w_v])
+        _linear(theirs.self_attention.linear[1], a.w_o)
+        _norm(theirs.self_attention.layer_norm, ours.res_attn)
+        _linear(theirs.ffn.linear_0, ours.feed_forward.net[0])
+        _linear(theirs.ffn.linear_1, ours.feed_forward.net[3])
+        _norm(theirs.ffn.layer_norm, ours.res_ff)
+    for ours, theirs in zip(model.decoder.layers, decoder.layer, strict=True):
+        s, x = ours.self_attn, ours.cross_attn
+        _linear(theirs.self_attention.linear[0], [s.w_q, s.w_k, s.w_v])
+        _linear(theirs.self_attention.linear[1], s.w_o)
+        _norm(theirs.self_attention.layer_norm, ours.res_self)
+        _linear(theirs.attention.linear[0], x.w_q)
+        _linear(theirs.attention.linear[1], [x.w_k, x.w_v])
+        _linear(theirs.attention.linear[2], x.w_o)
+        _norm(theirs.attention.layer_norm, ours.res_cross)
+        _linear(theirs.ffn.linear_0, ours.feed_forward.net[0])
+        _linear(theirs.ffn.linear_1, ours.feed_forward.net[3])
+        _norm(theirs.ffn.layer_norm, ours.res_ff)
+    if c.pre_norm:  # pre-LN stacks end with a LayerNorm
+        encoder.layer_norm.gamma, encoder.layer_norm.beta = _array(model.encoder.norm.weight), \
+            _array(model.encoder.norm.bias)
+        decoder.layer_norm.gamma, decoder.layer_norm.beta = _array(model.decoder.norm.weight), \
+            _array(model.decoder.norm.bias)
+    spec.config.layer_norm_epsilon = 1e-5
+    spec.config.add_source_bos = spec.config.add_source_eos = False  # the source tokens carry tag and </s>
+    spec.register_source_vocabulary(vocabulary)
+    spec.register_target_vocabulary(vocabulary)
+    return spec
+
+
+def convert(model_dir: str | Path, out: str | Path, quantization: str = "float32") -> Path:
+    """Write the CTranslate2 model of a tx translator directory to `out`; returns `out`."""
+    model = load_model_dir(model_dir, "seq2seq")
+    tokenizer = load_tokenizer(model_dir)
+    vocabulary = [tokenizer.id_to_token(i) for i in range(model.config.tgt_vocab_size)]
+    spec = translator_spec(model, vocabulary)
+    spec.validate()
+    spec.optimize(quantization=None if quantization == "float32" else quantization)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    spec.save(str(out))
+    return out
+
+
+class Ct2Translator:
+    """Greedy and beam translation of plain text with a converted model, tokenised exactly like tx's own."""
+
+    def __init__(self, model_dir: str | Path, ct2_dir: str | Path, threads: int = 1):
+        import ctranslate2
+
+        self.text = Translator.from_dir(model_dir)  # its tokenizer, tags and limits (no decoding done with it)
+        self.engine = ctranslate2.Translator(str(ct2_dir), device="cpu", inter_threads=1, intra_threads=threads)
+
+    def token_ids(self, texts: list[str], src: str = "de", tgt: str = "en", beam: int = 1,
+                  length_penalty: float = 0.0, max_len: int = 128) -> list[list[int]]:
+        tok = self.text.tokenizer
+        sources = [tok.tokens(self.text.source_ids(t, tgt)[0]) for t in texts]
+        limit = min(max_len, self.text.backend.max_target_len)  # the position table's length, as tx's searches
+        results = self.engine.translate_batch(sources, beam_size=beam, length_penalty=length_penalty,
+                                              max_decoding_length=limit, return_end_token=True)
+        return [[tok.token_to_id(t) for t in r.hypotheses[0]] for r in results]
+
+
+def check(model_dir: Path, ct2_dir: Path, texts: list[str], src: str, tgt: str) -> tuple[int, int]:
+    """(identical greedy outputs, total) of CTranslate2 against tx's PyTorch model on `texts`."""
+    want = [t.token_ids for t in Translator.from_dir(model_dir).translate(texts, src, tgt, method="greedy",
+                                                                          max_len=128)]
+    got = Ct2Translator(model_dir, ct2_dir).token_ids(texts, src, tgt)
+    return sum(a == b for a, b in zip(got, want, strict=True)), len(texts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m export.ct2", description=__doc__.split("\n\n")[0])
+    parser.add_argument("model_dir", type=Path)
+    parser.add_argument("--out", type=Path, help=f"default MODEL_DIR/{DEFAULT_OUT}-<quantization>")
+    parser.add_argument("--quantization", choices=["float32", "int8"], default="float32")
+    parser.add_argument("--check", type=int, default=100, help="sample sentences compared with PyTorch (0 = none)")
+    args = parser.parse_args(argv)
+    try:
+        import ctranslate2  # noqa: F401
+    except ImportError:
+        print("error: ctranslate2 is not installed (`pip install ctranslate2`; it is an optional peer)",
+              file=sys.stderr)
+        return 2
+    out = convert(args.model_dir, args.out or args.model_dir / f"{DEFAULT_OUT}-{args.quantization}",
+                  args.quantization)
+    print(f"wrote {out}")
+    if args.check:
+        from tx.data import read_tsv
+
+        rows = read_tsv(args.model_dir / "samples.tsv")[:args.check]
+        for src, tgt in (("de", "en"), ("en", "de")):
+            same, total = check(args.model_dir, out, [r[src] for r in rows], src, tgt)
+            print(f"{src}->{tgt}: greedy output identical to PyTorch for {same} of {total} sentences")
+            if args.quantization == "float32" and same != total:
+                print("error: fp32 CTranslate2 must equal PyTorch token for token", file=sys.stderr)
+                return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
