@@ -58,11 +58,13 @@ INT8_QUALITY_LIMITS = {"translate": ("BLEU drop", 0.5), "sentiment": ("accuracy 
 @dataclass
 class CaseResult:
     case: str  # e.g. "greedy-b16", "b1x64"
-    system: str  # torch | ort-fp32 | ort-int8
+    system: str  # torch | ort-fp32 | ort-int8 | ct2-fp32 | ct2-int8
     p50_ms: float
     p90_ms: float
     tokens_per_s: float  # tokens processed (classifier) or generated (translation) per second, at p50
     speedup: float  # torch p50 / this p50
+    p10_ms: float = 0.0  # with p90: the spread a ratio must clear to be believed
+    vs_ct2: float | None = None  # ort-<p>: CTranslate2 <p>'s p50 / this p50 (same weights), when it was measured
 
 
 def translation_case_name(method: str, batch: int) -> str:
@@ -105,9 +107,29 @@ def summarise(case: str, measured: dict[str, tuple[list, int]]) -> list[CaseResu
     for name, (times, tokens) in measured.items():
         p50 = statistics.median(times)
         per_call_tokens = tokens / len(times)
+        peer = measured.get(name.replace("ort-", "ct2-")) if name.startswith("ort-") else None
         results.append(CaseResult(case, name, round(p50 * 1e3, 3), round(percentile(times, 90) * 1e3, 3),
-                                  round(per_call_tokens / p50, 1), round(base / p50, 2)))
+                                  round(per_call_tokens / p50, 1), round(base / p50, 2),
+                                  round(percentile(times, 10) * 1e3, 3),
+                                  round(statistics.median(peer[0]) / p50, 3) if peer else None))
     return results
+
+
+def distrusted(results: list[CaseResult]) -> list[str]:
+    """The ratios whose two sides' p10-p90 ranges overlap: the measured spread is larger than the gap."""
+    by_case = {(r.case, r.system): r for r in results}
+    doubts = []
+    for r in results:
+        pairs = [("torch", "× torch")] + ([(r.system.replace("ort-", "ct2-"), "÷ CTranslate2")]
+                                          if r.vs_ct2 is not None else [])
+        for other_name, label in pairs:
+            other = by_case.get((r.case, other_name))
+            if other is None or other is r:
+                continue
+            if r.p10_ms <= other.p90_ms and other.p10_ms <= r.p90_ms:
+                doubts.append(f"{r.case} {r.system} {label}: p10-p90 {r.p10_ms:.1f}-{r.p90_ms:.1f} ms overlaps "
+                              f"{other.system}'s {other.p10_ms:.1f}-{other.p90_ms:.1f} ms")
+    return doubts
 
 
 def onnx_systems(make: Callable[[str], Any], precisions: tuple[str, ...], notes: list[str]) -> dict[str, Any]:
@@ -166,7 +188,7 @@ def bench_translation(model_dir: Path, threads: int, repeats: int, warmup: int, 
         sentences, origin = GERMAN_SENTENCES, "tx.bench_decode.GERMAN_SENTENCES"
     notes: list[str] = []
     wrappers = onnx_systems(lambda p: OnnxTranslator(model_dir, provider, p, threads), PRECISIONS, notes)
-    systems: dict[str, Any] = {"torch": torch_side} | wrappers
+    systems: dict[str, Any] = {"torch": torch_side} | wrappers | ct2_systems(model_dir, threads, notes)
     results = []
     for method, batch in TRANSLATION_CASES:
         name = translation_case_name(method, batch)
@@ -187,6 +209,25 @@ def bench_translation(model_dir: Path, threads: int, repeats: int, warmup: int, 
     return results, {"direction": f"{src_lang}-{tgt_lang}", "sentences": origin, "max_len": max_len,
                      "provider": first.provider, "provider_note": first.provider_note, "systems": list(systems),
                      "notes": notes}
+
+
+def ct2_systems(model_dir: Path, threads: int, notes: list[str]) -> dict[str, Any]:
+    """ct2-fp32 / ct2-int8 over the same weights when ctranslate2 is installed (the strongest CPU peer)."""
+    try:
+        import ctranslate2  # noqa: F401
+    except ImportError:
+        notes.append("CTranslate2 not measured: `pip install ctranslate2` adds it (export.ct2)")
+        return {}
+    from .ct2 import Ct2TextTranslator, convert
+
+    folder = Path(tempfile.mkdtemp(prefix="tx-bench-ct2-"))
+    systems = {}
+    for precision, quantization in (("fp32", "float32"), ("int8", "int8")):
+        out = convert(model_dir, folder / precision, quantization)
+        systems[f"ct2-{precision}"] = Ct2TextTranslator(model_dir, out, threads)
+    notes.append("CTranslate2 beam search normalises by length^α and stops when the beam has finished; its outputs "
+                 "may differ from ours (greedy ones are identical in fp32)")
+    return systems
 
 
 def optimized_ops(path: Path, threads: int) -> dict[str, int]:
@@ -273,6 +314,7 @@ def bench_model_dir(model_dir: Path, threads: int, repeats: int, warmup: int, da
              "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "cpu_count": os.cpu_count(),
              "load_average": {"before": load_before, "after": load_average()}, **extra, "versions": versions(),
              "results": [asdict(r) for r in results], "targets": check_targets(task, results),
+             "distrusted": distrusted(results),
              "int8_quality": int8_quality(task, model_dir)}
     if fusions:
         bench["fusions"] = graph_fusions(model_dir, threads)
@@ -303,11 +345,16 @@ def table(bench: dict[str, Any]) -> str:
     if bench.get("direction"):
         lines.append(f"translating {bench['direction']}, sentences from {bench.get('sentences', '?')}"
                      + (f", at most {bench['max_len']} tokens" if bench.get("max_len") else ""))
-    lines += ["", "| case | system | p50 ms | p90 ms | tokens/s | × torch |", "|---|---|--:|--:|--:|--:|"]
+    lines += ["", "| case | system | p50 ms | p10-p90 ms | tokens/s | × torch | ÷ CTranslate2 |",
+              "|---|---|--:|--:|--:|--:|--:|"]
     for r in bench["results"]:
-        lines.append(f"| {r['case']} | {r['system']} | {r['p50_ms']:.2f} | {r['p90_ms']:.2f} | "
-                     f"{r['tokens_per_s']:.0f} | {r['speedup']:.2f} |")
+        vs = r.get("vs_ct2")
+        spread = f"{r.get('p10_ms', 0):.1f}-{r['p90_ms']:.1f}"
+        lines.append(f"| {r['case']} | {r['system']} | {r['p50_ms']:.2f} | {spread} | {r['tokens_per_s']:.0f} | "
+                     f"{r['speedup']:.2f} | {'' if vs is None else f'{vs:.2f}'} |")
     lines.append("")
+    for doubt in bench.get("distrusted", []):
+        lines.append(f"WARNING: ratio not trusted, {doubt}")
     for name, t in bench.get("targets", {}).items():
         lines.append(f"target {name}: >= {t['target']}x, reached {t['reached']:.2f}x "
                      f"({'met' if t['met'] else 'MISSED'})")

@@ -161,3 +161,16 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+class Ct2TextTranslator(Ct2Translator):
+    """`translate()` with the signature export.bench calls, returning objects with `token_ids`."""
+
+    def translate(self, texts: list[str], src_lang: str = "de", tgt_lang: str = "en", method: str = "greedy",
+                  beam: int = 4, max_len: int | None = None, length_penalty: float = 0.6, **_) -> list:
+        from types import SimpleNamespace
+
+        width = beam if method == "beam" else 1
+        ids = self.token_ids(texts, src_lang, tgt_lang, beam=width, max_len=max_len or 256,
+                             length_penalty=length_penalty if width > 1 else 0.0)
+        return [SimpleNamespace(token_ids=row) for row in ids]

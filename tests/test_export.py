@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import json
 import logging
 import os
@@ -468,14 +469,21 @@ def test_cli_rejects_a_missing_model_dir_and_bad_precisions(tmp_path, capsys):
 def check_bench(bench: dict, task: str, cases: list[str]) -> None:
     assert bench["task"] == task and bench["threads"] == 1 and bench["provider"] == "CPUExecutionProvider"
     assert bench["versions"]["onnxruntime"] == ort.__version__ and bench["versions"]["torch"] == torch.__version__
-    assert [(r["case"], r["system"]) for r in bench["results"]] == [
-        (case, system) for case in cases for system in ("torch", "ort-fp32", "ort-int8")]
+    systems = ["torch", "ort-fp32", "ort-int8"]
+    if task == "translate" and importlib.util.find_spec("ctranslate2"):  # the optional peer, on the same weights
+        systems += ["ct2-fp32", "ct2-int8"]
+    assert [(r["case"], r["system"]) for r in bench["results"]] == [(case, s) for case in cases for s in systems]
     for r in bench["results"]:
-        assert 0 < r["p50_ms"] <= r["p90_ms"] and r["tokens_per_s"] > 0 and r["speedup"] > 0
+        assert 0 < r["p10_ms"] <= r["p50_ms"] <= r["p90_ms"] and r["tokens_per_s"] > 0 and r["speedup"] > 0
+        if r["system"].startswith("ort-") and "ct2-fp32" in systems:
+            peer = next(x for x in bench["results"] if x["case"] == r["case"] and x["system"] == r["system"].replace(
+                "ort-", "ct2-"))
+            assert r["vs_ct2"] == pytest.approx(peer["p50_ms"] / r["p50_ms"], rel=0.02, abs=0.006)
         if r["system"] == "torch":
             assert r["speedup"] == 1.0
         torch_p50 = next(x["p50_ms"] for x in bench["results"] if x["case"] == r["case"] and x["system"] == "torch")
         assert r["speedup"] == pytest.approx(torch_p50 / r["p50_ms"], rel=0.02)
+    assert isinstance(bench["distrusted"], list)
     assert set(bench["targets"]) == {f"{'translate greedy' if task == 'translate' else 'classifier b1 <=64'} {p}"
                                      for p in ("fp32", "int8")}
     assert 0.0 <= bench["int8_quality"]["agreement"] <= 1.0
@@ -494,8 +502,8 @@ def test_bench_classifier_table_and_json(capsys):
     check_bench(bench, "sentiment", ["b1x16", "b1x64", "b32x64"])
     b1x16 = next(r for r in bench["results"] if r["case"] == "b1x16" and r["system"] == "ort-fp32")
     assert b1x16["tokens_per_s"] == pytest.approx(16 / (b1x16["p50_ms"] / 1e3), rel=0.01)
-    assert "| case | system | p50 ms | p90 ms | tokens/s | × torch |" in out
-    assert f"| b1x16 | ort-fp32 | {b1x16['p50_ms']:.2f} | {b1x16['p90_ms']:.2f} |" in out
+    assert "| case | system | p50 ms | p10-p90 ms | tokens/s | × torch | ÷ CTranslate2 |" in out
+    assert f"| b1x16 | ort-fp32 | {b1x16['p50_ms']:.2f} | {b1x16['p10_ms']:.1f}-{b1x16['p90_ms']:.1f} |" in out
     assert "onnxruntime on CPUExecutionProvider" in out and f"onnxruntime {ort.__version__}" in out
     assert "target classifier b1 <=64 int8: >= 5.0x, reached" in out
     assert set(bench["fusions"]) == {"classifier.fp32.onnx", "classifier.int8.onnx"}
@@ -613,3 +621,13 @@ def test_int8_that_loses_more_than_the_limit_fails_the_export(monkeypatch):
     assert not any("int8 loses" in w for w in warnings)
     _, failures, _ = quality.sentiment_quality(exported("sentiment"), Path("/nonexistent"), ["fp32", "int8"], 6, 1)
     assert any(f.startswith("int8 loses") and "accuracy" in f for f in failures)
+
+
+def test_a_ratio_whose_spreads_overlap_is_named_as_distrusted():
+    from export.bench import CaseResult, distrusted
+
+    results = [CaseResult("greedy-b1", "torch", 10.0, 12.0, 100, 1.0, 8.0),
+               CaseResult("greedy-b1", "ort-int8", 9.0, 11.0, 110, 1.11, 8.5, vs_ct2=1.0),
+               CaseResult("greedy-b1", "ct2-int8", 4.0, 4.5, 250, 2.5, 3.5)]
+    doubts = distrusted(results)
+    assert doubts == ["greedy-b1 ort-int8 × torch: p10-p90 8.5-11.0 ms overlaps torch's 8.0-12.0 ms"]
