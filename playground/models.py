@@ -5,8 +5,8 @@ point it at tiny exported models). Each task lives in `<root>/<task>/`.
 """
 from __future__ import annotations
 
-import gc
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -100,35 +100,44 @@ def direction_label(direction: tuple[str, str]) -> str:
 
 # ---------------------------------------------------------------- loading, once per process
 
-def freeze_heap() -> None:
-    """Move every object alive now out of the garbage collector's sight (gc.freeze).
+# Every loaded model is keyed by `stamp(task)` so that replaced model files are picked up without a restart.
+# The entry for the files' previous version is dropped as soon as the new one loads: one live session per
+# configuration however often the files change (a translation session at fp32 holds ~240 MB, measured); max_entries
+# is the backstop across configurations (2 tasks × 2 precisions × auto/cpu/thread counts).
+# No gc.freeze() (measured for issue 13): frozen objects are never collected and a dropped onnxruntime session sits in
+# reference cycles, so freezing leaked every replaced model; and without it a full collection (~160 ms) struck once
+# in 900 page reruns after the first visit to each page, too rare to be worth that.
+_newest_version: dict[tuple, tuple] = {}  # (loader name, its arguments but the version) -> the version last loaded
+_newest_lock = threading.Lock()  # st.cache_resource loaders run in every session's script thread
 
-    torch, plotly, pandas, streamlit and the models make a heap where one full collection took
-    ~440 ms (measured here, in the middle of drawing a figure after a translation): the browser
-    round trip doubled whenever one struck. Modules and loaded models live as long as the
-    process, so scanning them again and again finds nothing; freezing them keeps collections short.
-    """
-    gc.collect()
-    gc.freeze()
 
-
-freeze_heap()  # the imports above (torch, plotly, pandas, streamlit, onnxruntime)
+def _forget_older_version(loader, args: tuple, version: tuple) -> None:
+    """Drop loader's cached model for an older version of the same files, so it can be freed."""
+    with _newest_lock:
+        older = _newest_version.get((loader.__name__, args))
+        _newest_version[(loader.__name__, args)] = version
+    if older is not None and older != version:
+        loader.clear(*args, older)
 
 
 @st.cache_resource(show_spinner=False, max_entries=24)
 def _onnx_model(task: str, path: str, provider: str, precision: str, threads: int | None, version: tuple):
     cls = OnnxTranslator if task == "translate" else OnnxSentimentClassifier
-    model = cls(path, provider=provider, precision=precision, threads=threads)
-    freeze_heap()
-    return model
+    return cls(path, provider=provider, precision=precision, threads=threads)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _torch_model(task: str, path: str, version: tuple):
     from tx.inference import SentimentAnalyzer, Translator
 
-    model = (Translator if task == "translate" else SentimentAnalyzer).from_dir(path)
-    freeze_heap()
+    return (Translator if task == "translate" else SentimentAnalyzer).from_dir(path)
+
+
+def _load(loader, task: str, *args):
+    """loader(task, the task's directory, *args, the files' version), cached; an older version's entry dropped."""
+    args, version = (task, str(model_dir(task)), *args), stamp(task)
+    model = loader(*args, version)
+    _forget_older_version(loader, args, version)
     return model
 
 
@@ -144,7 +153,7 @@ def onnx_model(task: str, provider: str = "auto", precision: str = "fp32", threa
         return None
     try:
         with st.spinner(f"Loading the {TASK_NOUNS[task]} model ({precision}, {provider})…"):
-            return _onnx_model(task, str(model_dir(task)), provider, precision, threads, stamp(task))
+            return _load(_onnx_model, task, provider, precision, threads)
     except ProviderError as e:
         if not quiet:
             st.warning(f"{e}. Running on the CPU instead.")
@@ -164,7 +173,7 @@ def load_problem(task: str) -> str | None:
     if problem:
         return problem
     try:
-        _onnx_model(task, str(model_dir(task)), "cpu", "fp32", None, stamp(task))
+        _load(_onnx_model, task, "cpu", "fp32", None)
     except Exception as e:
         return f"The {TASK_NOUNS[task]} model does not load: {first_line(e)}"
     return None
@@ -174,7 +183,7 @@ def torch_model(task: str):
     """The PyTorch wrapper (Latency page), or None after a warning."""
     try:
         with st.spinner(f"Loading the PyTorch {TASK_NOUNS[task]} model…"):
-            return _torch_model(task, str(model_dir(task)), stamp(task))
+            return _load(_torch_model, task)
     except Exception as e:
         st.warning(f"PyTorch model not available, so it is left out: {first_line(e)}")
         return None

@@ -8,9 +8,12 @@ models (~1-2 min) is shared with every other test module of the process.
 from __future__ import annotations
 
 import base64
+import gc
 import io
 import json
+import os
 import shutil
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -470,6 +473,25 @@ def test_home_does_not_call_a_broken_model_healthy(open_page, models, tmp_path, 
     lines = values(at.markdown)
     assert any(line.startswith("- ❌ **Translation**") for line in lines)
     assert any(line.startswith("- ✅ **Sentiment**") for line in lines)
+
+
+def test_replacing_the_model_files_keeps_one_live_model_and_frees_the_old_ones(models, tmp_path, monkeypatch):
+    """Models are cached by the files' mtimes: each replacement loads a new session, and the old ones must be
+    freed (not kept in the cache, nor frozen out of the collector's reach by gc.freeze) or memory grows per copy."""
+    root = tmp_path / "models"
+    shutil.copytree(models / "sentiment", root / "sentiment")
+    monkeypatch.setenv("TX_MODELS_DIR", str(root))
+    config = root / "sentiment" / "config.json"
+    loaded = []
+    for copy in range(6):
+        os.utime(config, ns=(10**18 + copy, 10**18 + copy))  # as if new model files had been copied in
+        model = pg.onnx_model("sentiment", "cpu", quiet=True)
+        assert all(model is not ref() for ref in loaded)  # new files, a new session
+        loaded.append(weakref.ref(model))
+    del model
+    gc.collect()
+    alive = [ref() for ref in loaded if ref() is not None]
+    assert len(alive) == 1 and alive[0] is loaded[-1]()  # the cache holds the newest, every older one is freed
 
 
 # ---------------------------------------------------------------- Model card
