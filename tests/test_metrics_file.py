@@ -25,6 +25,7 @@ def test_the_shipped_files_follow_the_schema_and_round_trip_unchanged(task):
 @pytest.mark.parametrize("break_it, message", [
     (lambda m: m["test"].pop("accuracy"), "metrics.json: field test.accuracy is missing"),
     (lambda m: m["test"].__setitem__("accuracy", "77%"), "metrics.json: field test.accuracy should be int or float"),
+    (lambda m: m["test"].__setitem__("macro_f1", 7709), "field test.macro_f1 should be a percentage from 0 to 100"),
     (lambda m: m["test"]["confusion"]["rows_gold_cols_predicted"].pop(), "should be 2 × 2"),
     (lambda m: m["data"].pop("licence"), "metrics.json: field data.licence is missing"),
     (lambda m: m.__setitem__("task", "summarise"), "metrics.json: field task should be one of"),

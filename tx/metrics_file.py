@@ -36,6 +36,14 @@ def _get(obj: dict[str, Any], key: str, kind: type | tuple[type, ...], where: st
     return value
 
 
+def _percent(obj: dict[str, Any], key: str, where: str) -> float:
+    """obj[key] as a score in percent: a number from 0 to 100 (nothing is rescaled on reading)."""
+    value = float(_get(obj, key, (int, float), where))
+    if not 0 <= value <= 100:
+        raise MetricsFormatError(f"field {where}.{key} should be a percentage from 0 to 100, got {value:g}")
+    return value
+
+
 def _extra(obj: dict[str, Any], cls: type) -> dict[str, Any]:
     known = {f.name for f in fields(cls)}
     return {k: v for k, v in obj.items() if k not in known}
@@ -49,8 +57,7 @@ class DirectionScores:
 
     @classmethod
     def from_json(cls, obj: Any, where: str) -> DirectionScores:
-        return cls(float(_get(obj, "bleu", (int, float), where)), float(_get(obj, "chrf", (int, float), where)),
-                   _extra(obj, cls))
+        return cls(_percent(obj, "bleu", where), _percent(obj, "chrf", where), _extra(obj, cls))
 
     def to_json(self) -> dict[str, Any]:
         return {"bleu": self.bleu, "chrf": self.chrf, **self.extra}
@@ -91,7 +98,7 @@ class ClassificationScores:
 
     @classmethod
     def from_json(cls, obj: Any, where: str) -> ClassificationScores:
-        accuracy, macro_f1 = _get(obj, "accuracy", (int, float), where), _get(obj, "macro_f1", (int, float), where)
+        accuracy, macro_f1 = _percent(obj, "accuracy", where), _percent(obj, "macro_f1", where)
         reviews = _get(obj, "reviews", int, where)
         confusion = _get(obj, "confusion", dict, where)
         labels = _get(confusion, "labels", list, f"{where}.confusion")
@@ -99,7 +106,7 @@ class ClassificationScores:
         if len(matrix) != len(labels) or any(not isinstance(r, list) or len(r) != len(labels) for r in matrix):
             raise MetricsFormatError(f"field {where}.confusion.rows_gold_cols_predicted should be "
                                      f"{len(labels)} × {len(labels)}")
-        return cls(float(accuracy), float(macro_f1), int(reviews), [str(x) for x in labels], matrix,
+        return cls(accuracy, macro_f1, int(reviews), [str(x) for x in labels], matrix,
                    {k: v for k, v in _extra(obj, cls).items() if k != "confusion"})
 
     def to_json(self) -> dict[str, Any]:
