@@ -8,8 +8,10 @@ ourselves: its loader error names the missing piece (e.g. "libcublasLt.so.13: ca
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
+import io
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,11 +42,23 @@ def cuda_unavailable_reason() -> str | None:
     library = Path(ort.__file__).parent / "capi" / "libonnxruntime_providers_cuda.so"
     if not library.is_file():  # another platform's file name: let the session itself decide
         return None
+    preload_cuda_libraries()
     try:
         ctypes.CDLL(str(library))
     except OSError as e:
         return f"onnxruntime's CUDA provider cannot load: {e}"
     return None
+
+
+def preload_cuda_libraries() -> None:
+    """Load the CUDA/cuDNN libraries pip's nvidia-* wheels put in site-packages (requirements-gpu.txt), which the
+    system loader does not search; quiet, since a missing one is reported by the provider's own load below."""
+    if hasattr(ort, "preload_dlls"):
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            try:
+                ort.preload_dlls(msvc=False)
+            except Exception:  # noqa: BLE001 - a failed preload leaves the real error to the CDLL load below
+                pass
 
 
 def check_provider(provider: str) -> None:
