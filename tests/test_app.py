@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import base64
 import gc
+import importlib
 import io
 import json
 import os
+import re
 import shutil
 import weakref
 from pathlib import Path
@@ -613,6 +615,25 @@ def test_damaged_tokenizer_says_restore_it_not_re_export(open_page, models, tmp_
     error = " ".join(values(at.error))
     assert "tokenizer.json" in error and "restore the model's own tokenizer.json" in error, error
     assert "tx.train" not in error  # the fix is putting the file back, not training a new model
+
+
+# ---------------------------------------------------------------- the playground package
+
+PLAYGROUND_MODULES = ("models", "inputs", "cards", "figures")  # one job each (playground/__init__.py says which)
+
+
+def test_the_playground_is_split_by_job_and_each_page_name_has_one_definition():
+    """Pages use `import playground as pg`, which star-imports every module: two modules defining the same public
+    name would let the later one silently win. And no module grows back into the 680-line helper it was split from."""
+    modules = {name: importlib.import_module(f"playground.{name}") for name in PLAYGROUND_MODULES}
+    scripts = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
+    used = {name for path in scripts for name in re.findall(r"\bpg\.(\w+)", path.read_text(encoding="utf-8"))}
+    for name in sorted(used):
+        found = {id(getattr(module, name)) for module in modules.values() if hasattr(module, name)}
+        assert len(found) == 1, f"pg.{name}: defined {len(found)} times in playground/"
+    for name, module in modules.items():
+        lines = Path(module.__file__).read_text(encoding="utf-8").count("\n")
+        assert lines <= 250, f"playground/{name}.py has {lines} lines: split it by job"
 
 
 # ---------------------------------------------------------------- helpers (no models)
