@@ -131,10 +131,15 @@ def readme_sections(task: str) -> list[tuple[str, str]]:
 
 
 # --- translation confidence --------------------------------------------------------------------------------------
+@st.cache_data(show_spinner=False, max_entries=4)
+def _confidence_report(path: str, version: tuple) -> Any:
+    return read_json(Path(path))
+
+
 def confidence_judgement(confidence: float) -> tuple[bool, str]:
     """(low?, a sentence saying what this confidence meant on the model's hand-judged outputs), from the model's
-    `confidence.json` (`python -m tx.confidence`); without one, only the number."""
-    report = read_json(model_dir("translate") / "confidence.json")
+    `confidence.json` (`python -m tx.confidence`, read once per version of the file); without one, the number."""
+    report = _confidence_report(str(model_dir("translate") / "confidence.json"), stamp("translate", "confidence.json"))
     shown = f"Confidence {confidence:.0%} (geometric mean of the model's token probabilities)"
     try:
         threshold = float(report["threshold"])
