@@ -70,6 +70,10 @@ def session_options(threads: int | None) -> ort.SessionOptions:
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL  # our graphs are chains; parallel branches don't pay
+    # Idle intra-op threads sleep instead of spinning. Measured (greedy int8, 8 sentences, 2 threads, two
+    # interleaved runs on 2 cores): the same time on a quiet box (161 vs 157 ms, 237 vs 189 ms), 26-29% less under
+    # 5 busy processes (903 -> 671 ms, 865 -> 611 ms): spinning threads take CPU the busy box does not have.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     if threads is not None:
         if threads < 1:
             raise ValueError(f"threads must be >= 1 (or None for onnxruntime's default), got {threads}")
