@@ -37,7 +37,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-tensor", action="store_true",
                         help="one int8 weight scale per tensor (default: per output channel, measured better)")
     parser.add_argument("--weight-bits", type=int, choices=(7, 8),
-                        help="int8 weight range (default: 8 where this CPU has VNNI, else 7)")
+                        help="int8 weight range (default 8; 7 = the old signed reduce_range weights)")
+    parser.add_argument("--weight-type", choices=("int8", "uint8"),
+                        help="int8 weight type (default: int8 where this CPU has VNNI, else uint8; see quantize.py)")
+    parser.add_argument("--keep-fp32", default="",
+                        help="comma-separated module prefixes whose MatMuls stay fp32 in int8 files (e.g. output)")
     parser.add_argument("--agreement-sentences", type=int, default=500,
                         help="held-out sentences translated by PyTorch and ONNX, each direction (default 500)")
     parser.add_argument("--data-dir", type=Path, default=Path("data/processed"),
@@ -49,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--agreement-sentences must be >= 1")
 
     options = ExportOptions(precisions=args.precision, opset=args.opset, per_channel=not args.per_tensor,
-                            weight_bits=args.weight_bits,
+                            weight_bits=args.weight_bits, weight_type=args.weight_type,
+                            keep_fp32=tuple(m.strip() for m in args.keep_fp32.split(",") if m.strip()),
                             data_dir=args.data_dir, agreement_sentences=args.agreement_sentences,
                             threads=args.threads, check_quality=not args.no_quality)
     try:

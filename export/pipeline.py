@@ -18,7 +18,7 @@ from .cpu import cpu_has_vnni
 from .model_files import sha256_of
 from .onnx_export import DEFAULT_OPSET, EXPORTER, export_graph, graph_metadata
 from .quality import sentiment_quality, translation_quality
-from .quantize import quantize_int8
+from .quantize import Int8Scheme, default_scheme, quantize_int8
 from .report import ExportReport, file_entries, versions
 from .spec import ONNX_DIR, SPEC_VERSION, ModelShape, graphs_for
 from .validate import validate_graph
@@ -29,21 +29,36 @@ class ExportOptions:
     precisions: tuple[str, ...] = ("fp32", "int8")  # fp32 is always written: int8 is made from it
     opset: int = DEFAULT_OPSET
     per_channel: bool = True  # int8 scales per output channel (measured better than per tensor: quantize.py)
-    weight_bits: int | None = None  # int8 weights: 8 (needs VNNI) or 7; None = 8 where this CPU has VNNI
+    weight_bits: int | None = None  # int8 weights: 8 or 7 (reduce_range); None = 8
+    weight_type: str | None = None  # "int8" | "uint8"; None = the measured default for this CPU (quantize.py)
+    keep_fp32: tuple[str, ...] = ()  # module-path prefixes left in fp32 (e.g. "output": the generator)
     data_dir: Path = Path("data/processed")  # where <task>/test.tsv is looked for
     agreement_sentences: int = 500  # held-out translation sentences (each in both directions)
     threads: int | None = None  # onnxruntime threads for the agreement runs
     check_quality: bool = True  # False skips the text-level agreement (tests, quick iterations)
 
 
-def int8_scheme(options: ExportOptions) -> dict[str, object]:
-    """How int8 weights are quantised, and why: recorded in the report."""
-    vnni = cpu_has_vnni()
-    bits = options.weight_bits or (8 if vnni else 7)
-    return {"per_channel": options.per_channel, "weight_bits": bits, "cpu_vnni": vnni,
-            "why": ("8-bit weights: this CPU has VNNI (int32 accumulation)" if bits == 8 and vnni else
-                    "7-bit weights: without VNNI the int8 kernel sums pairs in int16, which full 8-bit weights "
-                    "saturate" if not vnni else "7-bit weights, as asked")}
+def int8_scheme(options: ExportOptions, vnni: bool) -> Int8Scheme:
+    """The int8 scheme for this export: the measured default for this CPU (`default_scheme`) unless asked
+    otherwise. Asking for 7-bit weights means the old signed, reduce_range ones."""
+    default = default_scheme(vnni)
+    bits = options.weight_bits or default.weight_bits
+    weight_type = options.weight_type or ("int8" if options.weight_bits == 7 else default.weight_type)
+    return Int8Scheme(options.per_channel, bits, weight_type, tuple(options.keep_fp32))
+
+
+def describe_scheme(scheme: Int8Scheme, vnni: bool) -> dict[str, object]:
+    """What the report records about the int8 scheme, with the reason for its weight type."""
+    if scheme.weight_type == "uint8":
+        why = ("unsigned 8-bit weights: onnxruntime's u8 x u8 kernel sums in int32 on any CPU (no VNNI needed); "
+               "measured the most faithful scheme at the same size (export/quantize.py)")
+    elif scheme.weight_bits == 7:
+        why = "signed 7-bit weights (reduce_range): safe from the int16 saturation of CPUs without VNNI"
+    elif vnni:
+        why = "signed 8-bit weights: this CPU has VNNI (int32 accumulation), the fastest int8 kernel"
+    else:
+        why = "signed 8-bit weights without VNNI, as asked: the int8 files will refuse to load on this CPU"
+    return scheme.as_dict() | {"cpu_vnni": vnni, "why": why}
 
 
 def planned_files(model_dir: Path, precisions: tuple[str, ...]) -> list[str]:
@@ -67,7 +82,10 @@ def export_model_dir(model_dir: str | Path, options: ExportOptions,
         model_dir=str(model_dir), kind=stored["kind"], ok=False,
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"), exporter=EXPORTER,
         opset=options.opset, spec_version=SPEC_VERSION, precisions=precisions, per_channel=options.per_channel,
-        versions=versions(), int8=int8_scheme(options))
+        versions=versions())
+    vnni = cpu_has_vnni()  # read at export time: the scheme depends on the CPU that makes (and serves) the files
+    scheme = int8_scheme(options, vnni)
+    report.int8 = describe_scheme(scheme, vnni)
     for spec in graphs_for(shape):
         fp32_path = onnx_dir / spec.file_name("fp32")
         seconds = export_graph(model, spec, fp32_path, graph_metadata(spec, "fp32", stored["config"], tokenizer_sha),
@@ -75,8 +93,8 @@ def export_model_dir(model_dir: str | Path, options: ExportOptions,
         log(f"exported {fp32_path.name} in {seconds:.1f}s")
         made = {"fp32": seconds}
         if "int8" in precisions:
-            made["int8"] = quantize_int8(fp32_path, onnx_dir / spec.file_name("int8"), options.per_channel,
-                                         report.int8["weight_bits"])
+            made["int8"] = quantize_int8(fp32_path, onnx_dir / spec.file_name("int8"), scheme.per_channel,
+                                         scheme.weight_bits, scheme.weight_type, scheme.keep_fp32)
         for precision in precisions:
             path = onnx_dir / spec.file_name(precision)
             check = validate_graph(model, spec, path, precision)

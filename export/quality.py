@@ -22,8 +22,12 @@ from tx.inference import SentimentAnalyzer, Translator
 from .runtime import OnnxSentimentClassifier, OnnxTranslator
 
 SAMPLE_SEED = 0  # which test rows are used is fixed, so reports of two exports compare
+# int8 vs fp32. Past a limit the export fails (a passed export means int8 keeps its meaning); the stricter
+# targets (issue 15) are warnings: on 500 sentences a BLEU delta moves by ~0.2 with no change in quality.
 INT8_MAX_BLEU_DROP = 0.5
 INT8_MAX_ACCURACY_DROP = 0.01
+INT8_TARGET_BLEU_DROP = 0.2
+INT8_TARGET_AGREEMENT = 0.85  # greedy outputs identical to fp32's
 
 
 @dataclass
@@ -54,6 +58,26 @@ def held_out_texts(task_dir: Path, model_dir: Path, needed: set[str], limit: int
 
 def corpus_bleu(hypotheses: list[str], references: list[str]) -> float:
     return round(sacrebleu.corpus_bleu(hypotheses, [references]).score, 2)
+
+
+def bleu_delta(bleu: dict[str, float], reference: dict[str, float]) -> dict[str, float]:
+    """Per direction: this system's BLEU minus the reference's (negative: it lost BLEU)."""
+    return {d: round(bleu[d] - reference[d], 2) for d in bleu}
+
+
+def translation_int8_verdict(int8: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """(failures, warnings) for the int8 system's measured agreement and BLEU delta against PyTorch."""
+    worst_drop = round(-min(int8["bleu_delta"].values()), 2) + 0.0  # + 0.0: no "-0.00"
+    failures, warnings = [], []
+    if worst_drop > INT8_MAX_BLEU_DROP:
+        failures.append(f"int8 loses {worst_drop:.2f} BLEU (limit {INT8_MAX_BLEU_DROP}); try `--precision fp32` "
+                        "or another int8 scheme (--per-tensor, --weight-bits, --weight-type, --keep-fp32)")
+    elif worst_drop > INT8_TARGET_BLEU_DROP:
+        warnings.append(f"int8 loses {worst_drop:.2f} BLEU (target <= {INT8_TARGET_BLEU_DROP})")
+    if int8["agreement"] < INT8_TARGET_AGREEMENT:
+        warnings.append(f"int8 greedy output identical to fp32 for {int8['agreement']:.1%} of sentences "
+                        f"(target >= {INT8_TARGET_AGREEMENT:.0%}; export/quantize.py has the schemes measured)")
+    return failures, warnings
 
 
 def translation_quality(model_dir: Path, data_dir: Path, precisions: list[str], limit: int,
@@ -91,15 +115,14 @@ def translation_quality(model_dir: Path, data_dir: Path, precisions: list[str], 
         results[name]["agreement"] = round(same / total, 4)
         results[name]["disagreements"] = total - same
         results[name]["first_disagreement"] = example
-        results[name]["bleu_delta"] = {d: round(results[name]["bleu"][d] - results["torch"]["bleu"][d], 2)
-                                       for d in results[name]["bleu"]}
+        results[name]["bleu_delta"] = bleu_delta(results[name]["bleu"], results["torch"]["bleu"])
         if name == "fp32" and same != total:
             failures.append(f"fp32 greedy translations differ from PyTorch for {total - same} of {total} "
                             f"sentences (first: {example})")
-        worst_drop = -min(results[name]["bleu_delta"].values())
-        if name == "int8" and worst_drop > INT8_MAX_BLEU_DROP:  # a failure, not a warning: a passed export means
-            failures.append(f"int8 loses {worst_drop:.2f} BLEU (limit {INT8_MAX_BLEU_DROP}); "  # int8 keeps its meaning
-                            f"try `--precision fp32` or another int8 scheme (--per-tensor, --weight-bits)")
+        if name == "int8":
+            int8_failures, int8_warnings = translation_int8_verdict(results[name])
+            failures += int8_failures
+            warnings += int8_warnings
     section["systems"] = results
     return section, failures, warnings
 

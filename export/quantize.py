@@ -1,30 +1,37 @@
 """int8 dynamic quantisation of an exported fp32 graph (onnxruntime.quantization.quantize_dynamic).
 
-Weights become int8 once; activations are quantised per call, so no calibration data is needed.
-Four things the quantiser needs on our dynamo-exported graphs (measured):
-- `reduce_range=True` (7-bit weights): on CPUs without VNNI (AVX2 only, like the AMD EPYC
-  test machines) onnxruntime's u8 x s8 MatMulInteger kernel adds pairs of products in int16
-  (vpmaddubsw), which saturates with full-range 8-bit weights. On the random-weight test models
-  log-probs moved by up to 0.9 (classifier logits by 1.6) and greedy int8 translations matched
-  PyTorch's for 0 of 18 sentences; with 7-bit weights the worst difference was 0.05 and 16 of 18
-  matched. On the trained sentiment model (d_model 64) the worst logit difference at 8 x 128
-  tokens fell from 0.19 to 0.035 and the accuracy delta on 1249 test reviews went from -0.32 to
-  +0.16 pt (label agreement 99.4% both). 7-bit weights behave the same on VNNI machines, so an
-  export made on one CPU serves well on any. The price is resolution, which per-channel scales
-  buy back; measured int8 vs fp32 (same machine, greedy agreement / BLEU delta de-en, en-de on
-  100 test sentences each way, and label agreement / accuracy delta on 1249 reviews):
-      translate d512:  8-bit 0.74 / -0.51, +0.93   7-bit 0.625 / -1.16, +0.91
-                       8-bit per-channel 0.645 / -0.73, +1.22   7-bit per-channel 0.685 / -0.19, -0.09
-      sentiment d64:   8-bit 99.36% / -0.32 pt   7-bit 99.36% / +0.16 pt
-                       8-bit per-channel 98.80% / -0.24 pt   7-bit per-channel 99.76% / -0.08 pt
-  so per-channel 7-bit is the default where the CPU lacks VNNI. On the export's own 500-sentence check (each
-  way, greedy, 2026-11-24, no VNNI): per-channel 7-bit agrees with fp32 on 75.5% of outputs (per tensor: ~63%)
-  and loses 0.24 / 0.13 BLEU (de-en / en-de; the export fails past 0.5). Keeping the 20 MB output projection
-  in fp32 (`nodes_to_exclude`) raised agreement on 200 test sentences from 72.8% to 75.8% for +15.6 MB and
-  +14% time: not taken. Where it has VNNI (avx512_vnni / avx_vnni in
-  /proc/cpuinfo) the kernel accumulates in int32 and full 8-bit weights are safe, so the export uses them there
-  (`cpu_has_vnni`) and marks the files (`tx.int8_weight_bits` = "8"): such a file refuses to load on a CPU
-  without VNNI instead of quietly saturating (the ONNX files are made on the machine that serves them);
+Weights become int8 once; activations are quantised per call (one scale per tensor), so no calibration
+data is needed. Which scheme (`default_scheme`) was chosen by measurement on the shipped translator
+(d_model 512), the export's own check: 500 held-out sentences each way, greedy, int8 vs fp32 (= PyTorch),
+AMD EPYC without VNNI, 2026-11-24 (BLEU drop: fp32 minus int8, de-en / en-de; sizes: encoder + decoder):
+    scheme                                        identical  BLEU drop       MB   time
+    s8 weights, 7-bit, per tensor (until 2026-11)    67.2%  -0.11 / -0.07   39.0   6.4 s
+    s8 weights, 7-bit, per channel                   75.5%   0.24 /  0.13   39.3   6.5 s
+    s8 weights, 8-bit, per channel (saturates)       64.6%  -0.12 / -0.06   39.3   6.3 s
+    u8 weights, 8-bit, per tensor                    76.9%  -0.06 /  0.08   39.0   7.3 s
+    u8 weights, 8-bit, per channel    <- default     81.4%  -0.16 /  0.13   39.3   7.5 s
+    ... + output projection fp32                     81.8%   0.05 /  0.27   54.6   8.3 s
+    ... + embeddings fp32                            83.3%   0.06 / -0.05   70.0   7.7 s
+    ... + embeddings, output fp32                    83.7%   0.14 / -0.06   85.3   8.4 s
+    ... + the whole decoder stack fp32               85.1%   0.20 /  0.27   76.9   9.6 s
+    ... + embeddings, all attention fp32             88.2%   0.12 /  0.08   98.2   8.6 s
+  (time: the 1000 int8 translations, 1 thread; fp32 took 12 s. Keeping any single layer fp32 gained at most
+  1.5 points; CTranslate2's own int8 of the same weights agrees on 73.6%.) The errors come from the per-tensor
+  activation scales spread over every layer, not from one sensitive layer: onnxruntime's MatMulNBits with
+  8-bit weights and int8 activations per block of 32 or 128 agreed on 89.3% / 86.9%, but ran no faster than
+  fp32 here (14.0 / 13.2 s). Hence the default: every MatMul and embedding int8, per-channel scales, full 8 bits.
+Why the weight type matters:
+- without VNNI (AVX2 only, like the AMD EPYC machines), onnxruntime's u8 x s8 kernel adds pairs of products in
+  int16 (vpmaddubsw), which full-range signed 8-bit weights saturate: hence the old `reduce_range` (7-bit)
+  weights, or unsigned 8-bit weights, whose u8 x u8 kernel widens to int16 and sums in int32 (no saturation,
+  full resolution, asymmetric; ~13% slower than s8 at batch 1 and 16 in an interleaved run on a shared box).
+  On the trained sentiment model (d_model 64) the s8 weights measured 8-bit 99.36% / -0.32 pt, 7-bit 99.36% /
+  +0.16 pt, 7-bit per channel 99.76% / -0.08 pt (label agreement / accuracy delta on 1249 reviews);
+- with VNNI (avx512_vnni / avx_vnni in /proc/cpuinfo, `cpu_has_vnni`) the u8 x s8 kernel accumulates in int32,
+  so signed 8-bit weights are safe and take the fastest kernel: the default there. Such files are marked
+  (`tx.int8_weight_bits` = "8") and refuse to load on a CPU without VNNI instead of quietly saturating; unsigned
+  files carry no such mark (`tx.int8_weight_type` = "uint8") and run the same everywhere.
+Three things the quantiser needs on our dynamo-exported graphs (measured):
 - `graph.value_info` cleared first, else its shape inference fails on the exporter's symbolic dims;
 - a temp working directory: it leaves ~20 MB `<uuid>.data` files in the current directory;
 - no initializer shared by a Gather and a MatMul (tied embeddings): it transposes the weight in
@@ -32,10 +39,12 @@ Four things the quantiser needs on our dynamo-exported graphs (measured):
 """
 from __future__ import annotations
 
+import ast
 import contextlib
 import logging
 import tempfile
 import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import onnx
@@ -50,32 +59,80 @@ from .spec import META_INT8_WEIGHT_BITS, META_PRECISION
 # Only the weight-by-activation MatMuls (attention's activation-by-activation products stay fp32)
 # and the embedding Gathers, whose int8 tables are what shrinks the files.
 QUANTIZED_OPS = ["MatMul", "Gather"]
+WEIGHT_TYPES = {"int8": QuantType.QInt8, "uint8": QuantType.QUInt8}
+META_INT8_WEIGHT_TYPE = "tx.int8_weight_type"  # "int8" | "uint8": which onnxruntime kernel the file runs on
+META_INT8_KEPT_FP32 = "tx.int8_kept_fp32"  # comma-separated module prefixes left in fp32
 
 
-def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = True, weight_bits: int = 7) -> float:
+@dataclass(frozen=True)
+class Int8Scheme:
+    """How the int8 weights are made (the arguments of `quantize_int8`)."""
+
+    per_channel: bool = True  # one scale per output column (measured better than per tensor)
+    weight_bits: int = 8  # 7 = reduce_range
+    weight_type: str = "uint8"  # "int8": onnxruntime's u8 x s8 kernel; "uint8": its u8 x u8 kernel
+    keep_fp32: tuple[str, ...] = ()  # module-path prefixes left in fp32
+
+    def as_dict(self) -> dict:
+        return asdict(self) | {"keep_fp32": list(self.keep_fp32)}
+
+
+def default_scheme(vnni: bool) -> Int8Scheme:
+    """The measured best scheme for this CPU (see the module doc): signed 8-bit weights on VNNI's int32 kernel,
+    unsigned 8-bit weights (no int16 saturation, full resolution) where the CPU lacks VNNI."""
+    return Int8Scheme(weight_type="int8" if vnni else "uint8")
+
+
+def modules_of(node: onnx.NodeProto) -> list[str]:
+    """The torch module paths a dynamo-exported node came from (its `pkg.torch.onnx.name_scopes`)."""
+    for prop in node.metadata_props:
+        if prop.key == "pkg.torch.onnx.name_scopes":
+            with contextlib.suppress(ValueError, SyntaxError):  # a Python list literal, e.g. "['', 'output']"
+                return [m for m in ast.literal_eval(prop.value) if m]
+    return []
+
+
+def nodes_in(model: onnx.ModelProto, module_prefixes: tuple[str, ...]) -> list[str]:
+    """Names of the quantisable nodes that belong to a module starting with one of `module_prefixes`
+    (e.g. "output": the generator; "model.decoder.layers.2": the last decoder layer)."""
+    return [n.name for n in model.graph.node if n.op_type in QUANTIZED_OPS
+            and any(m == p or m.startswith(p + ".") for m in modules_of(n) for p in module_prefixes)]
+
+
+def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = True, weight_bits: int = 8,
+                  weight_type: str = "uint8", keep_fp32: tuple[str, ...] = ()) -> float:
     """Write the int8 version of the fp32 graph `src` to `dst`; returns seconds taken.
 
-    per_channel: one scale per output column instead of per tensor; weight_bits: 7 (reduce_range, any CPU) or
-    8 (needs VNNI). See the module doc for the measurements behind both.
+    per_channel: one scale per output column instead of per tensor; weight_bits: 7 (reduce_range) or 8;
+    weight_type: "int8" (onnxruntime's u8 x s8 kernel: 8 bits need VNNI) or "uint8" (its u8 x u8 kernel, which
+    sums in int32 on any CPU); keep_fp32: module-path prefixes whose MatMuls/Gathers stay fp32 (`nodes_in`).
+    See the module doc for the measurements behind each.
     """
     if weight_bits not in (7, 8):
         raise ValueError(f"weight_bits must be 7 or 8, got {weight_bits}")
+    if weight_type not in WEIGHT_TYPES:
+        raise ValueError(f"weight_type must be one of {', '.join(WEIGHT_TYPES)}, got {weight_type!r}")
     start = time.perf_counter()
     model = onnx.load(str(src))
     del model.graph.value_info[:]
+    excluded = nodes_in(model, keep_fp32)
     root = logging.getLogger()
     previous_level = root.level
     with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):
         root.setLevel(logging.ERROR)  # the quantiser logs a line per skipped node at INFO (on the root logger)
         try:
             onnx.save(model, "fp32.onnx")
-            quantize_dynamic("fp32.onnx", "int8.onnx", weight_type=QuantType.QInt8, per_channel=per_channel,
+            quantize_dynamic("fp32.onnx", "int8.onnx", weight_type=WEIGHT_TYPES[weight_type],
+                             per_channel=per_channel,
                              reduce_range=weight_bits == 7,  # see the module doc: int16 saturation without VNNI
-                             op_types_to_quantize=QUANTIZED_OPS, extra_options={"MatMulConstBOnly": True})
+                             op_types_to_quantize=QUANTIZED_OPS, nodes_to_exclude=excluded,
+                             extra_options={"MatMulConstBOnly": True})
             quantized = onnx.load("int8.onnx")
         finally:
             root.setLevel(previous_level)  # the caller's logging is not ours to change
-    set_metadata(quantized, {p.key: p.value for p in model.metadata_props}
-                 | {META_PRECISION: "int8", META_INT8_WEIGHT_BITS: str(weight_bits)})
+    scheme = {META_PRECISION: "int8", META_INT8_WEIGHT_TYPE: weight_type, META_INT8_KEPT_FP32: ",".join(keep_fp32)}
+    if weight_type == "int8":  # the loader refuses 8-bit signed weights without VNNI; unsigned ones never saturate
+        scheme[META_INT8_WEIGHT_BITS] = str(weight_bits)
+    set_metadata(quantized, {p.key: p.value for p in model.metadata_props if p.key != META_INT8_WEIGHT_BITS} | scheme)
     atomic_write(dst, lambda tmp_path: onnx.save(quantized, tmp_path))
     return time.perf_counter() - start

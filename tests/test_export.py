@@ -230,11 +230,15 @@ def test_int8_graph_runs_close_to_fp32(task, graph):
     fp32_path, int8_path = (model_dir / "onnx" / spec.file_name(p) for p in ("fp32", "int8"))
     int8 = onnx.load(str(int8_path))
     weights = quantized_weights(int8)
-    assert weights and all(w.dtype == np.int8 for w in weights)
-    # 7-bit weights (reduce_range): full-range int8 saturates onnxruntime's int16 sums on CPUs without VNNI.
-    assert max(int(np.abs(w.astype(np.int32)).max()) for w in weights) <= 64
-    assert int8_path.stat().st_size < fp32_path.stat().st_size
     meta = {p.key: p.value for p in int8.metadata_props}
+    signed = meta["tx.int8_weight_type"] == "int8"
+    assert weights and all(w.dtype == (np.int8 if signed else np.uint8) for w in weights)
+    if signed and meta["tx.int8_weight_bits"] == "7":
+        # 7-bit weights (reduce_range): full-range int8 saturates onnxruntime's int16 sums on CPUs without VNNI.
+        assert max(int(np.abs(w.astype(np.int32)).max()) for w in weights) <= 64
+    elif not signed:  # unsigned weights use the full 8 bits (the u8 x u8 kernel sums in int32)
+        assert max(int(w.max()) for w in weights) == 255 and min(int(w.min()) for w in weights) == 0
+    assert int8_path.stat().st_size < fp32_path.stat().st_size
     assert meta["tx.precision"] == "int8" and meta["tx.graph"] == graph
     for number, case in enumerate(NEW_SHAPES[:2]):
         inputs = random_inputs(spec, case, model.config.vocab_size, seed=2000 + number)
@@ -589,10 +593,14 @@ def test_the_report_records_the_int8_scheme_and_the_files_their_weight_range():
     model_dir = exported("translate")
     report = json.loads((model_dir / "onnx" / REPORT_FILE).read_text(encoding="utf-8"))
     scheme = report["int8"]
-    assert scheme["per_channel"] is True and scheme["cpu_vnni"] == cpu_has_vnni()
-    assert scheme["weight_bits"] == (8 if cpu_has_vnni() else 7) and scheme["why"]
+    assert scheme["per_channel"] is True and scheme["cpu_vnni"] == cpu_has_vnni() and scheme["keep_fp32"] == []
+    assert scheme["weight_bits"] == 8 and scheme["why"]
+    assert scheme["weight_type"] == ("int8" if cpu_has_vnni() else "uint8")  # the measured default per CPU
     meta = onnx.load(str(model_dir / "onnx" / "decoder.int8.onnx"), load_external_data=False).metadata_props
-    assert {p.key: p.value for p in meta}["tx.int8_weight_bits"] == str(scheme["weight_bits"])
+    meta = {p.key: p.value for p in meta}
+    assert meta["tx.int8_weight_type"] == scheme["weight_type"]
+    # only signed 8-bit weights need VNNI, so only they carry the mark the loader refuses on other CPUs
+    assert meta.get("tx.int8_weight_bits") == ("8" if scheme["weight_type"] == "int8" else None)
 
 
 def test_8_bit_int8_weights_refuse_to_load_on_a_cpu_without_vnni(monkeypatch):
@@ -601,11 +609,17 @@ def test_8_bit_int8_weights_refuse_to_load_on_a_cpu_without_vnni(monkeypatch):
 
     model_dir = fresh_copy("sentiment", "eight-bit")
     onnx_dir = model_dir / "onnx"
-    quantize_int8(onnx_dir / "classifier.fp32.onnx", onnx_dir / "classifier.int8.onnx", weight_bits=8)
+    quantize_int8(onnx_dir / "classifier.fp32.onnx", onnx_dir / "classifier.int8.onnx", weight_bits=8,
+                  weight_type="int8")
     monkeypatch.setattr(model_files, "cpu_has_vnni", lambda: False)
     with pytest.raises(ModelLoadError, match="8 bits, made for a CPU with VNNI"):
         OnnxSentimentClassifier(model_dir, provider="cpu", precision="int8")
     monkeypatch.setattr(model_files, "cpu_has_vnni", lambda: True)
+    assert OnnxSentimentClassifier(model_dir, provider="cpu", precision="int8").classify(["fine"])
+    # unsigned 8-bit weights never saturate: they load without VNNI
+    quantize_int8(onnx_dir / "classifier.fp32.onnx", onnx_dir / "classifier.int8.onnx", weight_bits=8,
+                  weight_type="uint8")
+    monkeypatch.setattr(model_files, "cpu_has_vnni", lambda: False)
     assert OnnxSentimentClassifier(model_dir, provider="cpu", precision="int8").classify(["fine"])
 
 
@@ -621,6 +635,68 @@ def test_int8_that_loses_more_than_the_limit_fails_the_export(monkeypatch):
     assert not any("int8 loses" in w for w in warnings)
     _, failures, _ = quality.sentiment_quality(exported("sentiment"), Path("/nonexistent"), ["fp32", "int8"], 6, 1)
     assert any(f.startswith("int8 loses") and "accuracy" in f for f in failures)
+
+
+def export_reusing_fp32(monkeypatch, name: str, options, vnni: bool | None = None):
+    """export_model_dir on a private copy of the tiny translator with its fp32 graphs reused instead of re-exported
+    (the int8 files, their checks and the quality step are real): seconds instead of half a minute."""
+    import export.pipeline as pipeline
+
+    model_dir = fresh_copy("translate", name)
+    monkeypatch.setattr(pipeline, "export_graph", lambda *args, **kwargs: 0.0)
+    if vnni is not None:
+        monkeypatch.setattr(pipeline, "cpu_has_vnni", lambda: vnni)
+    return model_dir, pipeline.export_model_dir(model_dir, options, log=lambda _: None)
+
+
+@pytest.mark.parametrize("vnni, keep_fp32", [(True, ()), (False, ("output",))], ids=["vnni", "no-vnni"])
+def test_the_export_detects_vnni_and_records_the_scheme_it_chose(monkeypatch, tmp_path, vnni, keep_fp32):
+    from export.pipeline import ExportOptions
+    from export.report import read_report
+
+    options = ExportOptions(data_dir=tmp_path, check_quality=False, keep_fp32=keep_fp32)
+    model_dir, report = export_reusing_fp32(monkeypatch, f"scheme-{vnni}", options, vnni)
+    assert report.ok, report.failures
+    scheme = read_report(model_dir)["int8"]
+    assert scheme["cpu_vnni"] is vnni and scheme["per_channel"] is True and scheme["weight_bits"] == 8
+    assert scheme["weight_type"] == ("int8" if vnni else "uint8") and scheme["keep_fp32"] == list(keep_fp32)
+    assert ("VNNI" in scheme["why"]) and (("fastest" in scheme["why"]) is vnni)
+    decoder = onnx.load(str(model_dir / "onnx" / "decoder.int8.onnx"))
+    meta = {p.key: p.value for p in decoder.metadata_props}
+    assert meta["tx.int8_weight_type"] == scheme["weight_type"] and meta["tx.int8_kept_fp32"] == ",".join(keep_fp32)
+    weights = {i.name for i in decoder.graph.initializer}
+    fp32_matmuls = [n for n in decoder.graph.node if n.op_type == "MatMul" and n.input[1] in weights]
+    assert len(fp32_matmuls) == len(keep_fp32)  # the generator's MatMul stays fp32 only when asked
+
+
+def test_an_int8_bleu_drop_past_the_limit_fails_the_export(monkeypatch, tmp_path):
+    """The measured drop is replaced by one past the limit: the export fails (report.ok False) and says by how much."""
+    import export.quality as quality
+    from export.pipeline import ExportOptions
+    from export.report import read_report
+
+    monkeypatch.setattr(quality, "bleu_delta", lambda bleu, reference: {d: -0.73 for d in bleu})
+    model_dir, report = export_reusing_fp32(monkeypatch, "bleu-gate", ExportOptions(data_dir=tmp_path))
+    assert report.ok is False and read_report(model_dir)["ok"] is False
+    assert [f for f in report.failures if "int8" in f] == [
+        "int8 loses 0.73 BLEU (limit 0.5); try `--precision fp32` or another int8 scheme (--per-tensor, "
+        "--weight-bits, --weight-type, --keep-fp32)"]
+    assert not any("BLEU" in w for w in report.warnings)  # a failure, not a warning
+
+
+@pytest.mark.parametrize("deltas, agreement, failures, warnings", [
+    ({"de-en": -0.6, "en-de": 0.1}, 0.9, ["int8 loses 0.60 BLEU (limit 0.5)"], []),
+    ({"de-en": 0.0, "en-de": -0.3}, 0.9, [], ["int8 loses 0.30 BLEU (target <= 0.2)"]),
+    ({"de-en": 0.1, "en-de": -0.2}, 0.8, [], ["int8 greedy output identical to fp32 for 80.0% of sentences "
+                                               "(target >= 85%"]),
+    ({"de-en": 0.1, "en-de": 0.0}, 0.85, [], []),
+], ids=["past-limit", "past-target", "low-agreement", "met"])
+def test_int8_verdict_fails_past_the_limit_and_warns_past_the_targets(deltas, agreement, failures, warnings):
+    from export.quality import translation_int8_verdict
+
+    got_failures, got_warnings = translation_int8_verdict({"bleu_delta": deltas, "agreement": agreement})
+    for got, wanted in ((got_failures, failures), (got_warnings, warnings)):
+        assert len(got) == len(wanted) and all(g.startswith(w) for g, w in zip(got, wanted, strict=True)), got
 
 
 def test_a_ratio_whose_spreads_overlap_is_named_as_distrusted():
