@@ -1,4 +1,4 @@
-"""PyTorch eager vs onnxruntime fp32 vs onnxruntime int8, same threads, interleaved in one run.
+"""PyTorch eager vs onnxruntime fp32/int8 (vs CTranslate2 fp32/int8), same threads, interleaved in one run.
 
     python -m export.bench MODEL_DIR... [--threads 2] [--repeats 30] [--warmup 5] [--json out.json]
         [--cases b1x16,greedy-b1,...] [--max-len N] [--provider cpu|auto|cuda]
@@ -7,8 +7,12 @@ Classifier: one model call at batch 1 × 16/64/256 tokens and batch 32 × 64 (th
 `logits` functions, so tokenising is left out). Translation: `translate()` end to end, greedy
 and beam 4, batch 1 and 16, on held-out sentences (test.tsv, else samples.tsv, else a fixed
 list) in the model's first direction; PyTorch decodes with its KV cache (tx.decoding.TorchBackend).
-Each repeat runs every system once on the same input, in rotating order, so drifts in machine load
-hit all alike; p50/p90 are over repeats after warm-up; "× torch" is PyTorch's p50 over the system's.
+Each round runs every case and system once (systems on the same input), in rotating order, so drifts
+in machine load hit all alike (batch-16 cases run in fewer rounds, spread over the whole measurement);
+p10/p50/p90 are over the rounds after warm-up; "× torch" is PyTorch's p50 over the system's, "÷ CTranslate2"
+CTranslate2's over onnxruntime's at the same precision (when ctranslate2 is installed). The 1-minute load
+average is recorded before and after; `distrusted` names each ratio whose two p10-p90 ranges overlap, or every
+ratio when other work held more than half the cores (export/bench_stats.py).
 Also recorded: provider, threads, CPU, versions, the fused/contrib operators onnxruntime's graph
 optimiser left in each graph, and the int8 quality deltas from export_report.json.
 Writes MODEL_DIR/onnx/bench.json (read by the app) unless --json names one file for all.
@@ -18,13 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Hashable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +41,7 @@ from tx.bench_decode import GERMAN_SENTENCES
 from tx.files import atomic_write
 from tx.inference import SentimentAnalyzer, Translator
 
+from .bench_stats import CaseResult, distrusted, interleaved, machine_busy, summarise
 from .feeds import FIRST_PLAIN_ID
 from .model_files import ModelLoadError
 from .providers import PROVIDER_CHOICES, session_options
@@ -55,81 +59,12 @@ TARGETS = {"translate greedy fp32": 2.5, "translate greedy int8": 5.0,
 INT8_QUALITY_LIMITS = {"translate": ("BLEU drop", 0.5), "sentiment": ("accuracy drop (pt)", 0.5)}
 
 
-@dataclass
-class CaseResult:
-    case: str  # e.g. "greedy-b16", "b1x64"
-    system: str  # torch | ort-fp32 | ort-int8 | ct2-fp32 | ct2-int8
-    p50_ms: float
-    p90_ms: float
-    tokens_per_s: float  # tokens processed (classifier) or generated (translation) per second, at p50
-    speedup: float  # torch p50 / this p50
-    p10_ms: float = 0.0  # with p90: the spread a ratio must clear to be believed
-    vs_ct2: float | None = None  # ort-<p>: CTranslate2 <p>'s p50 / this p50 (same weights), when it was measured
-
-
 def translation_case_name(method: str, batch: int) -> str:
     return f"{'beam' + str(BEAM) if method == 'beam' else method}-b{batch}"
 
 
 def classifier_case_name(batch: int, length: int) -> str:
     return f"b{batch}x{length}"
-
-
-def percentile(values: list[float], q: float) -> float:
-    return float(np.percentile(values, q))
-
-
-def interleaved(calls: dict[str, Callable[[int], int]], repeats: int, warmup: int,
-                progress: Callable[[int, int], None] | None = None) -> dict[str, tuple[list, int]]:
-    """Run each system's call(repeat) -> tokens once per repeat, rotating the order; (seconds per repeat, tokens).
-
-    progress(done, total) is called after every round; it may raise to stop the measurement (the app's
-    Stop button: Streamlit interrupts the script at its next call into st)."""
-    names = list(calls)
-    times: dict[str, list[float]] = {n: [] for n in names}
-    tokens: dict[str, int] = {n: 0 for n in names}
-    for r in range(warmup + repeats):
-        if progress is not None:
-            progress(r, warmup + repeats)
-        for name in names[r % len(names):] + names[:r % len(names)]:
-            start = time.perf_counter()
-            count = calls[name](r)
-            elapsed = time.perf_counter() - start
-            if r >= warmup:
-                times[name].append(elapsed)
-                tokens[name] += count
-    return {n: (times[n], tokens[n]) for n in names}
-
-
-def summarise(case: str, measured: dict[str, tuple[list, int]]) -> list[CaseResult]:
-    base = statistics.median(measured["torch"][0])
-    results = []
-    for name, (times, tokens) in measured.items():
-        p50 = statistics.median(times)
-        per_call_tokens = tokens / len(times)
-        peer = measured.get(name.replace("ort-", "ct2-")) if name.startswith("ort-") else None
-        results.append(CaseResult(case, name, round(p50 * 1e3, 3), round(percentile(times, 90) * 1e3, 3),
-                                  round(per_call_tokens / p50, 1), round(base / p50, 2),
-                                  round(percentile(times, 10) * 1e3, 3),
-                                  round(statistics.median(peer[0]) / p50, 3) if peer else None))
-    return results
-
-
-def distrusted(results: list[CaseResult]) -> list[str]:
-    """The ratios whose two sides' p10-p90 ranges overlap: the measured spread is larger than the gap."""
-    by_case = {(r.case, r.system): r for r in results}
-    doubts = []
-    for r in results:
-        pairs = [("torch", "× torch")] + ([(r.system.replace("ort-", "ct2-"), "÷ CTranslate2")]
-                                          if r.vs_ct2 is not None else [])
-        for other_name, label in pairs:
-            other = by_case.get((r.case, other_name))
-            if other is None or other is r:
-                continue
-            if r.p10_ms <= other.p90_ms and other.p10_ms <= r.p90_ms:
-                doubts.append(f"{r.case} {r.system} {label}: p10-p90 {r.p10_ms:.1f}-{r.p90_ms:.1f} ms overlaps "
-                              f"{other.system}'s {other.p10_ms:.1f}-{other.p90_ms:.1f} ms")
-    return doubts
 
 
 def onnx_systems(make: Callable[[str], Any], precisions: tuple[str, ...], notes: list[str]) -> dict[str, Any]:
@@ -153,15 +88,16 @@ def bench_classifier(model_dir: Path, threads: int, repeats: int, warmup: int, p
     systems: dict[str, Callable] = {"torch": torch_side.model_logits} | {n: w.logits for n, w in wrappers.items()}
     config = torch_side.model.config
     rng = np.random.default_rng(0)
-    results, seen = [], set()
+    calls: dict[Hashable, Callable[[int], int]] = {}
+    names = []
     for batch, wanted in CLASSIFIER_CASES:
         if cases is not None and classifier_case_name(batch, wanted) not in cases:
             continue
         length = min(wanted, config.max_len)  # a model with a shorter positional table: its longest input
         name = classifier_case_name(batch, length)  # what was measured, e.g. b1x128 for b1x256
-        if name in seen:
+        if name in names:
             continue
-        seen.add(name)
+        names.append(name)
         ids = rng.integers(FIRST_PLAIN_ID, config.vocab_size, size=(batch, length), dtype=np.int64)
         mask = np.ones((batch, length), dtype=bool)
 
@@ -169,8 +105,9 @@ def bench_classifier(model_dir: Path, threads: int, repeats: int, warmup: int, p
             fn(ids, mask, False)
             return ids.size
 
-        calls = {n: (lambda r, fn=fn, c=call: c(r, fn)) for n, fn in systems.items()}
-        results += summarise(name, interleaved(calls, repeats, warmup))
+        calls |= {(name, n): (lambda r, fn=fn, c=call: c(r, fn)) for n, fn in systems.items()}
+    measured = interleaved(calls, repeats, warmup)  # each round: every case and system once
+    results = [row for name in names for row in summarise(name, {n: measured[(name, n)] for n in systems})]
     first = wrappers["ort-fp32"]
     return results, {"provider": first.provider, "provider_note": first.provider_note,
                      "systems": list(systems), "notes": notes}
@@ -189,11 +126,14 @@ def bench_translation(model_dir: Path, threads: int, repeats: int, warmup: int, 
     notes: list[str] = []
     wrappers = onnx_systems(lambda p: OnnxTranslator(model_dir, provider, p, threads), PRECISIONS, notes)
     systems: dict[str, Any] = {"torch": torch_side} | wrappers | ct2_systems(model_dir, threads, notes)
-    results = []
+    calls: dict[Hashable, Callable[[int], int]] = {}
+    runs: dict[Hashable, tuple[int, int]] = {}
+    names = []
     for method, batch in TRANSLATION_CASES:
         name = translation_case_name(method, batch)
         if cases is not None and name not in cases:
             continue
+        names.append(name)
 
         def call(r: int, system: Any, method=method, batch=batch) -> int:
             chosen = [sentences[(r * batch + i) % len(sentences)] for i in range(batch)]
@@ -201,10 +141,12 @@ def bench_translation(model_dir: Path, threads: int, repeats: int, warmup: int, 
                                    max_len=max_len)
             return sum(len(t.token_ids) for t in out)
 
-        calls = {n: (lambda r, s=s, c=call: c(r, s)) for n, s in systems.items()}
-        # Fewer repeats at batch 16: each call is ~16x longer and p50 settles faster.
-        n = max(min(5, repeats), repeats // 3) if batch > 1 else repeats
-        results += summarise(name, interleaved(calls, n, max(min(1, warmup), warmup // 2) if batch > 1 else warmup))
+        for n, s in systems.items():
+            calls[(name, n)] = lambda r, s=s, c=call: c(r, s)
+            if batch > 1:  # fewer runs at batch 16: each call is ~16x longer and its p50 settles faster
+                runs[(name, n)] = (max(min(1, warmup), warmup // 2), max(min(5, repeats), repeats // 3))
+    measured = interleaved(calls, repeats, warmup, runs=runs)  # each round: every case and system once
+    results = [row for name in names for row in summarise(name, {n: measured[(name, n)] for n in systems})]
     first = wrappers["ort-fp32"]
     return results, {"direction": f"{src_lang}-{tgt_lang}", "sentences": origin, "max_len": max_len,
                      "provider": first.provider, "provider_note": first.provider_note, "systems": list(systems),
@@ -314,8 +256,9 @@ def bench_model_dir(model_dir: Path, threads: int, repeats: int, warmup: int, da
              "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "cpu_count": os.cpu_count(),
              "load_average": {"before": load_before, "after": load_average()}, **extra, "versions": versions(),
              "results": [asdict(r) for r in results], "targets": check_targets(task, results),
-             "distrusted": distrusted(results),
              "int8_quality": int8_quality(task, model_dir)}
+    bench["busy"] = machine_busy(bench["load_average"], bench["cpu_count"] or 1, threads)
+    bench["distrusted"] = distrusted(results, bench["busy"])
     if fusions:
         bench["fusions"] = graph_fusions(model_dir, threads)
     return bench
@@ -333,12 +276,10 @@ def table(bench: dict[str, Any]) -> str:
     if load.get("before") is not None:
         lines.append(f"machine load (1-min average) {load['before']} before, {load.get('after')} after, "
                      f"{bench.get('cpu_count', '?')} CPUs: timings are only comparable within one run")
-        cpus = bench.get("cpu_count") or 1
-        # The bench's own threads count in the "after" figure: only load beyond them means other work.
-        other_after = (load.get("after") or 0) - bench["threads"]
-        if max(load["before"], other_after) > cpus - bench["threads"] + 0.5:
-            lines.append("WARNING: the machine was busy; PyTorch's OpenMP threads suffer most (each op can wait "
-                         "for a preempted thread), which inflates the ratios: re-run on an idle machine"
+        busy = machine_busy(load, bench.get("cpu_count") or 1, bench["threads"])
+        if busy:
+            lines.append(f"WARNING: the machine was busy ({busy}); PyTorch's OpenMP threads suffer most (each op "
+                         "can wait for a preempted thread), which inflates the ratios: re-run on an idle machine"
                          + (", or with --threads 1" if bench["threads"] > 1 else ""))
     if bench.get("provider_note"):
         lines.append(f"({bench['provider_note']})")

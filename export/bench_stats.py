@@ -1,0 +1,129 @@
+"""The statistics behind `python -m export.bench`: interleaved rounds, medians with their spread, and which
+ratios not to believe.
+
+Timings on a shared machine drift (other jobs start and stop) and jitter (a preempted OpenMP thread stalls a
+whole op). Two defences: every round runs each measured call once, in a rotated order, so a drift hits all
+systems alike; and each ratio is set against the spread (p10-p90) of both sides and the machine's load, so a
+ratio that noise could produce is named as distrusted instead of reported as a finding.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+
+import numpy as np
+
+BUSY_SHARE = 0.5  # other work above this share of the cores: every ratio is distrusted
+
+
+@dataclass
+class CaseResult:
+    case: str  # e.g. "greedy-b16", "b1x64"
+    system: str  # torch | ort-fp32 | ort-int8 | ct2-fp32 | ct2-int8
+    p50_ms: float
+    p90_ms: float
+    tokens_per_s: float  # tokens processed (classifier) or generated (translation) per second, at p50
+    speedup: float  # torch p50 / this p50
+    p10_ms: float = 0.0  # with p90: the spread a ratio must clear to be believed
+    vs_ct2: float | None = None  # ort-<p>: CTranslate2 <p>'s p50 / this p50 (same weights), when it was measured
+    rounds: int = 0  # timed runs behind the p50
+
+
+def percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q))
+
+
+def schedule(total_rounds: int, runs: int) -> set[int]:
+    """The `runs` rounds out of `total_rounds` a call runs in, spread evenly (a call with fewer runs than the
+    others still meets every part of the measurement, not only its start)."""
+    return {i * total_rounds // runs for i in range(runs)}
+
+
+def interleaved(calls: dict[Hashable, Callable[[int], int]], repeats: int, warmup: int,
+                progress: Callable[[int, int], None] | None = None,
+                runs: dict[Hashable, tuple[int, int]] | None = None) -> dict[Hashable, tuple[list, int]]:
+    """Run each call(round) -> tokens once per round, rotating the order; {key: (seconds per timed run, tokens)}.
+
+    runs: key -> (warm-up, timed) for keys that need fewer runs than `warmup + repeats` (slow cases); they run
+    in rounds spread over the whole measurement. progress(done, total) is called before every round; it may
+    raise to stop the measurement (the app's Stop button: Streamlit interrupts the script at its next call)."""
+    runs = runs or {}
+    plan = {k: runs.get(k, (warmup, repeats)) for k in calls}
+    total = max((w + n for w, n in plan.values()), default=0)
+    rounds_of = {k: schedule(total, w + n) for k, (w, n) in plan.items()}
+    times: dict[Hashable, list[float]] = {k: [] for k in calls}
+    tokens: dict[Hashable, int] = {k: 0 for k in calls}
+    done: dict[Hashable, int] = {k: 0 for k in calls}  # runs so far, warm-up included
+    for r in range(total):
+        if progress is not None:
+            progress(r, total)
+        active = [k for k in calls if r in rounds_of[k]]
+        shift = r % len(active)  # never 0 keys: the longest plan runs in every round
+        for key in active[shift:] + active[:shift]:
+            start = time.perf_counter()
+            count = calls[key](r)
+            elapsed = time.perf_counter() - start
+            done[key] += 1
+            if done[key] > plan[key][0]:  # past its warm-up runs
+                times[key].append(elapsed)
+                tokens[key] += count
+    return {k: (times[k], tokens[k]) for k in calls}
+
+
+def summarise(case: str, measured: dict[str, tuple[list, int]]) -> list[CaseResult]:
+    """One row per system: median, p10/p90, throughput, ratio to torch and to the CTranslate2 peer."""
+    base = statistics.median(measured["torch"][0])
+    results = []
+    for name, (times, tokens) in measured.items():
+        p50 = statistics.median(times)
+        per_call_tokens = tokens / len(times)
+        peer = measured.get(name.replace("ort-", "ct2-")) if name.startswith("ort-") else None
+        results.append(CaseResult(case, name, round(p50 * 1e3, 3), round(percentile(times, 90) * 1e3, 3),
+                                  round(per_call_tokens / p50, 1), round(base / p50, 2),
+                                  round(percentile(times, 10) * 1e3, 3),
+                                  round(statistics.median(peer[0]) / p50, 3) if peer else None, len(times)))
+    return results
+
+
+def machine_busy(load: dict[str, float | None], cpus: int, threads: int) -> str | None:
+    """Why the machine counted as busy during the run, or None: other work's 1-minute load above half the cores,
+    or above the cores the benchmark's own threads leave free (+0.5). The "after" figure includes the benchmark's
+    own threads, so those are taken off it."""
+    limit = min(BUSY_SHARE * cpus, cpus - threads + 0.5)
+    before, after = load.get("before"), load.get("after")
+    if before is not None and before > limit:
+        return f"load {before} before the run > {limit:g} on {cpus} cores"
+    if after is not None and after - threads > limit:
+        return f"load {after} after the run ({after - threads:.2f} beyond its {threads} threads) > {limit:g} " \
+               f"on {cpus} cores"
+    return None
+
+
+def ratio_pairs(r: CaseResult) -> list[tuple[str, str]]:
+    """(the other system, ratio label) for each ratio reported on row `r`."""
+    if r.system == "torch":
+        return []
+    pairs = [("torch", "× torch")]
+    if r.vs_ct2 is not None:
+        pairs.append((r.system.replace("ort-", "ct2-"), "÷ CTranslate2"))
+    return pairs
+
+
+def distrusted(results: list[CaseResult], busy: str | None = None) -> list[str]:
+    """Each ratio not to believe, named with why: the two sides' p10-p90 ranges overlap (the spread is larger
+    than the gap), or the machine was busy (`machine_busy`: every ratio then)."""
+    by_case = {(r.case, r.system): r for r in results}
+    doubts = []
+    for r in results:
+        for other_name, label in ratio_pairs(r):
+            other = by_case.get((r.case, other_name))
+            if other is None:
+                continue
+            if busy:
+                doubts.append(f"{r.case} {r.system} {label}: the machine was busy ({busy})")
+            elif r.p10_ms <= other.p90_ms and other.p10_ms <= r.p90_ms:
+                doubts.append(f"{r.case} {r.system} {label}: p10-p90 {r.p10_ms:.1f}-{r.p90_ms:.1f} ms overlaps "
+                              f"{other.system}'s {other.p10_ms:.1f}-{other.p90_ms:.1f} ms")
+    return doubts
