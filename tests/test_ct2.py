@@ -36,3 +36,16 @@ def test_cli_converts_int8_and_reports_agreement(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert (model_dir / "ct2-int8" / "model.bin").is_file()
     assert "de->en: greedy output identical to PyTorch for " in printed and " of 5 sentences" in printed
+
+
+def test_cli_compares_on_held_out_test_sentences_when_asked(tmp_path, capsys):
+    from tx.data import write_tsv
+
+    model_dir = build_translation_dir(tmp_path / "model", seed=5)
+    write_tsv(tmp_path / "data" / "translate" / "test.tsv", ["de", "en"],
+              list(zip(GERMAN[:4], ENGLISH[:4], strict=True)))
+    assert main([str(model_dir), "--test-sentences", "3", "--data-dir", str(tmp_path / "data")]) == 0
+    printed = capsys.readouterr().out
+    assert f"on {tmp_path / 'data' / 'translate' / 'test.tsv'}" in printed
+    assert "de->en: greedy output identical to PyTorch for 3 of 3 sentences" in printed
+    assert "en->de: greedy output identical to PyTorch for 3 of 3 sentences" in printed
