@@ -296,8 +296,12 @@ def table(bench: dict[str, Any]) -> str:
         lines.append(f"| {r['case']} | {r['system']} | {r['p50_ms']:.2f} | {spread} | {r['tokens_per_s']:.0f} | "
                      f"{r['speedup']:.2f} | {'' if vs is None else f'{vs:.2f}'} |")
     lines.append("")
-    for doubt in bench.get("distrusted", []):
-        lines.append(f"WARNING: ratio not trusted, {doubt}")
+    doubts = bench.get("distrusted", [])
+    if bench.get("busy") and doubts:  # every ratio: one line naming them all, not one line each
+        lines.append(f"WARNING: no ratio trusted, the machine was busy ({bench['busy']}): "
+                     + ", ".join(d.split(": ", 1)[0] for d in doubts))
+    else:
+        lines += [f"WARNING: ratio not trusted, {doubt}" for doubt in doubts]
     for name, t in bench.get("targets", {}).items():
         lines.append(f"target {name}: >= {t['target']}x, reached {t['reached']:.2f}x "
                      f"({'met' if t['met'] else 'MISSED'})")

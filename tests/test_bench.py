@@ -93,6 +93,11 @@ def test_the_table_warns_about_the_load_and_names_each_distrusted_ratio():
     text = table(bench)
     assert "machine load (1-min average) 1.4 before, 3.0 after, 2 CPUs" in text
     assert f"WARNING: the machine was busy ({busy})" in text
-    for doubt in bench["distrusted"]:
+    assert ("WARNING: no ratio trusted, the machine was busy (load 1.4 before the run > 0.5 on 2 cores): "
+            "greedy-b1 ort-fp32 × torch, greedy-b1 ort-fp32 ÷ CTranslate2, greedy-b1 ort-int8 × torch, ") in text
+    quiet = bench | {"busy": None, "load_average": {"before": 0.1, "after": 2.0}, "distrusted": distrusted(results)}
+    text = table(quiet)
+    assert "busy" not in text and len(quiet["distrusted"]) == 2
+    for doubt in quiet["distrusted"]:  # each named on its own line, with the spreads that overlap
         assert f"WARNING: ratio not trusted, {doubt}" in text
     assert "| greedy-b1 | ort-int8 | 9.00 | 8.5-11.0 | 110 | 1.11 | 1.00 |" in text
