@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--weight-type", choices=("int8", "uint8"),
                         help="int8 weight type (default: int8 where this CPU has VNNI, else uint8; see quantize.py)")
     parser.add_argument("--keep-fp32", default="",
-                        help="comma-separated module prefixes whose MatMuls stay fp32 in int8 files (e.g. output)")
+                        help="comma-separated torch module prefixes left fp32 in int8 files (e.g. output)")
     parser.add_argument("--agreement-sentences", type=int, default=500,
                         help="held-out sentences translated by PyTorch and ONNX, each direction (default 500)")
     parser.add_argument("--data-dir", type=Path, default=Path("data/processed"),
