@@ -28,7 +28,7 @@ from tx.inference import Translator, load_tokenizer
 from tx.layers import Residual
 from tx.model import Seq2SeqTransformer
 
-DEFAULT_OUT = "ct2"  # MODEL_DIR/ct2-<quantization>/
+DEFAULT_OUT = Path("runs/ct2")  # runs/ct2/<model dir name>-<quantization>/: generated, never beside the shipped files
 
 
 def _array(t: torch.Tensor) -> np.ndarray:
@@ -164,7 +164,7 @@ def comparison_rows(model_dir: Path, data_dir: Path, languages: set[str], sample
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m export.ct2", description=__doc__.split("\n\n")[0])
     parser.add_argument("model_dir", type=Path)
-    parser.add_argument("--out", type=Path, help=f"default MODEL_DIR/{DEFAULT_OUT}-<quantization>")
+    parser.add_argument("--out", type=Path, help=f"default {DEFAULT_OUT}/<MODEL_DIR name>-<quantization>")
     parser.add_argument("--quantization", choices=["float32", "int8"], default="float32")
     parser.add_argument("--check", type=int, default=100,
                         help="sample sentences (MODEL_DIR/samples.tsv) compared with PyTorch (0 = none)")
@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: ctranslate2 is not installed (`pip install ctranslate2`; it is an optional peer)",
               file=sys.stderr)
         return 2
-    out = convert(args.model_dir, args.out or args.model_dir / f"{DEFAULT_OUT}-{args.quantization}",
+    out = convert(args.model_dir, args.out or DEFAULT_OUT / f"{args.model_dir.resolve().name}-{args.quantization}",
                   args.quantization)
     print(f"wrote {out}")
     directions = [tuple(d) for d in Translator.from_dir(args.model_dir).directions]

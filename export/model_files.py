@@ -17,6 +17,7 @@ from .providers import ProviderError, SessionHandle, check_provider, shared_sess
 from .spec import (
     META_GRAPH,
     META_INT8_WEIGHT_BITS,
+    META_INT8_WEIGHT_TYPE,
     META_PRECISION,
     META_SPEC_VERSION,
     META_TOKENIZER_SHA256,
@@ -134,7 +135,10 @@ class ModelFiles:
         if problems:
             raise ModelLoadError(f"{path}: not the export of {self.model_dir} ({'; '.join(problems)}); "
                                  f"re-export: {fix}")
-        if precision == "int8" and metadata.get(META_INT8_WEIGHT_BITS) == "8" and not cpu_has_vnni():
+        # signed full-range weights saturate the int16 sums of the kernel CPUs without VNNI run (files from
+        # before the type was recorded are signed); unsigned weights take a kernel that sums in int32
+        signed = metadata.get(META_INT8_WEIGHT_TYPE, "int8") == "int8"
+        if precision == "int8" and signed and metadata.get(META_INT8_WEIGHT_BITS) == "8" and not cpu_has_vnni():
             raise ModelLoadError(f"{path}: its int8 weights use all 8 bits, made for a CPU with VNNI; this CPU has "
                                  f"none, so its int8 sums would saturate. Re-export on this machine: {fix}")
 

@@ -57,13 +57,12 @@ from tx.files import atomic_write
 
 from .cpu import cpu_has_vnni  # noqa: F401  (re-exported: the export and the loader both ask)
 from .onnx_export import set_metadata
-from .spec import META_INT8_WEIGHT_BITS, META_PRECISION
+from .spec import META_INT8_WEIGHT_BITS, META_INT8_WEIGHT_TYPE, META_PRECISION
 
 # Only the weight-by-activation MatMuls (attention's activation-by-activation products stay fp32)
 # and the embedding Gathers, whose int8 tables are what shrinks the files.
 QUANTIZED_OPS = ["MatMul", "Gather"]
 WEIGHT_TYPES = {"int8": QuantType.QInt8, "uint8": QuantType.QUInt8}
-META_INT8_WEIGHT_TYPE = "tx.int8_weight_type"  # "int8" | "uint8": which onnxruntime kernel the file runs on
 META_INT8_KEPT_FP32 = "tx.int8_kept_fp32"  # comma-separated module prefixes left in fp32
 
 

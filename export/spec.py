@@ -35,6 +35,7 @@ META_VOCAB_SIZE = "tx.vocab_size"  # the model's (source) vocabulary: what the t
 META_MAX_LEN = "tx.max_len"  # positions the positional-encoding table covers
 META_TOKENIZER_SHA256 = "tx.tokenizer_sha256"  # tokenizer.json the export was made with ("" if none)
 META_INT8_WEIGHT_BITS = "tx.int8_weight_bits"  # "7" (runs well on any CPU) or "8" (needs VNNI): see quantize.py
+META_INT8_WEIGHT_TYPE = "tx.int8_weight_type"  # "int8" | "uint8": which onnxruntime kernel the file runs on
 
 
 @dataclass(frozen=True)

@@ -30,16 +30,20 @@ def test_converted_greedy_output_equals_pytorch(tmp_path, pre_norm):
         assert check(model_dir, out, texts, src, tgt) == (len(texts), len(texts))
 
 
-def test_cli_converts_int8_and_reports_agreement(tmp_path, capsys):
+def test_cli_converts_int8_and_reports_agreement(tmp_path, capsys, monkeypatch):
     model_dir = build_translation_dir(tmp_path / "model", seed=4)
+    monkeypatch.chdir(tmp_path)  # the default output is relative to the working directory
     assert main([str(model_dir), "--quantization", "int8", "--check", "5"]) == 0
     printed = capsys.readouterr().out
-    assert (model_dir / "ct2-int8" / "model.bin").is_file()
+    assert (tmp_path / "runs" / "ct2" / "model-int8" / "model.bin").is_file()
+    assert not list(model_dir.glob("ct2*")), "a conversion must not land among the shipped files"
     assert "de->en: greedy output identical to PyTorch for " in printed and " of 5 sentences" in printed
 
 
-def test_cli_compares_on_held_out_test_sentences_when_asked(tmp_path, capsys):
+def test_cli_compares_on_held_out_test_sentences_when_asked(tmp_path, capsys, monkeypatch):
     from tx.data import write_tsv
+
+    monkeypatch.chdir(tmp_path)
 
     model_dir = build_translation_dir(tmp_path / "model", seed=5)
     write_tsv(tmp_path / "data" / "translate" / "test.tsv", ["de", "en"],

@@ -621,6 +621,16 @@ def test_8_bit_int8_weights_refuse_to_load_on_a_cpu_without_vnni(monkeypatch):
                   weight_type="uint8")
     monkeypatch.setattr(model_files, "cpu_has_vnni", lambda: False)
     assert OnnxSentimentClassifier(model_dir, provider="cpu", precision="int8").classify(["fine"])
+    # the recorded weight type decides, not the bit count alone
+    import onnx
+
+    from export.onnx_export import set_metadata
+
+    path = onnx_dir / "classifier.int8.onnx"
+    graph = onnx.load(path)
+    set_metadata(graph, {p.key: p.value for p in graph.metadata_props} | {"tx.int8_weight_bits": "8"})
+    onnx.save(graph, path)
+    assert OnnxSentimentClassifier(model_dir, provider="cpu", precision="int8").classify(["fine"])
 
 
 def test_int8_that_loses_more_than_the_limit_fails_the_export(monkeypatch):
