@@ -76,6 +76,22 @@ def translate(texts: list[str]) -> list[str]:
     return [t.text or "(empty output)" for t in translations(texts)]
 
 
+SERVER_PIDS: dict[str, int] = {}  # server url -> its process, whose CPU time the Stop test reads
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (all its threads), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
+
+
+def busy_share(pid: int, seconds: float = 3.0) -> float:
+    """Share of one core the process used over the next `seconds`."""
+    before = cpu_seconds(pid)
+    time.sleep(seconds)
+    return (cpu_seconds(pid) - before) / seconds
+
+
 @pytest.fixture(scope="module")
 def server():
     """`streamlit run app.py` on a free 127.0.0.1 port, up once /_stcore/health says ok."""
@@ -90,6 +106,7 @@ def server():
          "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
+    SERVER_PIDS[url] = process.pid
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -264,6 +281,42 @@ def test_latency(page, server):
     settle(page)
     no_errors(page)
     shot_from(page, "Latest", "latency-saved-bench")
+
+
+def start_a_long_latency_run(page, server: str) -> None:
+    """Latency page, beam search over the standard set, the most runs: a minute or more of work."""
+    visit(page, server, "Latency")
+    page.locator('[data-testid="stRadio"]').filter(has_text="Input").get_by_text("standard set").click()
+    settle(page)
+    page.locator('[data-testid="stRadio"]').filter(has_text="Decoding").get_by_text("beam").click()
+    settle(page)
+    for label in ("Timed runs", "Warm-up runs"):
+        thumb = page.locator('[data-testid="stSlider"]').filter(has_text=label).get_by_role("slider")
+        thumb.focus()
+        thumb.press("End")
+        settle(page)
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.get_by_text("round ").first.wait_for()  # the progress bar counts the timed rounds
+    page.wait_for_timeout(500)
+
+
+def test_latency_stop_and_a_closed_tab_really_stop_the_work_on_the_server(browser, server):
+    pid = SERVER_PIDS[server]
+    for how in ("stop", "close"):
+        context = browser.new_context(viewport=VIEWPORT)
+        context.set_default_timeout(TIMEOUT_MS)
+        page = context.new_page()
+        start_a_long_latency_run(page, server)
+        assert busy_share(pid, 1.0) > 0.5, "the run did not keep the server busy: nothing to stop"
+        if how == "stop":
+            page.get_by_role("button", name="Stop", exact=True).click()
+            settle(page)
+            assert "Latency per call (ms)" not in page.inner_text("body")  # stopped, not finished
+            no_errors(page)
+        context.close()
+        time.sleep(1.0)  # the script stops at its next call into Streamlit (the next round)
+        share = busy_share(pid)
+        assert share < 0.2, f"after {how}, the server still used {share:.0%} of a core: the run goes on"
 
 
 def test_model_card(page, server):
