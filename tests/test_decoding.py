@@ -6,6 +6,7 @@ import pytest
 import torch
 from conftest import tiny_seq2seq
 
+import tx.decoding.beam as beam_module
 from tx.decoding import (
     FullPrefixBackend,
     TorchBackend,
@@ -229,6 +230,110 @@ def test_small_beam_keeps_history_and_backend_state_in_step_after_swaps():
         assert hyp.finished == (hyp.tokens[-1] == EOS)
         assert EOS not in hyp.tokens[:-1]
     assert any(idx != sorted(idx) for idx in backend.reorders)
+
+
+def one_topk_candidates(scores, log_probs, k, width):
+    """Reference for beam.top_candidates: one topk over each sentence's (k*V) candidate scores, as the
+    search did before its two-stage shortlist; each sentence's list cut at its first -inf (the search
+    stops there, so which -inf candidates come after, from which beams, is not its business)."""
+    n, vocab = scores.size(0) // k, log_probs.size(1)
+    candidates = (scores.view(n, k)[:, :, None] + log_probs.view(n, k, vocab)).view(n, k * vocab)
+    top_scores, top_index = candidates.topk(min(width, k * vocab), dim=1)
+    ranked = [[(score, i * k + j // vocab, j % vocab) for score, j in zip(row_scores, row_index, strict=True)]
+              for i, (row_scores, row_index) in enumerate(zip(top_scores.tolist(), top_index.tolist(), strict=True))]
+    return up_to_first_dead(ranked)
+
+
+def up_to_first_dead(ranked):
+    """Each sentence's candidates up to its first -inf one, kept as its score alone."""
+    cut = []
+    for row in ranked:
+        live = list(itertools.takewhile(lambda c: c[0] != float("-inf"), row))
+        cut.append(live + ([float("-inf")] if len(live) < len(row) else []))
+    return cut
+
+
+SHORTLIST_CASES = ["random", "dead beams and banned tokens", "tiny vocabulary", "beam 1", "ties"]
+
+
+@pytest.mark.parametrize("case", SHORTLIST_CASES)
+def test_two_stage_candidates_equal_one_topk_over_all_candidates(case, monkeypatch):
+    """The shortlist (each beam's 2k+1 best tokens, then the best of those) must give the same candidates
+    in the same order as one topk over all k*V; with ties it must hand over to that topk."""
+    n, k, vocab = 3, 4, 50
+    g = torch.Generator().manual_seed(SHORTLIST_CASES.index(case))
+    if case == "tiny vocabulary":
+        vocab = 3  # fewer tokens than 2k + 1: each beam's shortlist is its whole row
+    if case == "beam 1":
+        k = 1
+    log_probs = torch.randn(n * k, vocab, generator=g).mul(3).log_softmax(-1)
+    scores = torch.randn(n * k, 1, generator=g).mul(4).sub(6)
+    if case == "dead beams and banned tokens":
+        scores[[1, 2, 3, 6]] = float("-inf")  # sentence 0 has one live beam, as in the first step
+        log_probs[:, [2, 7]] = float("-inf")  # e.g. EOS under min_len
+        log_probs[4, :45] = float("-inf")  # a beam with only 5 possible tokens
+    if case == "tiny vocabulary":
+        scores[[0, 1, 2]] = float("-inf")
+    if case == "ties":
+        log_probs = log_probs.mul(2).round().div(2)  # many equal values
+        scores = scores.round()
+    shortlist_used = []  # per call: whether the two-stage result was kept (no ties)
+    real_distinct = beam_module.distinct
+
+    def recording_distinct(ranked):
+        shortlist_used.append(real_distinct(ranked))
+        return shortlist_used[-1]
+
+    monkeypatch.setattr(beam_module, "distinct", recording_distinct)
+    got = beam_module.top_candidates(scores, log_probs, k, 2 * k)
+    assert up_to_first_dead(got) == one_topk_candidates(scores, log_probs, k, 2 * k)
+    assert shortlist_used == [case != "ties"]
+
+
+class EosRamp:
+    """A tiny random model with EOS made likelier at every step, so beam search meets EOS at many lengths:
+    beams that end beside live ones, finished hypotheses, sentences stopping while others go on."""
+
+    def __init__(self, backend, ramp: float):
+        self.backend, self.ramp, self.steps = backend, ramp, 0
+
+    def encode(self, src_ids, src_mask):
+        self.steps = 0
+        return self.backend.encode(src_ids, src_mask)
+
+    def step(self, tokens, state, attention=False):
+        log_probs, state = self.backend.step(tokens, state, attention=attention)
+        log_probs = log_probs.clone()
+        log_probs[:, EOS] += self.ramp * self.steps - 2.0
+        self.steps += 1
+        return log_probs.log_softmax(-1), state
+
+    def reorder(self, state, index):
+        return self.backend.reorder(state, index)
+
+    def cross_attention(self, state):
+        return self.backend.cross_attention(state)
+
+
+@pytest.mark.parametrize("beam, min_len", [(4, 0), (4, 3), (3, 1), (1, 0)])
+def test_beam_search_with_the_shortlist_equals_beam_search_without(beam, min_len, monkeypatch):
+    """Whole searches with the two-stage candidates and with one topk over all (forced by reporting a tie
+    every step) must agree exactly: tokens, scores, per-token log-probs, finished flags and attention; over
+    many steps, with EOS events, per-sentence length limits and several sentences at once."""
+    torch.manual_seed(4)
+    backend = EosRamp(TorchBackend(tiny_seq2seq()), ramp=0.2)
+    src, mask = padded_batch([9, 2, 6, 4, 11, 5], seed=4)
+    kw = dict(max_len=[30, 4, 25, 1, 30, 7], beam=beam, length_penalty=0.6, min_len=min_len, attention=True)
+    shortlisted = beam_search(backend, src, mask, **kw)
+    monkeypatch.setattr(beam_module, "distinct", lambda ranked: False)
+    topk_over_all = beam_search(backend, src, mask, **kw)
+    for a, b in zip(shortlisted, topk_over_all, strict=True):
+        assert (a.tokens, a.log_prob, a.score, a.finished, a.token_log_probs) == \
+            (b.tokens, b.log_prob, b.score, b.finished, b.token_log_probs)
+        assert torch.equal(a.attention, b.attention)
+    assert {h.finished for h in shortlisted} == {True, False}  # both kinds of ending happened
+    assert len({len(h.tokens) for h in shortlisted if h.finished}) >= 2  # at different steps
+    assert max(len(h.tokens) for h in shortlisted) >= 18
 
 
 @pytest.mark.parametrize("search, kw", [(greedy, {}), (beam_search, {"beam": 3}), (sample, {"seed": 0})])

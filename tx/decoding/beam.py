@@ -9,7 +9,9 @@ no live beam can beat that hypothesis any more, or at its max length.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -41,18 +43,21 @@ def beam_search(backend: DecoderBackend, src_ids: Tensor, src_mask: Tensor, max_
     state = backend.reorder(state, torch.arange(n_sentences).repeat_interleave(k))  # (B) -> (B*k) rows
 
     sentences = list(range(n_sentences))  # sentence of each block of k rows in the batch
-    # Raw log-probability of each live beam. Only beam 0 starts live, so the first step
-    # does not fill the beam with k copies of the same extension.
+    # Raw log-probability of each live beam, one per batch row. Only beam 0 starts live, so the
+    # first step does not fill the beam with k copies of the same extension.
     scores = torch.full((n_sentences, k), NEG_INF)
     scores[:, 0] = 0.0
-    history = torch.zeros(n_sentences * k, 0, dtype=torch.long)  # (B*k, t) tokens of each live beam
-    token_lps = torch.zeros(n_sentences * k, 0)  # (B*k, t) the model's log-probability of each of those tokens
+    scores = scores.view(-1, 1)  # (B, k) -> (B*k, 1)
+    # Per batch row: the live beam's tokens, and its raw score after each of them (its token log-probs are
+    # their differences). Plain lists: the search runs a few dozen small tensor ops per step otherwise, and
+    # right after the model's step each costs microseconds (measured), more than the whole list bookkeeping.
+    paths: list[list[int]] = [[] for _ in range(n_sentences * k)]
+    path_scores: list[list[float]] = [[] for _ in range(n_sentences * k)]
     maps: Tensor | None = None  # (B*k, t, L, H, S) cross-attention of each live beam's steps (attention=True)
     last = torch.full((n_sentences * k,), bos_id, dtype=torch.long)
     best: list[Hypothesis | None] = [None] * n_sentences
 
     for t in range(max(limits)):
-        n = len(sentences)
         log_probs, state = step(backend, last, state, attention)
         log_probs = as_log_probs(log_probs)
         if attention:
@@ -60,43 +65,33 @@ def beam_search(backend: DecoderBackend, src_ids: Tensor, src_mask: Tensor, max_
             maps = weights if maps is None else torch.cat([maps, weights], dim=1)
         if t < min_len:
             log_probs = mask_eos(log_probs, eos_id)
-        vocab = log_probs.size(1)
-        candidates = (scores[:, :, None] + log_probs.view(n, k, vocab)).view(n, k * vocab)  # (n*k, V) -> (n, k*V)
-        # 2k candidates: even if k of them end in EOS, k live ones remain.
-        top_scores, top_index = candidates.topk(min(2 * k, k * vocab), dim=1)
-        origins, tokens = top_index // vocab, top_index % vocab  # (n, 2k) beam each came from, token it adds
-        added_lps = (top_scores - scores.gather(1, origins)).tolist()  # (n, 2k) log-prob of the added token
-
         length = t + 1
-        # Per sentence: the k new live beams' raw scores, batch rows they extend, and tokens
-        # (plain lists: per-element tensor writes would cost more than the bookkeeping itself).
-        new_scores: list[list[float]] = []
-        new_rows: list[list[int]] = []
-        new_tokens: list[list[int]] = []
-        new_lps: list[list[float]] = []
+        # Per sentence, its 2k best candidates: even if k of them end in EOS, k live ones remain.
+        ranked = top_candidates(scores, log_probs, k, 2 * k)
+
+        # Per sentence: the k new live beams' raw scores, batch rows they extend, and tokens.
+        new_scores: list[float] = []
+        new_rows: list[int] = []
+        new_tokens: list[int] = []
         survivors = []
-        for i, s in enumerate(sentences):
+        for i, (s, candidates) in enumerate(zip(sentences, ranked, strict=True)):
             beam_scores, beam_rows, beam_tokens = [], [], []
-            beam_lps = []
-            ranked = zip(top_scores[i].tolist(), origins[i].tolist(), tokens[i].tolist(), added_lps[i], strict=True)
-            for rank, (score, origin, token, added) in enumerate(ranked):
+            for rank, (score, row, token) in enumerate(candidates):
                 if score == NEG_INF or len(beam_scores) == k:
                     break
-                row = i * k + origin
                 if token == eos_id:
                     # Only EOS within the top k counts, as in the usual formulation, so beam 1 = greedy.
                     if rank < k:
-                        offer(best, s, history[row].tolist() + [eos_id], score, alpha, True,
-                              token_lps[row].tolist() + [added], None if maps is None else maps[row])
+                        offer(best, s, paths[row] + [eos_id], path_scores[row] + [score], alpha, True,
+                              None if maps is None else maps[row])
                     continue
                 beam_scores.append(score)
                 beam_rows.append(row)
                 beam_tokens.append(token)
-                beam_lps.append(added)
             if length >= limits[s]:  # out of room: the live beams end here unfinished
-                for score, row, token, added in zip(beam_scores, beam_rows, beam_tokens, beam_lps, strict=True):
-                    offer(best, s, history[row].tolist() + [token], score, alpha, False,
-                          token_lps[row].tolist() + [added], None if maps is None else maps[row])
+                for score, row, token in zip(beam_scores, beam_rows, beam_tokens, strict=True):
+                    offer(best, s, paths[row] + [token], path_scores[row] + [score], alpha, False,
+                          None if maps is None else maps[row])
                 continue
             # Log-probabilities are <= 0, so a live beam's raw score can only fall; divided by
             # the largest penalty it can still reach, it bounds every score its extensions can get.
@@ -104,29 +99,70 @@ def beam_search(backend: DecoderBackend, src_ids: Tensor, src_mask: Tensor, max_
             if beam_scores and (best[s] is None or beam_scores[0] / reachable_penalty > best[s].score):
                 dead = k - len(beam_scores)  # too few finite candidates: pad with dead beams of this sentence
                 survivors.append(i)
-                new_scores.append(beam_scores + [NEG_INF] * dead)
-                new_rows.append(beam_rows + [i * k] * dead)
-                new_tokens.append(beam_tokens + [eos_id] * dead)
-                new_lps.append(beam_lps + [NEG_INF] * dead)
+                new_scores += beam_scores + [NEG_INF] * dead
+                new_rows += beam_rows + [i * k] * dead
+                new_tokens += beam_tokens + [eos_id] * dead
 
         if not survivors:
             break
-        rows = torch.tensor(new_rows).reshape(-1)  # (n', k) -> (n'*k): old batch row of each new beam
+        rows = torch.tensor(new_rows)  # (n'*k,) old batch row of each new beam
         state = backend.reorder(state, rows)
-        last = torch.tensor(new_tokens).reshape(-1)  # (n', k) -> (n'*k)
-        history = torch.cat([history[rows], last[:, None]], dim=1)  # (n'*k, t) -> (n'*k, t+1)
-        token_lps = torch.cat([token_lps[rows], torch.tensor(new_lps).reshape(-1, 1)], dim=1)
+        last = torch.tensor(new_tokens)  # (n'*k,)
+        scores = torch.tensor(new_scores)[:, None]  # (n'*k,) -> (n'*k, 1)
+        paths = [paths[row] + [token] for row, token in zip(new_rows, new_tokens, strict=True)]
+        path_scores = [path_scores[row] + [score] for row, score in zip(new_rows, new_scores, strict=True)]
         if maps is not None:
             maps = maps[rows]  # each new beam keeps the steps of the beam it extends (this step's included)
-        scores = torch.tensor(new_scores)  # (n', k)
         sentences = [sentences[i] for i in survivors]
     # A sentence ends without any hypothesis only if the model gave every token probability 0.
     return [h if h is not None else Hypothesis([], NEG_INF, NEG_INF, finished=False) for h in best]
 
 
-def offer(best: list[Hypothesis | None], sentence: int, tokens: list[int], log_prob: float, alpha: float,
-          finished: bool, token_lps: list[float], maps: Tensor | None) -> None:
-    """Keep the hypothesis if it beats the sentence's best so far (ties keep the earlier one)."""
+Ranked = list[list[tuple[float, int, int]]]  # per sentence, best first: (raw score, batch row it extends, token)
+
+
+def top_candidates(scores: Tensor, log_probs: Tensor, k: int, width: int) -> Ranked:
+    """Each sentence's `width` best one-token extensions of its k beams (raw `scores` (n*k, 1), next-token
+    `log_probs` (n*k, V)), best first: exactly what one topk over its k*V candidates gives.
+
+    In two stages, because building and scanning the (n, k*V) candidate matrix cost more than the rest of
+    a beam-4 step (measured): the `width` + 1 best tokens of each beam, then the best of those k*(width + 1).
+    A candidate left out by its own beam is no better than that beam's width + 1 kept ones, so no better than
+    the shortlist's (width + 1)-th best: if the width + 1 best are distinct, the shortlist's first `width`
+    are the sentence's, in the same order. If any of them tie, the one-stage topk decides, because topk
+    orders equal values its own way.
+    """
+    n, vocab = scores.size(0) // k, log_probs.size(1)
+    per_beam = min(width + 1, vocab)
+    beam_lps, beam_tokens = log_probs.topk(per_beam, dim=1)  # (n*k, per_beam) each
+    shortlist = (scores + beam_lps).view(n, k * per_beam)  # (n*k, per_beam) -> (n, k*per_beam)
+    top_scores, top_index = shortlist.topk(min(width + 1, k * per_beam), dim=1)
+    ranked_scores = top_scores.tolist()
+    if distinct(ranked_scores):
+        tokens = beam_tokens.tolist()
+        # Column j of sentence i's shortlist is beam i*k + j // per_beam's (j % per_beam)-th best token.
+        return [[(score, i * k + j // per_beam, tokens[i * k + j // per_beam][j % per_beam])
+                 for score, j in zip(row_scores[:width], row_index[:width], strict=True)]
+                for i, (row_scores, row_index) in enumerate(zip(ranked_scores, top_index.tolist(), strict=True))]
+    candidates = (scores + log_probs).view(n, k * vocab)  # (n*k, V) -> (n, k*V)
+    top_scores, top_index = candidates.topk(min(width, k * vocab), dim=1)
+    return [[(score, i * k + j // vocab, j % vocab) for score, j in zip(row_scores, row_index, strict=True)]
+            for i, (row_scores, row_index) in enumerate(zip(top_scores.tolist(), top_index.tolist(), strict=True))]
+
+
+def distinct(ranked: list[list[float]]) -> bool:
+    """Whether each row, sorted best first, strictly decreases until it reaches -inf (no ties, no NaN)."""
+    return all(a > b or b == NEG_INF for row in ranked for a, b in pairwise(row))
+
+
+def offer(best: list[Hypothesis | None], sentence: int, tokens: list[int], path_scores: list[float], alpha: float,
+          finished: bool, maps: Tensor | None) -> None:
+    """Keep the hypothesis if it beats the sentence's best so far (ties keep the earlier one).
+
+    path_scores: its raw score after each token; each token's log-prob is the float32 difference, as the
+    search's float32 scores computed it."""
+    log_prob = path_scores[-1]
     score = log_prob / gnmt_penalty(len(tokens), alpha)
     if best[sentence] is None or score > best[sentence].score:
+        token_lps = np.diff(np.array([0.0] + path_scores, dtype=np.float32)).tolist()
         best[sentence] = Hypothesis(tokens, log_prob, score, finished, token_lps, maps)

@@ -65,6 +65,8 @@ def as_log_probs(log_probs: Tensor | np.ndarray) -> Tensor:
     if isinstance(log_probs, np.ndarray):
         # torch warns on read-only arrays (onnxruntime outputs can be); copy only then.
         return torch.from_numpy(np.require(log_probs, dtype=np.float32, requirements="W"))
+    if log_probs.dtype == torch.float32 and log_probs.is_cpu:
+        return log_probs  # .float().cpu() would return it too, at ~8 µs per beam step here (measured)
     return log_probs.float().cpu()
 
 
