@@ -109,6 +109,12 @@ class OnnxBackend:
         self.present_names = [n for n in self.decoder_spec.output_names if n.startswith("present_self_")]
         self.step_attention_names = [n for n in self.decoder_spec.output_names if n.startswith("step_attn_cross_")]
         self.head_shape = (shape.n_heads, shape.head_dim)
+        # Names of a step's feeds and, without and with attention, of its outputs (and those that come back
+        # to the host): built once, as a beam step's own Python time is a few hundred µs.
+        self.step_inputs = ["tokens", "src_mask", *self.past_names, *self.cross_names]
+        self.step_outputs = {False: (["log_probs", *self.present_names], {"log_probs"}),
+                             True: (["log_probs", *self.present_names, *self.step_attention_names],
+                                    {"log_probs", *self.step_attention_names})}
 
     def run(self, handle: SessionHandle, feeds: Mapping[str, Array], outputs: list[str],
             host_outputs: set[str]) -> list[Array]:
@@ -128,17 +134,14 @@ class OnnxBackend:
 
     def step(self, tokens: torch.Tensor, state: OnnxState, attention: bool = False) -> tuple[torch.Tensor, OnnxState]:
         new = np.ascontiguousarray(tokens.cpu().numpy(), dtype=np.int64)[:, None]  # (B,) -> (B, 1)
-        feeds = {"tokens": new, "src_mask": state.src_mask,
-                 **dict(zip(self.past_names, state.past, strict=True)),
-                 **dict(zip(self.cross_names, state.cross, strict=True))}
+        feeds = dict(zip(self.step_inputs, (new, state.src_mask, *state.past, *state.cross), strict=True))
         # The weights are computed either way; asking for them only costs their copy out.
-        wanted = self.step_attention_names if attention else []
-        log_probs, *rest = self.run(self.decoder, feeds, ["log_probs", *self.present_names, *wanted],
-                                    host_outputs={"log_probs", *wanted})
-        present, weights = rest[:len(self.present_names)], rest[len(self.present_names):]
+        outputs, host_outputs = self.step_outputs[bool(attention)]
+        log_probs, *rest = self.run(self.decoder, feeds, outputs, host_outputs)
+        present = len(self.present_names)
         newest = torch.from_numpy(log_probs[:, -1])  # (B, 1, V) -> (B, V)
-        return newest, OnnxState(state.src_mask, state.cross, tuple(present), state.sources,
-                                 tuple(weights) if attention else None)
+        return newest, OnnxState(state.src_mask, state.cross, tuple(rest[:present]), state.sources,
+                                 tuple(rest[present:]) if attention else None)
 
     @staticmethod
     def cross_attention(state: OnnxState) -> np.ndarray:
