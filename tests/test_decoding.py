@@ -1,5 +1,6 @@
 """Search algorithms on the step interface: greedy, beam search, sampling, KV-cache backends."""
 import itertools
+import math
 import random
 
 import pytest
@@ -245,21 +246,23 @@ def one_topk_candidates(scores, log_probs, k, width):
 
 
 def up_to_first_dead(ranked):
-    """Each sentence's candidates up to its first -inf one, kept as its score alone."""
+    """Each sentence's candidates up to its first -inf one, kept as its score alone (NaN scores as "nan",
+    so that equal lists compare equal)."""
     cut = []
     for row in ranked:
-        live = list(itertools.takewhile(lambda c: c[0] != float("-inf"), row))
+        live = [("nan", *c[1:]) if math.isnan(c[0]) else c
+                for c in itertools.takewhile(lambda c: c[0] != float("-inf"), row)]
         cut.append(live + ([float("-inf")] if len(live) < len(row) else []))
     return cut
 
 
-SHORTLIST_CASES = ["random", "dead beams and banned tokens", "tiny vocabulary", "beam 1", "ties"]
+SHORTLIST_CASES = ["random", "dead beams and banned tokens", "tiny vocabulary", "beam 1", "ties", "NaN and inf"]
 
 
 @pytest.mark.parametrize("case", SHORTLIST_CASES)
 def test_two_stage_candidates_equal_one_topk_over_all_candidates(case, monkeypatch):
     """The shortlist (each beam's 2k+1 best tokens, then the best of those) must give the same candidates
-    in the same order as one topk over all k*V; with ties it must hand over to that topk."""
+    in the same order as one topk over all k*V; with ties (or NaN) it must hand over to that topk."""
     n, k, vocab = 3, 4, 50
     g = torch.Generator().manual_seed(SHORTLIST_CASES.index(case))
     if case == "tiny vocabulary":
@@ -277,17 +280,38 @@ def test_two_stage_candidates_equal_one_topk_over_all_candidates(case, monkeypat
     if case == "ties":
         log_probs = log_probs.mul(2).round().div(2)  # many equal values
         scores = scores.round()
-    shortlist_used = []  # per call: whether the two-stage result was kept (no ties)
+    if case == "NaN and inf":
+        log_probs[1, 5] = float("nan")  # a broken model: topk ranks NaN first
+        scores[6] = float("-inf")
+        log_probs[6, 3] = float("inf")  # a dead beam's -inf + inf is NaN too
+    shortlist_kept = []  # per sentence ranked in two stages: whether its result was kept (no ties)
     real_distinct = beam_module.distinct
 
     def recording_distinct(ranked):
-        shortlist_used.append(real_distinct(ranked))
-        return shortlist_used[-1]
+        shortlist_kept.append(real_distinct(ranked))
+        return shortlist_kept[-1]
 
     monkeypatch.setattr(beam_module, "distinct", recording_distinct)
-    got = beam_module.top_candidates(scores, log_probs, k, 2 * k)
+    got = beam_module.top_candidates(scores.view(-1).tolist(), log_probs, k, 2 * k)
     assert up_to_first_dead(got) == one_topk_candidates(scores, log_probs, k, 2 * k)
-    assert shortlist_used == [case != "ties"]
+    if case == "ties":
+        assert False in shortlist_kept
+    elif case == "NaN and inf":
+        assert shortlist_kept == []  # straight to the one-stage topk
+    else:
+        assert shortlist_kept == [True] * n
+
+
+def test_a_tie_just_past_the_cut_hands_over_to_one_topk():
+    """The 8th and 9th best candidates tie, the 7 before are distinct: which of the two one topk keeps is
+    its own business (here it keeps the other one than the shortlist would), so the shortlist must not decide."""
+    g = torch.Generator().manual_seed(300)
+    log_probs = torch.randn(4, 50, generator=g).mul(3).log_softmax(-1).mul(4).round().div(4)
+    scores = torch.randn(4, 1, generator=g).mul(2).round().div(4)
+    best = sorted((scores + log_probs).view(-1).tolist(), reverse=True)[:9]
+    assert len(set(best[:8])) == 8 and best[7] == best[8]
+    got = beam_module.top_candidates(scores.view(-1).tolist(), log_probs, 4, 8)
+    assert up_to_first_dead(got) == one_topk_candidates(scores, log_probs, 4, 8)
 
 
 class EosRamp:

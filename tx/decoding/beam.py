@@ -8,8 +8,10 @@ no live beam can beat that hypothesis any more, or at its max length.
 """
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from itertools import pairwise
+from operator import itemgetter
 
 import numpy as np
 import torch
@@ -19,7 +21,7 @@ from .backend import DecoderBackend
 from .hypothesis import Hypothesis, as_log_probs, mask_eos, max_lengths, step, step_attention
 from .hypothesis import length_penalty as gnmt_penalty  # the name `length_penalty` is beam_search's alpha
 
-NEG_INF = float("-inf")
+NEG_INF, INF = float("-inf"), float("inf")
 
 
 def beam_search(backend: DecoderBackend, src_ids: Tensor, src_mask: Tensor, max_len: int | Sequence[int] | None = None,
@@ -43,11 +45,9 @@ def beam_search(backend: DecoderBackend, src_ids: Tensor, src_mask: Tensor, max_
     state = backend.reorder(state, torch.arange(n_sentences).repeat_interleave(k))  # (B) -> (B*k) rows
 
     sentences = list(range(n_sentences))  # sentence of each block of k rows in the batch
-    # Raw log-probability of each live beam, one per batch row. Only beam 0 starts live, so the
-    # first step does not fill the beam with k copies of the same extension.
-    scores = torch.full((n_sentences, k), NEG_INF)
-    scores[:, 0] = 0.0
-    scores = scores.view(-1, 1)  # (B, k) -> (B*k, 1)
+    # Per batch row, the live beam's raw log-probability (float32 values, as the model's). Only beam 0
+    # starts live, so the first step does not fill the beam with k copies of the same extension.
+    scores = ([0.0] + [NEG_INF] * (k - 1)) * n_sentences
     # Per batch row: the live beam's tokens, and its raw score after each of them (its token log-probs are
     # their differences). Plain lists: the search runs a few dozen small tensor ops per step otherwise, and
     # right after the model's step each costs microseconds (measured), more than the whole list bookkeeping.
@@ -108,7 +108,7 @@ def beam_search(backend: DecoderBackend, src_ids: Tensor, src_mask: Tensor, max_
         rows = torch.tensor(new_rows)  # (n'*k,) old batch row of each new beam
         state = backend.reorder(state, rows)
         last = torch.tensor(new_tokens)  # (n'*k,)
-        scores = torch.tensor(new_scores)[:, None]  # (n'*k,) -> (n'*k, 1)
+        scores = new_scores
         paths = [paths[row] + [token] for row, token in zip(new_rows, new_tokens, strict=True)]
         path_scores = [path_scores[row] + [score] for row, score in zip(new_rows, new_scores, strict=True)]
         if maps is not None:
@@ -121,38 +121,54 @@ def beam_search(backend: DecoderBackend, src_ids: Tensor, src_mask: Tensor, max_
 Ranked = list[list[tuple[float, int, int]]]  # per sentence, best first: (raw score, batch row it extends, token)
 
 
-def top_candidates(scores: Tensor, log_probs: Tensor, k: int, width: int) -> Ranked:
-    """Each sentence's `width` best one-token extensions of its k beams (raw `scores` (n*k, 1), next-token
-    `log_probs` (n*k, V)), best first: exactly what one topk over its k*V candidates gives.
+def top_candidates(scores: list[float], log_probs: Tensor, k: int, width: int) -> Ranked:
+    """Each sentence's `width` best one-token extensions of its k beams (raw `scores`, one per batch row;
+    next-token `log_probs` (n*k, V)), best first: exactly what one topk over its k*V float32 candidate
+    scores gives.
 
     In two stages, because building and scanning the (n, k*V) candidate matrix cost more than the rest of
-    a beam-4 step (measured): the `width` + 1 best tokens of each beam, then the best of those k*(width + 1).
-    A candidate left out by its own beam is no better than that beam's width + 1 kept ones, so no better than
-    the shortlist's (width + 1)-th best: if the width + 1 best are distinct, the shortlist's first `width`
-    are the sentence's, in the same order. If any of them tie, the one-stage topk decides, because topk
-    orders equal values its own way.
+    a beam-4 step (measured): topk picks each beam's `width` + 1 best tokens, then Python ranks those
+    k*(width + 1) per sentence (tensor ops on so few numbers cost more, right after a model step). A
+    candidate its beam left out is no better than that beam's width + 1 kept ones, so no better than the
+    sentence's (width + 1)-th: if the width + 1 best are distinct, the first `width` are the sentence's
+    best, in the same order. If any of them tie, the one-stage topk decides: topk orders equal values
+    its own way.
     """
-    n, vocab = scores.size(0) // k, log_probs.size(1)
+    n, vocab = len(scores) // k, log_probs.size(1)
     per_beam = min(width + 1, vocab)
-    beam_lps, beam_tokens = log_probs.topk(per_beam, dim=1)  # (n*k, per_beam) each
-    shortlist = (scores + beam_lps).view(n, k * per_beam)  # (n*k, per_beam) -> (n, k*per_beam)
-    top_scores, top_index = shortlist.topk(min(width + 1, k * per_beam), dim=1)
-    ranked_scores = top_scores.tolist()
-    if distinct(ranked_scores):
-        tokens = beam_tokens.tolist()
-        # Column j of sentence i's shortlist is beam i*k + j // per_beam's (j % per_beam)-th best token.
-        return [[(score, i * k + j // per_beam, tokens[i * k + j // per_beam][j % per_beam])
-                 for score, j in zip(row_scores[:width], row_index[:width], strict=True)]
-                for i, (row_scores, row_index) in enumerate(zip(ranked_scores, top_index.tolist(), strict=True))]
-    candidates = (scores + log_probs).view(n, k * vocab)  # (n*k, V) -> (n, k*V)
+    beam_lps, beam_tokens = log_probs.topk(per_beam, dim=1)  # (n*k, per_beam) each, best first
+    lps, tokens = beam_lps.tolist(), beam_tokens.tolist()
+    # topk ranks NaN, then +inf, first; only they can make a sum NaN, which Python's sort cannot rank.
+    if all(row[0] < INF for row in lps):
+        ranked = [shortlist_best(scores, lps, tokens, range(i * k, i * k + k), width) for i in range(n)]
+        if all(sentence is not None for sentence in ranked):
+            return ranked
+    candidates = (torch.tensor(scores)[:, None] + log_probs).view(n, k * vocab)  # (n*k, V) -> (n, k*V)
     top_scores, top_index = candidates.topk(min(width, k * vocab), dim=1)
     return [[(score, i * k + j // vocab, j % vocab) for score, j in zip(row_scores, row_index, strict=True)]
             for i, (row_scores, row_index) in enumerate(zip(top_scores.tolist(), top_index.tolist(), strict=True))]
 
 
-def distinct(ranked: list[list[float]]) -> bool:
-    """Whether each row, sorted best first, strictly decreases until it reaches -inf (no ties, no NaN)."""
-    return all(a > b or b == NEG_INF for row in ranked for a, b in pairwise(row))
+def shortlist_best(scores: list[float], lps: list[list[float]], tokens: list[list[int]], rows: range,
+                   width: int) -> list[tuple[float, int, int]] | None:
+    """One sentence's `width` best candidates among its beams' (`rows`) shortlisted tokens, or None if
+    any of the width + 1 best tie.
+
+    Python adds in float64. Rounded to float32 (array "f"), each sum is exactly the float32 sum the
+    one-stage topk ranks (rounding twice is harmless for one addition of float32 numbers), and rounding
+    keeps the order, except that two sums may round to the same float32 value: a tie, so None."""
+    ranked = sorted(((scores[row] + lp, row, token) for row in rows
+                     for lp, token in zip(lps[row], tokens[row], strict=True)),
+                    key=itemgetter(0), reverse=True)[:width + 1]
+    rounded = array("f", [score for score, _, _ in ranked]).tolist()
+    if not distinct(rounded):
+        return None
+    return [(score, row, token) for score, (_, row, token) in zip(rounded[:width], ranked[:width], strict=True)]
+
+
+def distinct(ranked: list[float]) -> bool:
+    """Whether scores sorted best first strictly decrease until they reach -inf (no ties, no NaN)."""
+    return all(a > b or b == NEG_INF for a, b in pairwise(ranked))
 
 
 def offer(best: list[Hypothesis | None], sentence: int, tokens: list[int], path_scores: list[float], alpha: float,
