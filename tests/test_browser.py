@@ -416,12 +416,12 @@ CLICK_AND_TIME = """async (want) => {
     };
     const observer = new MutationObserver(check);
     observer.observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
-    // Never hang the suite: after a minute, give up and report what the box shows.
+    // Never hang the suite: after 20 s, give up and report what the box shows.
     setTimeout(() => {
       observer.disconnect();
       const box = document.querySelector('OUTPUT');
       resolve([null, box ? box.innerText.trim() : '(no output box)']);
-    }, 60000);
+    }, 20000);
     button.click();
   });
 }""".replace("OUTPUT", OUTPUT)
@@ -455,7 +455,10 @@ def test_round_trip_benchmark(page, server):
         box.press("Control+Enter")  # commit the text (its own rerun) before the clock starts
         settle(page)
         text_ms, done_ms = page.evaluate(CLICK_AND_TIME, wants[attempt % 2])
-        assert text_ms is not None, f"no translation {wants[attempt % 2]!r} within 60 s; the box shows {done_ms!r}"
+        if text_ms is None:  # once, under heavy load, a click went unanswered: click once more before failing
+            settle(page)
+            text_ms, done_ms = page.evaluate(CLICK_AND_TIME, wants[attempt % 2])
+        assert text_ms is not None, f"no translation {wants[attempt % 2]!r} after two clicks; the box shows {done_ms!r}"
         heading = page.locator("h3").filter(has_text=" ms").inner_text()
         if attempt >= 2:
             shown.append(text_ms)
