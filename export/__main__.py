@@ -13,6 +13,7 @@ from tx import CheckpointError
 
 from .onnx_export import DEFAULT_OPSET
 from .pipeline import ExportOptions, export_model_dir, planned_files
+from .quantize import check_block_size
 from .report import stale_reason
 from .spec import PRECISIONS
 
@@ -40,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="int8 weight range (default 8; 7 = the old signed reduce_range weights)")
     parser.add_argument("--weight-type", choices=("int8", "uint8"),
                         help="int8 weight type (default: int8 where this CPU has VNNI, else uint8; see quantize.py)")
+    parser.add_argument("--block-size", type=int, default=None,
+                        help="0: per-channel dynamic int8 MatMuls; 16..256: blockwise 8-bit MatMulNBits with this "
+                             "block (default: 64 where this CPU has VNNI, else 0; see export/quantize.py)")
     parser.add_argument("--keep-fp32", default="",
                         help="comma-separated torch module prefixes left fp32 in int8 files (e.g. output)")
     parser.add_argument("--agreement-sentences", type=int, default=500,
@@ -51,10 +55,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.agreement_sentences < 1:
         parser.error("--agreement-sentences must be >= 1")
+    if args.block_size is not None:
+        try:
+            check_block_size(args.block_size)
+        except ValueError as e:
+            parser.error(f"--block-size: {e}")
 
     options = ExportOptions(precisions=args.precision, opset=args.opset, per_channel=not args.per_tensor,
                             weight_bits=args.weight_bits, weight_type=args.weight_type,
                             keep_fp32=tuple(m.strip() for m in args.keep_fp32.split(",") if m.strip()),
+                            block_size=args.block_size,
                             data_dir=args.data_dir, agreement_sentences=args.agreement_sentences,
                             threads=args.threads, check_quality=not args.no_quality)
     try:

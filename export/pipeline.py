@@ -32,6 +32,7 @@ class ExportOptions:
     weight_bits: int | None = None  # int8 weights: 8 or 7 (reduce_range); None = 8
     weight_type: str | None = None  # "int8" | "uint8"; None = the measured default for this CPU (quantize.py)
     keep_fp32: tuple[str, ...] = ()  # module-path prefixes left in fp32 (e.g. "output": the generator)
+    block_size: int | None = None  # 0: per-channel dynamic MatMuls; 16..256: blockwise MatMulNBits; None: default
     data_dir: Path = Path("data/processed")  # where <task>/test.tsv is looked for
     agreement_sentences: int = 500  # held-out translation sentences (each in both directions)
     threads: int | None = None  # onnxruntime threads for the agreement runs
@@ -40,16 +41,28 @@ class ExportOptions:
 
 def int8_scheme(options: ExportOptions, vnni: bool) -> Int8Scheme:
     """The int8 scheme for this export: the measured default for this CPU (`default_scheme`) unless asked
-    otherwise. Asking for 7-bit weights means the old signed, reduce_range ones."""
+    otherwise. Asking for 7-bit weights or a weight type means the dynamic MatMuls they describe (unless a
+    block size is asked too); asking for 7-bit weights means the old signed, reduce_range ones."""
     default = default_scheme(vnni)
     bits = options.weight_bits or default.weight_bits
     weight_type = options.weight_type or ("int8" if options.weight_bits == 7 else default.weight_type)
-    return Int8Scheme(options.per_channel, bits, weight_type, tuple(options.keep_fp32))
+    block_size = options.block_size
+    if block_size is None:
+        block_size = 0 if options.weight_bits or options.weight_type or not options.per_channel \
+            else default.block_size
+    if block_size:  # MatMulNBits' weights are signed 8-bit with a scale per block; the embeddings stay fp32
+        return Int8Scheme(True, 8, "int8", tuple(options.keep_fp32), block_size)
+    return Int8Scheme(options.per_channel, bits, weight_type, tuple(options.keep_fp32), block_size)
 
 
 def describe_scheme(scheme: Int8Scheme, vnni: bool) -> dict[str, object]:
     """What the report records about the int8 scheme, with the reason for its weight type."""
-    if scheme.weight_type == "uint8":
+    if scheme.block_size:
+        why = (f"blockwise MatMulNBits, 8-bit weights with a scale per {scheme.block_size} input rows, int8 "
+               "activations per row and block, embeddings fp32: measured the most faithful int8 "
+               + ("and fastest at batch 1 on this CPU with VNNI" if vnni else
+                  "(without VNNI its kernels run little faster than fp32)") + " (export/quantize.py)")
+    elif scheme.weight_type == "uint8":
         why = ("unsigned 8-bit weights: onnxruntime's u8 x u8 kernel sums in int32 on any CPU (no VNNI needed); "
                "measured the most faithful scheme at the same size (export/quantize.py)")
     elif scheme.weight_bits == 7:
@@ -94,7 +107,8 @@ def export_model_dir(model_dir: str | Path, options: ExportOptions,
         made = {"fp32": seconds}
         if "int8" in precisions:
             made["int8"] = quantize_int8(fp32_path, onnx_dir / spec.file_name("int8"), scheme.per_channel,
-                                         scheme.weight_bits, scheme.weight_type, scheme.keep_fp32)
+                                         scheme.weight_bits, scheme.weight_type, scheme.keep_fp32,
+                                         scheme.block_size)
         for precision in precisions:
             path = onnx_dir / spec.file_name(precision)
             check = validate_graph(model, spec, path, precision)

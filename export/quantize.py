@@ -57,12 +57,13 @@ from pathlib import Path
 
 import onnx
 from onnxruntime.quantization import QuantType, quantize_dynamic
+from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
 
 from tx.files import atomic_write
 
 from .cpu import cpu_has_vnni  # noqa: F401  (re-exported: the export and the loader both ask)
 from .onnx_export import set_metadata
-from .spec import META_INT8_WEIGHT_BITS, META_INT8_WEIGHT_TYPE, META_PRECISION
+from .spec import META_INT8_BLOCK_SIZE, META_INT8_WEIGHT_BITS, META_INT8_WEIGHT_TYPE, META_PRECISION
 
 # Only the weight-by-activation MatMuls (attention's activation-by-activation products stay fp32)
 # and the embedding Gathers, whose int8 tables are what shrinks the files.
@@ -79,15 +80,43 @@ class Int8Scheme:
     weight_bits: int = 8  # 7 = reduce_range
     weight_type: str = "uint8"  # "int8": onnxruntime's u8 x s8 kernel; "uint8": its u8 x u8 kernel
     keep_fp32: tuple[str, ...] = ()  # module-path prefixes left in fp32
+    # 0: the MatMuls run onnxruntime's dynamic int8 kernels (one activation scale per tensor per call);
+    # 16..256 (a power of 2): they become MatMulNBits with 8-bit weights, one scale per block of this many
+    # input rows, activations quantised per row and block at run time (accuracy_level 4: int8 dot products),
+    # and the embedding Gathers stay fp32 (measured: int8 tables cost 1.4 points of agreement there);
+    # per_channel / weight_bits / weight_type then do not apply.
+    block_size: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self) | {"keep_fp32": list(self.keep_fp32)}
 
 
+BLOCK_SIZE_WITH_VNNI = 64  # measured: see the module doc (32 is more faithful and slower, 128 the reverse)
+
+
 def default_scheme(vnni: bool) -> Int8Scheme:
-    """The measured best scheme for this CPU (see the module doc): signed 8-bit weights on VNNI's int32 kernel,
-    unsigned 8-bit weights (no int16 saturation, full resolution) where the CPU lacks VNNI."""
-    return Int8Scheme(weight_type="int8" if vnni else "uint8")
+    """The measured best scheme for this CPU (see the module doc): blockwise 8-bit MatMulNBits where the CPU has
+    VNNI (its int8 dot-product kernels need it), unsigned 8-bit per-channel weights on onnxruntime's dynamic
+    u8 x u8 kernel (no int16 saturation, full resolution) where it lacks VNNI."""
+    if vnni:
+        return Int8Scheme(weight_type="int8", block_size=BLOCK_SIZE_WITH_VNNI)
+    return Int8Scheme(weight_type="uint8")
+
+
+def check_block_size(block_size: int) -> None:
+    if block_size and not (16 <= block_size <= 256 and block_size & (block_size - 1) == 0):
+        raise ValueError(f"block_size must be 0 (per-channel dynamic int8) or a power of 2 from 16 to 256, "
+                         f"got {block_size}")
+
+
+def blockwise_matmuls(model: onnx.ModelProto, block_size: int, excluded: list[str]) -> onnx.ModelProto:
+    """Every MatMul by a constant weight (but `excluded`) as MatMulNBits: 8-bit symmetric weights with one scale
+    per `block_size` input rows; accuracy_level 4 quantises the activations per row and block to int8 at run
+    time, so one outlier channel coarsens only its own block, not the whole tensor as the dynamic kernels do."""
+    quantizer = MatMulNBitsQuantizer(model, bits=8, block_size=block_size, is_symmetric=True, accuracy_level=4,
+                                     nodes_to_exclude=excluded, op_types_to_quantize=("MatMul",))
+    quantizer.process()
+    return quantizer.model.model
 
 
 def modules_of(node: onnx.NodeProto) -> list[str]:
@@ -107,18 +136,20 @@ def nodes_in(model: onnx.ModelProto, module_prefixes: tuple[str, ...]) -> list[s
 
 
 def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = True, weight_bits: int = 8,
-                  weight_type: str = "uint8", keep_fp32: tuple[str, ...] = ()) -> float:
+                  weight_type: str = "uint8", keep_fp32: tuple[str, ...] = (), block_size: int = 0) -> float:
     """Write the int8 version of the fp32 graph `src` to `dst`; returns seconds taken.
 
     per_channel: one scale per output column instead of per tensor; weight_bits: 7 (reduce_range) or 8;
     weight_type: "int8" (onnxruntime's u8 x s8 kernel: 8 bits need VNNI) or "uint8" (its u8 x u8 kernel, which
-    sums in int32 on any CPU); keep_fp32: module-path prefixes whose MatMuls/Gathers stay fp32 (`nodes_in`).
-    See the module doc for the measurements behind each.
+    sums in int32 on any CPU); keep_fp32: module-path prefixes whose MatMuls/Gathers stay fp32 (`nodes_in`);
+    block_size: > 0 makes the MatMuls blockwise MatMulNBits (`blockwise_matmuls`), leaves the embedding
+    Gathers fp32 and the other arguments unused. See the module doc for the measurements behind each.
     """
     if weight_bits not in (7, 8):
         raise ValueError(f"weight_bits must be 7 or 8, got {weight_bits}")
     if weight_type not in WEIGHT_TYPES:
         raise ValueError(f"weight_type must be one of {', '.join(WEIGHT_TYPES)}, got {weight_type!r}")
+    check_block_size(block_size)
     start = time.perf_counter()
     model = onnx.load(str(src))
     del model.graph.value_info[:]
@@ -128,17 +159,23 @@ def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = True, we
     with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):
         root.setLevel(logging.ERROR)  # the quantiser logs a line per skipped node at INFO (on the root logger)
         try:
-            onnx.save(model, "fp32.onnx")
-            quantize_dynamic("fp32.onnx", "int8.onnx", weight_type=WEIGHT_TYPES[weight_type],
-                             per_channel=per_channel,
-                             reduce_range=weight_bits == 7,  # see the module doc: int16 saturation without VNNI
-                             op_types_to_quantize=QUANTIZED_OPS, nodes_to_exclude=excluded,
-                             extra_options={"MatMulConstBOnly": True})
-            quantized = onnx.load("int8.onnx")
+            if block_size:
+                quantized = blockwise_matmuls(model, block_size, excluded)
+            else:
+                onnx.save(model, "fp32.onnx")
+                quantize_dynamic("fp32.onnx", "int8.onnx", weight_type=WEIGHT_TYPES[weight_type],
+                                 per_channel=per_channel,
+                                 reduce_range=weight_bits == 7,  # see the module doc: int16 saturation w/o VNNI
+                                 op_types_to_quantize=QUANTIZED_OPS, nodes_to_exclude=excluded,
+                                 extra_options={"MatMulConstBOnly": True})
+                quantized = onnx.load("int8.onnx")
         finally:
             root.setLevel(previous_level)  # the caller's logging is not ours to change
-    scheme = {META_PRECISION: "int8", META_INT8_WEIGHT_TYPE: weight_type, META_INT8_KEPT_FP32: ",".join(keep_fp32)}
-    if weight_type == "int8":  # the loader refuses 8-bit signed weights without VNNI; unsigned ones never saturate
+    scheme = {META_PRECISION: "int8", META_INT8_WEIGHT_TYPE: weight_type, META_INT8_KEPT_FP32: ",".join(keep_fp32),
+              META_INT8_BLOCK_SIZE: str(block_size)}
+    # The loader refuses 8-bit signed weights without VNNI, where the dynamic u8 x s8 kernel saturates; unsigned
+    # ones never saturate, and blockwise files run MatMulNBits (exact int32 sums everywhere): they load anywhere.
+    if weight_type == "int8" and not block_size:
         scheme[META_INT8_WEIGHT_BITS] = str(weight_bits)
     set_metadata(quantized, {p.key: p.value for p in model.metadata_props if p.key != META_INT8_WEIGHT_BITS} | scheme)
     atomic_write(dst, lambda tmp_path: onnx.save(quantized, tmp_path))

@@ -27,6 +27,7 @@ from pathlib import Path
 import torch
 
 import tx
+from export.cpu import cpu_has_vnni
 from export.pipeline import ExportOptions, export_model_dir
 
 GERMAN = [
@@ -108,6 +109,7 @@ def cache_key() -> str:
     for package in ("torch", "onnx", "onnxruntime-gpu", "onnxscript", "tokenizers"):
         with contextlib.suppress(Exception):
             h.update(f"{package}={version(package)}".encode())
+    h.update(f"vnni={cpu_has_vnni()}".encode())  # the export picks its int8 scheme by the CPU (quantize.py)
     return h.hexdigest()[:16]
 
 

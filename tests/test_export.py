@@ -33,7 +33,7 @@ from export_fixtures import (
 from onnx import numpy_helper
 
 import tx
-from export import ModelLoadError, OnnxSentimentClassifier
+from export import ModelLoadError, OnnxSentimentClassifier, OnnxTranslator
 from export import __main__ as export_cli
 from export.feeds import random_inputs
 from export.onnx_export import DEFAULT_OPSET, EXAMPLE_AXES, EXPORTER
@@ -223,6 +223,17 @@ def quantized_weights(model: onnx.ModelProto) -> list[np.ndarray]:
     return [numpy_helper.to_array(inits[n]) for n in sorted(names)]
 
 
+def blockwise_matmuls(model: onnx.ModelProto) -> list[dict[str, int]]:
+    """The attributes (bits, block_size, accuracy_level, K, N) of each MatMulNBits node."""
+    return [{a.name: a.i for a in n.attribute} for n in model.graph.node if n.op_type == "MatMulNBits"]
+
+
+def float_weight_matmuls(model: onnx.ModelProto) -> list[str]:
+    """MatMul nodes still multiplying by a float weight initializer (not quantised)."""
+    inits = {i.name for i in model.graph.initializer}
+    return [n.name for n in model.graph.node if n.op_type == "MatMul" and n.input[1] in inits]
+
+
 @pytest.mark.parametrize(("task", "graph"), GRAPHS)
 def test_int8_graph_runs_close_to_fp32(task, graph):
     model_dir, model, _ = loaded(task)
@@ -232,12 +243,19 @@ def test_int8_graph_runs_close_to_fp32(task, graph):
     weights = quantized_weights(int8)
     meta = {p.key: p.value for p in int8.metadata_props}
     signed = meta["tx.int8_weight_type"] == "int8"
-    assert weights and all(w.dtype == (np.int8 if signed else np.uint8) for w in weights)
-    if signed and meta["tx.int8_weight_bits"] == "7":
-        # 7-bit weights (reduce_range): full-range int8 saturates onnxruntime's int16 sums on CPUs without VNNI.
-        assert max(int(np.abs(w.astype(np.int32)).max()) for w in weights) <= 64
-    elif not signed:  # unsigned weights use the full 8 bits (the u8 x u8 kernel sums in int32)
-        assert max(int(w.max()) for w in weights) == 255 and min(int(w.min()) for w in weights) == 0
+    assert not float_weight_matmuls(int8)  # every weight MatMul is quantised, one way or the other
+    if meta["tx.int8_block_size"] != "0":  # blockwise (the default where the CPU has VNNI): no dynamic MatMuls
+        blocks = blockwise_matmuls(int8)
+        assert blocks and not weights and "tx.int8_weight_bits" not in meta
+        assert all(b["bits"] == 8 and b["block_size"] == int(meta["tx.int8_block_size"]) and b["accuracy_level"] == 4
+                   for b in blocks)
+    else:
+        assert weights and all(w.dtype == (np.int8 if signed else np.uint8) for w in weights)
+        if signed and meta["tx.int8_weight_bits"] == "7":
+            # 7-bit weights (reduce_range): full-range int8 saturates onnxruntime's int16 sums on CPUs without VNNI.
+            assert max(int(np.abs(w.astype(np.int32)).max()) for w in weights) <= 64
+        elif not signed:  # unsigned weights use the full 8 bits (the u8 x u8 kernel sums in int32)
+            assert max(int(w.max()) for w in weights) == 255 and min(int(w.min()) for w in weights) == 0
     assert int8_path.stat().st_size < fp32_path.stat().st_size
     assert meta["tx.precision"] == "int8" and meta["tx.graph"] == graph
     for number, case in enumerate(NEW_SHAPES[:2]):
@@ -511,8 +529,8 @@ def test_bench_classifier_table_and_json(capsys):
     assert "onnxruntime on CPUExecutionProvider" in out and f"onnxruntime {ort.__version__}" in out
     assert "target classifier b1 <=64 int8: >= 5.0x, reached" in out
     assert set(bench["fusions"]) == {"classifier.fp32.onnx", "classifier.int8.onnx"}
-    assert "MatMulIntegerToFloat" in bench["fusions"]["classifier.int8.onnx"] or \
-        "DynamicQuantizeMatMul" in bench["fusions"]["classifier.int8.onnx"]
+    # the int8 MatMuls run as onnxruntime's fused int8 kernels: dynamic ones, or blockwise where the CPU has VNNI
+    assert {"MatMulIntegerToFloat", "DynamicQuantizeMatMul", "MatMulNBits"} & set(bench["fusions"]["classifier.int8.onnx"])
 
 
 def test_bench_translation_subset(tmp_path, capsys):
@@ -595,12 +613,16 @@ def test_the_report_records_the_int8_scheme_and_the_files_their_weight_range():
     scheme = report["int8"]
     assert scheme["per_channel"] is True and scheme["cpu_vnni"] == cpu_has_vnni() and scheme["keep_fp32"] == []
     assert scheme["weight_bits"] == 8 and scheme["why"]
-    assert scheme["weight_type"] == ("int8" if cpu_has_vnni() else "uint8")  # the measured default per CPU
+    # the measured default per CPU: blockwise MatMulNBits with VNNI, unsigned per-channel dynamic int8 without
+    assert scheme["weight_type"] == ("int8" if cpu_has_vnni() else "uint8")
+    assert scheme["block_size"] == (64 if cpu_has_vnni() else 0)
     meta = onnx.load(str(model_dir / "onnx" / "decoder.int8.onnx"), load_external_data=False).metadata_props
     meta = {p.key: p.value for p in meta}
     assert meta["tx.int8_weight_type"] == scheme["weight_type"]
-    # only signed 8-bit weights need VNNI, so only they carry the mark the loader refuses on other CPUs
-    assert meta.get("tx.int8_weight_bits") == ("8" if scheme["weight_type"] == "int8" else None)
+    assert meta["tx.int8_block_size"] == str(scheme["block_size"])
+    # only signed 8-bit weights in dynamic MatMuls need VNNI, so only they carry the mark the loader refuses on
+    # other CPUs (MatMulNBits sums in int32 everywhere; unsigned dynamic weights never saturate)
+    assert meta.get("tx.int8_weight_bits") is None
 
 
 def test_8_bit_int8_weights_refuse_to_load_on_a_cpu_without_vnni(monkeypatch):
@@ -631,6 +653,44 @@ def test_8_bit_int8_weights_refuse_to_load_on_a_cpu_without_vnni(monkeypatch):
     set_metadata(graph, {p.key: p.value for p in graph.metadata_props} | {"tx.int8_weight_bits": "8"})
     onnx.save(graph, path)
     assert OnnxSentimentClassifier(model_dir, provider="cpu", precision="int8").classify(["fine"])
+
+
+@pytest.mark.parametrize("block_size", [16, 64])
+def test_blockwise_int8_makes_matmulnbits_that_load_without_vnni_and_stay_close(monkeypatch, block_size):
+    import export.model_files as model_files
+
+    model_dir = fresh_copy("translate", f"blockwise-{block_size}")
+    onnx_dir = model_dir / "onnx"
+    spec = spec_of("translate", "decoder")
+    quantize_int8(onnx_dir / spec.file_name("fp32"), onnx_dir / spec.file_name("int8"), weight_type="int8",
+                  block_size=block_size)
+    int8 = onnx.load(str(onnx_dir / spec.file_name("int8")))
+    meta = {p.key: p.value for p in int8.metadata_props}
+    assert meta["tx.int8_block_size"] == str(block_size) and "tx.int8_weight_bits" not in meta
+    blocks = blockwise_matmuls(int8)
+    assert blocks and not float_weight_matmuls(int8) and not quantized_weights(int8)
+    assert {(b["bits"], b["block_size"], b["accuracy_level"]) for b in blocks} == {(8, block_size, 4)}
+    gathers = [n for n in int8.graph.node if n.op_type == "Gather"]
+    inits = {i.name: i for i in int8.graph.initializer}
+    tables = [numpy_helper.to_array(inits[n.input[0]]) for n in gathers if n.input[0] in inits]
+    assert tables and all(t.dtype == np.float32 for t in tables)  # measured: int8 tables cost agreement here
+    monkeypatch.setattr(model_files, "cpu_has_vnni", lambda: False)  # MatMulNBits runs on any CPU
+    session = OnnxTranslator(model_dir, provider="cpu", precision="int8")
+    model = loaded("translate")[1]
+    inputs = dict(zip(spec.input_names, random_inputs(spec, NEW_SHAPES[0], model.config.vocab_size, seed=77),
+                      strict=True))
+    runs = {p: ort.InferenceSession(str(onnx_dir / spec.file_name(p)), providers=["CPUExecutionProvider"])
+            .run(spec.output_names, inputs) for p in ("fp32", "int8")}
+    assert np.abs(runs["int8"][0] - runs["fp32"][0]).max() < 0.3
+    assert session.translate(["Guten Morgen"], src_lang="de", tgt_lang="en", method="greedy")[0].token_ids
+
+
+def test_block_size_must_be_a_power_of_two_kernels_take(tmp_path):
+    for bad in (8, 48, 512):
+        with pytest.raises(ValueError, match="power of 2 from 16 to 256"):
+            quantize_int8(tmp_path / "missing.onnx", tmp_path / "out.onnx", block_size=bad)
+        with pytest.raises(SystemExit):
+            export_cli.main([str(tmp_path), "--block-size", str(bad)])
 
 
 def test_int8_that_loses_more_than_the_limit_fails_the_export(monkeypatch):
@@ -671,12 +731,12 @@ def test_the_export_detects_vnni_and_records_the_scheme_it_chose(monkeypatch, tm
     assert scheme["cpu_vnni"] is vnni and scheme["per_channel"] is True and scheme["weight_bits"] == 8
     assert scheme["weight_type"] == ("int8" if vnni else "uint8") and scheme["keep_fp32"] == list(keep_fp32)
     assert ("VNNI" in scheme["why"]) and (("fastest" in scheme["why"]) is vnni)
+    assert scheme["block_size"] == (64 if vnni else 0)
     decoder = onnx.load(str(model_dir / "onnx" / "decoder.int8.onnx"))
     meta = {p.key: p.value for p in decoder.metadata_props}
     assert meta["tx.int8_weight_type"] == scheme["weight_type"] and meta["tx.int8_kept_fp32"] == ",".join(keep_fp32)
-    weights = {i.name for i in decoder.graph.initializer}
-    fp32_matmuls = [n for n in decoder.graph.node if n.op_type == "MatMul" and n.input[1] in weights]
-    assert len(fp32_matmuls) == len(keep_fp32)  # the generator's MatMul stays fp32 only when asked
+    assert bool(blockwise_matmuls(decoder)) is vnni and bool(quantized_weights(decoder)) is not vnni
+    assert len(float_weight_matmuls(decoder)) == len(keep_fp32)  # the generator's MatMul stays fp32 only when asked
 
 
 def test_an_int8_bleu_drop_past_the_limit_fails_the_export(monkeypatch, tmp_path):
