@@ -1,9 +1,11 @@
-"""int8 dynamic quantisation of an exported fp32 graph (onnxruntime.quantization.quantize_dynamic).
+"""int8 quantisation of an exported fp32 graph: onnxruntime's dynamic int8 kernels (quantize_dynamic) or,
+where the CPU has VNNI, its blockwise 8-bit MatMulNBits.
 
-Weights become int8 once; activations are quantised per call (one scale per tensor), so no calibration
-data is needed. Which scheme (`default_scheme`) was chosen by measurement on the shipped translator
-(d_model 512), the export's own check: 500 held-out sentences each way, greedy, int8 vs fp32 (= PyTorch),
-AMD EPYC without VNNI, 2026-11-24 (BLEU drop: fp32 minus int8, de-en / en-de; sizes: encoder + decoder):
+Weights become int8 once; activations are quantised per call (one scale per tensor, or per row and block of
+`block_size` inputs for MatMulNBits), so no calibration data is needed. Which scheme (`default_scheme`) was
+chosen by measurement on the shipped translator (d_model 512), the export's own check: 500 held-out
+sentences each way, greedy, int8 vs fp32 (= PyTorch), AMD EPYC without VNNI, 2026-11-24 (BLEU drop: fp32
+minus int8, de-en / en-de; sizes: encoder + decoder):
     scheme                                        identical  BLEU drop       MB   time
     s8 weights, 7-bit, per tensor (until 2026-11)    67.2%  -0.11 / -0.07   39.0   6.4 s
     s8 weights, 7-bit, per channel                   75.5%   0.24 /  0.13   39.3   6.5 s
@@ -21,24 +23,47 @@ AMD EPYC without VNNI, 2026-11-24 (BLEU drop: fp32 minus int8, de-en / en-de; si
   8-bit weights and int8 activations per block of 32 or 128 agreed on 89.3% / 86.9%, but ran no faster than
   fp32 here (14.0 / 13.2 s). Migrating activation outliers into the weights first (SmoothQuant, per input
   channel from 150 validation sentences, alpha 0.2 / 0.5 / 0.8) agreed on 79.2% / 78.0% / 79.9%: no gain.
-  Hence the default: every MatMul and embedding int8, per-channel scales, full 8 bits; the 85% target is not
-  met by any scheme of similar size and speed (the export warns; past a 0.5 BLEU drop it fails).
+  Hence the default without VNNI: every MatMul and embedding int8, per-channel scales, full 8 bits; the 85%
+  target is not met by any scheme of similar size and speed (the export warns; past a 0.5 BLEU drop it fails).
 On an Intel Xeon with VNNI (avx512_vnni, amx_int8), 2026-11-24, the same 500-sentence check each way:
-    s8 weights, 8-bit, per channel   <- default there   80.9%  0.11 / 0.18
+    s8 weights, 8-bit, per channel   (then default)    80.9%  0.11 / 0.18
     u8 weights, 8-bit, per channel                      81.7% -0.15 / 0.12
   equally faithful, and s8 is faster there: one decoder step (past 12, source 20, 2 threads, 30 interleaved
   rounds) s8 / u8 / fp32 = 1.34 / 1.36 / 2.47 ms at batch 1, 1.62 / 1.88 / 3.11 at 4, 2.83 / 4.35 / 6.22 at 16.
+On an AMD EPYC with VNNI (Zen 4, avx512_vnni), 2026-11-25, the same check, blockwise 8-bit MatMulNBits
+(symmetric, accuracy_level 4) against the dynamic kernels (time: the 1000 int8 translations, 2 threads):
+    scheme                                        identical  BLEU drop       MB   time
+    s8 weights, 8-bit, per channel (dynamic)         81.0%   0.17 / -0.01   39.3   4.3 s
+    MatMulNBits, blocks of 32, int8 embeddings       84.7%   0.21 /  0.11   42.4   5.3 s
+    MatMulNBits, blocks of 64, int8 embeddings       84.6%   0.05 / -0.08   40.7   5.2 s
+    MatMulNBits, blocks of 128, int8 embeddings      83.9%   0.08 / -0.14   39.8   4.6 s
+    MatMulNBits, blocks of 64, fp32 embeddings       86.0%   0.00 / -0.16   71.4   5.0 s  <- default with VNNI
+    MatMulNBits, blocks of 32, fp32 embeddings       88.5%   0.08 /  0.10   73.1   5.6 s
+  (on 100 sample sentences: 4-bit blocks of 32 agreed on 32.5%, useless; MatMulNBits on the attention only,
+  the feed-forwards only or the output projection only, the rest s8 dynamic: ~82%, so every MatMul goes
+  blockwise; asymmetric blocks measured the same as symmetric.) One decoder step there, p50 ms (past 12,
+  source 20, 2 threads, 30 interleaved rounds) at batch 1 / 4 / 16 / 64:
+    s8 dynamic        0.86 / 1.27 / 2.98 /  7.93
+    blocks of 32      0.77 / 1.55 / 4.08 / 12.46
+    blocks of 64      0.64 / 1.35 / 3.68 / 11.48
+    blocks of 128     0.55 / 1.26 / 3.45 / 10.64
+    fp32              2.4  / 3.3  / 5.8  / 17-26
+  MatMulNBits is the faster kernel at batch 1 and the slower from batch 4 on (its int32 block sums are scaled to
+  float block by block, work that grows with the rows); blocks of 64 are the measured middle. Without VNNI its
+  int8 dot products have no fast kernel (run no faster than fp32, above), so the dynamic kernels stay there.
 Why the weight type matters:
-- without VNNI (AVX2 only, like the AMD EPYC machines), onnxruntime's u8 x s8 kernel adds pairs of products in
+- without VNNI (AVX2 only, like the older AMD EPYC machines), onnxruntime's u8 x s8 kernel adds pairs of products in
   int16 (vpmaddubsw), which full-range signed 8-bit weights saturate: hence the old `reduce_range` (7-bit)
   weights, or unsigned 8-bit weights, whose u8 x u8 kernel widens to int16 and sums in int32 (no saturation,
   full resolution, asymmetric; ~13% slower than s8 at batch 1 and 16 in an interleaved run on a shared box).
   On the trained sentiment model (d_model 64) the s8 weights measured 8-bit 99.36% / -0.32 pt, 7-bit 99.36% /
   +0.16 pt, 7-bit per channel 99.76% / -0.08 pt (label agreement / accuracy delta on 1249 reviews);
 - with VNNI (avx512_vnni / avx_vnni in /proc/cpuinfo, `cpu_has_vnni`) the u8 x s8 kernel accumulates in int32,
-  so signed 8-bit weights are safe and take the fastest kernel: the default there. Such files are marked
+  so signed 8-bit weights are safe and take its fastest dynamic kernel (`--block-size 0`). Such files are marked
   (`tx.int8_weight_bits` = "8") and refuse to load on a CPU without VNNI instead of quietly saturating; unsigned
-  files carry no such mark (`tx.int8_weight_type` = "uint8") and run the same everywhere.
+  files carry no such mark (`tx.int8_weight_type` = "uint8") and run the same everywhere, as do MatMulNBits
+  files (`tx.int8_block_size` > 0), whose kernels sum in int32 on any CPU. On the sentiment model, blocks of 64
+  with fp32 embeddings: 99.84% / -0.16 pt (2026-11-25, VNNI).
 Three things the quantiser needs on our dynamo-exported graphs (measured):
 - `graph.value_info` cleared first, else its shape inference fails on the exporter's symbolic dims;
 - a temp working directory: it leaves ~20 MB `<uuid>.data` files in the current directory;
