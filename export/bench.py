@@ -10,9 +10,10 @@ list) in the model's first direction; PyTorch decodes with its KV cache (tx.deco
 Each round runs every case and system once (systems on the same input), in rotating order, so drifts
 in machine load hit all alike (batch-16 cases run in fewer rounds, spread over the whole measurement);
 p10/p50/p90 are over the rounds after warm-up; "× torch" is PyTorch's p50 over the system's, "÷ CTranslate2"
-CTranslate2's over onnxruntime's at the same precision (when ctranslate2 is installed). The 1-minute load
-average is recorded before and after; `distrusted` names each ratio whose two p10-p90 ranges overlap, or every
-ratio when other work held more than half the cores (export/bench_stats.py).
+CTranslate2's over onnxruntime's at the same precision (when ctranslate2 is installed), CTranslate2 at its
+faster thread setting: with --threads above 1 it also runs at 1 thread, which was the faster here. The
+1-minute load average is recorded before and after; `distrusted` names each ratio whose two p10-p90 ranges
+overlap, or every ratio when other work held more than half the cores (export/bench_stats.py).
 Also recorded: provider, threads, CPU, versions, the fused/contrib operators onnxruntime's graph
 optimiser left in each graph, and the int8 quality deltas from export_report.json.
 Writes MODEL_DIR/onnx/bench.json (read by the app) unless --json names one file for all.
@@ -169,8 +170,14 @@ def ct2_systems(model_dir: Path, threads: int, notes: list[str]) -> dict[str, An
     for precision, quantization in (("fp32", "float32"), ("int8", "int8")):
         out = convert(model_dir, folder / precision, quantization)
         systems[f"ct2-{precision}"] = Ct2TextTranslator(model_dir, out, threads)
+        if threads > 1:
+            # Its best setting, not only ours: on a 2-core AMD EPYC (2026-11-25) CTranslate2 int8 ran 1.1-2.8x
+            # faster at 1 intra-op thread than at 2, in every case (its OpenMP threads, measured without torch).
+            systems[f"ct2-{precision}-t1"] = Ct2TextTranslator(model_dir, out, 1)
     notes.append("CTranslate2 beam search normalises by length^α and stops when the beam has finished; its outputs "
                  "may differ from ours (greedy ones are identical in fp32)")
+    if threads > 1:
+        notes.append("CTranslate2 also ran at 1 thread (ct2-<p>-t1); ÷ CTranslate2 compares with its faster setting")
     return systems
 
 
@@ -291,10 +298,12 @@ def table(bench: dict[str, Any]) -> str:
     lines += ["", "| case | system | p50 ms | p10-p90 ms | tokens/s | × torch | ÷ CTranslate2 |",
               "|---|---|--:|--:|--:|--:|--:|"]
     for r in bench["results"]:
-        vs = r.get("vs_ct2")
+        vs, peer = r.get("vs_ct2"), r.get("ct2_peer")
         spread = f"{r.get('p10_ms', 0):.1f}-{r['p90_ms']:.1f}"
+        # Name the peer when it is not the same-threads row (e.g. CTranslate2 was faster at 1 thread).
+        named = f" ({peer})" if peer and peer != r["system"].replace("ort-", "ct2-") else ""
         lines.append(f"| {r['case']} | {r['system']} | {r['p50_ms']:.2f} | {spread} | {r['tokens_per_s']:.0f} | "
-                     f"{r['speedup']:.2f} | {'' if vs is None else f'{vs:.2f}'} |")
+                     f"{r['speedup']:.2f} | {'' if vs is None else f'{vs:.2f}{named}'} |")
     lines.append("")
     doubts = bench.get("distrusted", [])
     if bench.get("busy") and doubts:  # every ratio: one line naming them all, not one line each

@@ -43,6 +43,26 @@ def test_summarise_reports_median_spread_and_both_ratios():
     assert rows["ct2-int8"].vs_ct2 is None and rows["torch"].vs_ct2 is None
 
 
+def test_ctranslate2_is_compared_at_its_faster_thread_setting():
+    measured = {"torch": ([0.012] * 5, 50), "ort-int8": ([0.004] * 5, 50), "ort-fp32": ([0.008] * 5, 50),
+                "ct2-int8": ([0.006] * 5, 50), "ct2-int8-t1": ([0.003] * 5, 50),  # 1 thread the faster
+                "ct2-fp32": ([0.010] * 5, 50), "ct2-fp32-t1": ([0.016] * 5, 50)}
+    rows = {r.system: r for r in summarise("greedy-b1", measured)}
+    assert (rows["ort-int8"].ct2_peer, rows["ort-int8"].vs_ct2) == ("ct2-int8-t1", 0.75)  # not 1.5 vs ct2-int8
+    assert (rows["ort-fp32"].ct2_peer, rows["ort-fp32"].vs_ct2) == ("ct2-fp32", 1.25)
+    assert rows["ct2-int8-t1"].ct2_peer is None and rows["ct2-int8-t1"].vs_ct2 is None
+    # The distrust check sets the ratio against the peer it was taken from.
+    rows["ct2-int8-t1"].p90_ms = rows["ort-int8"].p10_ms
+    assert [d.split(":")[0] for d in distrusted(list(rows.values()))] == ["greedy-b1 ort-int8 ÷ CTranslate2"]
+    from dataclasses import asdict
+
+    from export.bench import table
+
+    text = table({"model_dir": "m", "task": "translate", "threads": 2, "results": [asdict(r) for r in rows.values()]})
+    assert "| greedy-b1 | ort-int8 | 4.00 | 4.0-4.0 | 2500 | 3.00 | 0.75 (ct2-int8-t1) |" in text
+    assert "| greedy-b1 | ort-fp32 | 8.00 | 8.0-8.0 | 1250 | 1.50 | 1.25 |" in text  # the same-threads peer: unnamed
+
+
 @pytest.mark.parametrize("cpus, threads, before, after, busy", [
     (2, 2, 0.1, 2.3, False),   # the benchmark's own 2 threads raise "after": not other work
     (2, 2, 0.6, 2.0, True),    # 2 cores, 2 threads: no core is free, half a core of other work is too much
