@@ -52,8 +52,8 @@ On an AMD EPYC with VNNI (Zen 4, avx512_vnni), 2026-11-25, the same check, block
   float block by block, work that grows with the rows); blocks of 64 are the measured middle. And it quantises
   activations per row and block, so a sentence's translation does not depend on its batch mates: 128 of 128
   held-out greedy outputs the same alone and in batches of 16, against 107 of 128 with the dynamic kernels, whose
-  one activation scale spans the batch (2026-11-25). Without VNNI its
-  int8 dot products have no fast kernel (run no faster than fp32, above), so the dynamic kernels stay there.
+  one activation scale spans the batch (2026-11-25). Without VNNI its int8 dot products have no fast kernel (run
+  no faster than fp32, above), so the dynamic kernels stay there.
 Why the weight type matters:
 - without VNNI (AVX2 only, like the older AMD EPYC machines), onnxruntime's u8 x s8 kernel adds pairs of products in
   int16 (vpmaddubsw), which full-range signed 8-bit weights saturate: hence the old `reduce_range` (7-bit)
