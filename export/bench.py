@@ -35,7 +35,6 @@ from typing import Any
 import numpy as np
 import onnx
 import onnxruntime as ort
-import torch
 
 from tx import read_model_config
 from tx.bench_decode import GERMAN_SENTENCES
@@ -48,7 +47,7 @@ from .model_files import ModelLoadError
 from .providers import PROVIDER_CHOICES, session_options
 from .quality import INT8_MAX_ACCURACY_DROP, INT8_MAX_BLEU_DROP, held_out_texts
 from .report import read_report, versions
-from .runtime import OnnxSentimentClassifier, OnnxTranslator
+from .runtime import OnnxSentimentClassifier, OnnxTranslator, torch_threads
 from .spec import ONNX_DIR, PRECISIONS
 
 SYSTEMS = ("torch", "ort-fp32", "ort-int8")
@@ -249,9 +248,7 @@ def bench_model_dir(model_dir: Path, threads: int, repeats: int, warmup: int, da
                     fusions: bool = True) -> dict[str, Any]:
     task = read_model_config(model_dir)["meta"].get("task", "?")
     load_before = load_average()
-    previous = torch.get_num_threads()
-    torch.set_num_threads(threads)  # the same thread count on both sides
-    try:
+    with torch_threads(threads):  # the same thread count on both sides
         if task == "translate":
             results, extra = bench_translation(model_dir, threads, repeats, warmup, data_dir, provider, cases,
                                                max_len)
@@ -259,8 +256,6 @@ def bench_model_dir(model_dir: Path, threads: int, repeats: int, warmup: int, da
             results, extra = bench_classifier(model_dir, threads, repeats, warmup, provider, cases)
         else:
             raise ValueError(f"{model_dir}: no benchmark for task {task!r}")
-    finally:
-        torch.set_num_threads(previous)
     bench = {"model_dir": str(model_dir), "task": task, "threads": threads, "repeats": repeats, "warmup": warmup,
              "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "cpu_count": os.cpu_count(),
              "load_average": {"before": load_before, "after": load_average()}, **extra, "versions": versions(),

@@ -11,6 +11,7 @@ import torch
 import playground as pg
 from export.bench import interleaved, table
 from export.providers import cuda_unavailable_reason
+from export.runtime import torch_threads
 
 pg.page_setup("Latency")
 st.title("Latency")
@@ -89,21 +90,19 @@ if st.button("Run", key="latency_go", type="primary"):
         def progress(done: int, total: int) -> None:
             bar.progress(done / total, text=f"round {done + 1} of {total} ({len(systems)} systems per round)")
 
-        previous = torch.get_num_threads()
         try:
             if not systems:
                 raise RuntimeError("no system could be loaded (see the messages above)")
-            torch.set_num_threads(int(threads))
-            measured = interleaved({name: call(s) for name, s in systems.items()}, int(runs), int(warmup), progress)
-            bar.empty()
-            st.session_state[f"latency_result_{task}"] = {"measured": measured, "threads": int(threads),
-                                                          "torch_threads": torch.get_num_threads(),
-                                                          "texts": len(texts), "method": method,
-                                                          "truncated": sorted(truncated)}
+            with torch_threads(int(threads)):
+                measured = interleaved({name: call(s) for name, s in systems.items()}, int(runs), int(warmup),
+                                       progress)
+                bar.empty()
+                st.session_state[f"latency_result_{task}"] = {"measured": measured, "threads": int(threads),
+                                                              "torch_threads": torch.get_num_threads(),
+                                                              "texts": len(texts), "method": method,
+                                                              "truncated": sorted(truncated)}
         except Exception as e:
             pg.show_error(e, task)
-        finally:
-            torch.set_num_threads(previous)
 
 done = st.session_state.get(f"latency_result_{task}")
 if done:
