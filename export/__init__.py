@@ -1,10 +1,6 @@
-"""ONNX export of the tx models, its validation, int8 quantisation, and the onnxruntime inference API.
+"""export: building the ONNX files of the tx models — export, validation against PyTorch, int8 quantisation,
+benchmarks against PyTorch and CTranslate2, and a Triton repository.
 
-`python -m export MODEL_DIR` writes MODEL_DIR/onnx/; `OnnxTranslator` / `OnnxSentimentClassifier`
-run those files (see export/README.md).
+`python -m export MODEL_DIR` writes MODEL_DIR/onnx/; the runtime package (`runtime.OnnxTranslator`,
+`runtime.OnnxSentimentClassifier`) runs those files.
 """
-from .model_files import ModelLoadError
-from .providers import ProviderError
-from .runtime import OnnxSentimentClassifier, OnnxTranslator
-
-__all__ = ["OnnxTranslator", "OnnxSentimentClassifier", "ModelLoadError", "ProviderError"]

@@ -9,13 +9,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from runtime.spec import PRECISIONS
 from tx import CheckpointError
 
 from .onnx_export import DEFAULT_OPSET
 from .pipeline import ExportOptions, export_model_dir, planned_files
 from .quantize import check_block_size
 from .report import stale_reason
-from .spec import PRECISIONS
 
 
 def parse_precisions(text: str) -> tuple[str, ...]:

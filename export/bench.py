@@ -36,19 +36,19 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
+from runtime import OnnxSentimentClassifier, OnnxTranslator
+from runtime.model_files import ModelLoadError
+from runtime.providers import PROVIDER_CHOICES, session_options
+from runtime.spec import ONNX_DIR, PRECISIONS
 from tx import read_model_config
 from tx.bench_decode import GERMAN_SENTENCES
 from tx.files import atomic_write
-from tx.inference import SentimentAnalyzer, Translator
+from tx.inference import SentimentAnalyzer, Translator, torch_threads
 
 from .bench_stats import CaseResult, distrusted, interleaved, machine_busy, summarise
 from .feeds import FIRST_PLAIN_ID
-from .model_files import ModelLoadError
-from .providers import PROVIDER_CHOICES, session_options
 from .quality import INT8_MAX_ACCURACY_DROP, INT8_MAX_BLEU_DROP, held_out_texts
 from .report import read_report, versions
-from .runtime import OnnxSentimentClassifier, OnnxTranslator, torch_threads
-from .spec import ONNX_DIR, PRECISIONS
 
 SYSTEMS = ("torch", "ort-fp32", "ort-int8")
 CLASSIFIER_CASES = [(1, 16), (1, 64), (1, 256), (32, 64)]  # (batch, tokens)

@@ -23,8 +23,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from runtime.model_files import read_tokenizer
 from tx.checkpoint import load_model_dir
-from tx.inference import Translator, load_tokenizer
+from tx.inference import Translator
 from tx.layers import Residual
 from tx.model import Seq2SeqTransformer
 
@@ -95,7 +96,7 @@ def translator_spec(model: Seq2SeqTransformer, vocabulary: list[str]):
 def convert(model_dir: str | Path, out: str | Path, quantization: str = "float32") -> Path:
     """Write the CTranslate2 model of a tx translator directory to `out`; returns `out`."""
     model = load_model_dir(model_dir, "seq2seq")
-    tokenizer = load_tokenizer(model_dir)
+    tokenizer = read_tokenizer(model_dir)
     vocabulary = [tokenizer.id_to_token(i) for i in range(model.config.tgt_vocab_size)]
     spec = translator_spec(model, vocabulary)
     spec.validate()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .spec import BATCH, GraphSpec
+from runtime.spec import BATCH, GraphSpec
 
 FIRST_PLAIN_ID = 6  # ids below are specials (<pad> <s> </s> <unk> <2en> <2de>); real text ids start here
 PAD_ID = 0

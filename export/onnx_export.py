@@ -19,10 +19,7 @@ import torch
 from torch import nn
 from torch.export import Dim
 
-from tx.checkpoint import atomic_write
-
-from .feeds import random_inputs
-from .spec import (
+from runtime.spec import (
     BATCH,
     DYNAMIC_AXES,
     META_GRAPH,
@@ -38,6 +35,9 @@ from .spec import (
     TGT,
     GraphSpec,
 )
+from tx.checkpoint import atomic_write
+
+from .feeds import random_inputs
 from .wrappers import wrapper_for
 
 DEFAULT_OPSET = 20

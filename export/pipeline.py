@@ -11,16 +11,16 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from runtime.cpu import cpu_has_vnni
+from runtime.model_files import sha256_of
+from runtime.spec import ONNX_DIR, SPEC_VERSION, ModelShape, graphs_for
 from tx import load_model_dir, read_model_config
 from tx.checkpoint import TOKENIZER_FILE
 
-from .cpu import cpu_has_vnni
-from .model_files import sha256_of
 from .onnx_export import DEFAULT_OPSET, EXPORTER, export_graph, graph_metadata
 from .quality import sentiment_quality, translation_quality
 from .quantize import Int8Scheme, default_scheme, quantize_int8
 from .report import ExportReport, file_entries, versions
-from .spec import ONNX_DIR, SPEC_VERSION, ModelShape, graphs_for
 from .validate import validate_graph
 
 

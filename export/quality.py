@@ -16,10 +16,9 @@ from typing import Any
 
 import sacrebleu
 
+from runtime import OnnxSentimentClassifier, OnnxTranslator
 from tx.data import read_tsv
 from tx.inference import SentimentAnalyzer, Translator
-
-from .runtime import OnnxSentimentClassifier, OnnxTranslator
 
 SAMPLE_SEED = 0  # which test rows are used is fixed, so reports of two exports compare
 # int8 vs fp32. Past a limit the export fails (a passed export means int8 keeps its meaning); the stricter

@@ -87,11 +87,10 @@ import onnx
 from onnxruntime.quantization import QuantType, quantize_dynamic
 from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
 
+from runtime.spec import META_INT8_BLOCK_SIZE, META_INT8_WEIGHT_BITS, META_INT8_WEIGHT_TYPE, META_PRECISION
 from tx.files import atomic_write
 
-from .cpu import cpu_has_vnni  # noqa: F401  (re-exported: the export and the loader both ask)
 from .onnx_export import set_metadata
-from .spec import META_INT8_BLOCK_SIZE, META_INT8_WEIGHT_BITS, META_INT8_WEIGHT_TYPE, META_PRECISION
 
 # Only the weight-by-activation MatMuls (attention's activation-by-activation products stay fp32)
 # and the embedding Gathers, whose int8 tables are what shrinks the files.

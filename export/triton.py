@@ -29,10 +29,10 @@ from pathlib import Path
 import onnx
 from onnx import TensorProto
 
+from runtime.model_files import ModelFiles, ModelLoadError, export_command, sha256_of
+from runtime.spec import BATCH, PRECISIONS, GraphSpec, graphs_for
 from tx.files import atomic_write
 
-from .model_files import ModelFiles, ModelLoadError, export_command, sha256_of
-from .spec import BATCH, PRECISIONS, GraphSpec, graphs_for
 from .validate import check_interface
 
 PLATFORM = "onnxruntime_onnx"

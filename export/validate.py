@@ -11,9 +11,10 @@ import onnxruntime as ort
 import torch
 from torch import nn
 
+from runtime.providers import create_session
+from runtime.spec import BATCH, PAST, SEQ, SRC, TGT, GraphSpec
+
 from .feeds import random_inputs
-from .providers import create_session
-from .spec import BATCH, PAST, SEQ, SRC, TGT, GraphSpec
 from .wrappers import run_wrapper, wrapper_for
 
 FP32_ATOL = 1e-4

@@ -20,9 +20,8 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from runtime.spec import GraphSpec
 from tx import SentimentClassifier, Seq2SeqTransformer
-
-from .spec import GraphSpec
 
 
 class LogSoftmaxOutput(nn.Module):

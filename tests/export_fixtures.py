@@ -2,7 +2,7 @@
 
 Exporting costs 5-9 s per graph (torch.export tracing, whatever the model size; 6 graphs in all), so
 each tiny model is exported once and kept on disk under `.cache/test-exports/<key>/`, where the key
-hashes everything the export depends on (the sources of `tx/` and `export/`, this file, and the
+hashes everything the export depends on (the sources of `tx/`, `export/` and `runtime/`, this file, and the
 torch/onnx/onnxruntime versions): a later run with the same code reuses it, a code change rebuilds
 it. A manifest of file hashes catches a test that wrote into it by mistake (rebuilt then). A failed
 export is remembered for the rest of the process, so dependent tests fail at once with the same
@@ -27,7 +27,7 @@ from pathlib import Path
 import torch
 
 import tx
-from export.cpu import cpu_has_vnni
+from runtime.cpu import cpu_has_vnni
 from export.pipeline import ExportOptions, export_model_dir
 
 GERMAN = [
@@ -103,7 +103,8 @@ _failures: dict[str, str] = {}  # kind -> why its export failed in this process
 def cache_key() -> str:
     """A hash of everything an export depends on: a different key means a rebuild."""
     h = hashlib.sha256()
-    sources = sorted([*(REPO / "tx").rglob("*.py"), *(REPO / "export").rglob("*.py"), Path(__file__).resolve()])
+    sources = sorted([*(REPO / "tx").rglob("*.py"), *(REPO / "export").rglob("*.py"), *(REPO / "runtime").rglob("*.py"),
+                      Path(__file__).resolve()])
     for path in sources:
         h.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes() + b"\0")
     for package in ("torch", "onnx", "onnxruntime-gpu", "onnxscript", "tokenizers"):

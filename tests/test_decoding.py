@@ -1,40 +1,44 @@
-"""Search algorithms on the step interface: greedy, beam search, sampling, KV-cache backends."""
+"""Search algorithms on the step interface (runtime.decoding, numpy): greedy, beam search, sampling, and the PyTorch
+KV-cache backends (tx.decoding)."""
 import itertools
 import math
 import random
 
+import numpy as np
 import pytest
 import torch
 from conftest import tiny_seq2seq
 
-import tx.decoding.beam as beam_module
-from tx.decoding import (
-    FullPrefixBackend,
-    TorchBackend,
-    beam_search,
-    greedy,
-    keep_top_k,
-    keep_top_p,
-    normalized_score,
-    sample,
-)
+import runtime.decoding.beam as beam_module
+from runtime.decoding import beam_search, greedy, keep_top_k, keep_top_p, normalized_score, sample, top_k_numpy
+from runtime.onnx_backend import TOP_K, op_session
+from runtime.providers import CPU
+from tx.decoding import FullPrefixBackend, TorchBackend
 
 BOS, EOS = 1, 2
 
 
-def padded_batch(lengths: list[int], vocab: int = 40, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-    """Random sources of the given lengths, right-padded with 0: ids (B, S), mask (B, S)."""
+def padded_batch(lengths: list[int], vocab: int = 40, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Random sources of the given lengths, right-padded with 0: ids (B, S) int64, mask (B, S) bool."""
     g = torch.Generator().manual_seed(seed)
     ids = torch.zeros(len(lengths), max(lengths), dtype=torch.long)
     for i, n in enumerate(lengths):
         ids[i, :n] = torch.randint(4, vocab, (n,), generator=g)
-    return ids, ids != 0
+    return ids.numpy(), ids.numpy() != 0
+
+
+def onnx_top_k(values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ONNX backend's top_k (runtime/ops/top_k.onnx) without a model."""
+    return tuple(op_session(TOP_K, CPU, 1).session.run(None, {"values": values, "k": np.array([k])}))
+
+
+TOP_KS = {"numpy": top_k_numpy, "onnxruntime": onnx_top_k, "torch": TorchBackend.top_k}
 
 
 def one_by_one(search, backend, src, mask, **kw):
     """Run `search` on each sentence alone, without its padding."""
     out = []
-    for row in range(src.size(0)):
+    for row in range(src.shape[0]):
         n = int(mask[row].sum())
         out.extend(search(backend, src[row:row + 1, :n], mask[row:row + 1, :n], **kw))
     return out
@@ -48,11 +52,11 @@ def assert_same_hypotheses(a, b, atol=1e-4):
         assert x.log_prob == pytest.approx(y.log_prob, abs=atol)
 
 
-def model_log_prob(model, src: torch.Tensor, tokens: list[int]) -> float:
+def model_log_prob(model, src: np.ndarray, tokens: list[int]) -> float:
     """log P(tokens | src) under the model by one teacher-forced pass."""
     tgt_in = torch.tensor([[BOS] + tokens[:-1]])
     with torch.no_grad():
-        log_probs = model(src, tgt_in).log_softmax(-1)[0]  # (1, T, V) -> (T, V)
+        log_probs = model(torch.from_numpy(src), tgt_in).log_softmax(-1)[0]  # (1, T, V) -> (T, V)
     return log_probs.gather(1, torch.tensor(tokens)[:, None]).sum().item()
 
 
@@ -64,24 +68,26 @@ class HistoryBackend:
     """
 
     vocab = 5
+    max_source_len = max_target_len = None
+    top_k = staticmethod(top_k_numpy)
 
     def __init__(self, salt: int = 0):
         self.salt = salt
         self.reorders: list[list[int]] = []
 
-    def log_probs_after(self, source: tuple[int, ...], history: tuple[int, ...]) -> torch.Tensor:
+    def log_probs_after(self, source: tuple[int, ...], history: tuple[int, ...]) -> np.ndarray:
         rng = random.Random(f"{self.salt}/{source}/{history}")
         logits = torch.tensor([float("-inf"), float("-inf")] + [rng.gauss(0, 2) for _ in range(3)])
-        return logits.log_softmax(-1)
+        return logits.log_softmax(-1).numpy()
 
     def encode(self, src_ids, src_mask):
         sources = [tuple(row[m].tolist()) for row, m in zip(src_ids, src_mask, strict=True)]
         return sources, [() for _ in sources]
 
-    def step(self, tokens, state):
+    def step(self, tokens, state, attention=False):
         sources, histories = state
         histories = [h + (t,) for h, t in zip(histories, tokens.tolist(), strict=True)]
-        return torch.stack([self.log_probs_after(s, h[1:]) for s, h in zip(sources, histories, strict=True)]), \
+        return np.stack([self.log_probs_after(s, h[1:]) for s, h in zip(sources, histories, strict=True)]), \
             (sources, histories)
 
     def reorder(self, state, index):
@@ -92,7 +98,7 @@ class HistoryBackend:
         total = 0.0
         for t, token in enumerate(tokens):
             lp = self.log_probs_after(source, tokens[:t])
-            total += float("-inf") if (token == EOS and t < min_len) else lp[token].item()
+            total += float("-inf") if (token == EOS and t < min_len) else float(lp[token])
         return total
 
 
@@ -191,7 +197,7 @@ class LongWinsBackend(HistoryBackend):
 
     def log_probs_after(self, source, history):
         eos_logit, token_logit = (0.0, -0.5) if not history else (0.0, 3.0)
-        return torch.tensor([float("-inf")] * 2 + [eos_logit, token_logit, float("-inf")]).log_softmax(-1)
+        return torch.tensor([float("-inf")] * 2 + [eos_logit, token_logit, float("-inf")]).log_softmax(-1).numpy()
 
 
 def test_early_stopping_waits_for_hypotheses_the_length_penalty_can_still_lift():
@@ -234,14 +240,16 @@ def test_small_beam_keeps_history_and_backend_state_in_step_after_swaps():
 
 
 def one_topk_candidates(scores, log_probs, k, width):
-    """Reference for beam.top_candidates: one topk over each sentence's (k*V) candidate scores, as the
-    search did before its two-stage shortlist; each sentence's list cut at its first -inf (the search
-    stops there, so which -inf candidates come after, from which beams, is not its business)."""
-    n, vocab = scores.size(0) // k, log_probs.size(1)
-    candidates = (scores.view(n, k)[:, :, None] + log_probs.view(n, k, vocab)).view(n, k * vocab)
-    top_scores, top_index = candidates.topk(min(width, k * vocab), dim=1)
-    ranked = [[(score, i * k + j // vocab, j % vocab) for score, j in zip(row_scores, row_index, strict=True)]
-              for i, (row_scores, row_index) in enumerate(zip(top_scores.tolist(), top_index.tolist(), strict=True))]
+    """Reference for beam.top_candidates: each sentence's (k*V) float32 candidate scores ranked in plain Python by
+    the interface's order (by value, NaN as +inf; equal values by lower row then lower token); each sentence's
+    list cut at its first -inf (the search stops there, so which -inf candidates come after is not its business)."""
+    n, vocab = scores.shape[0] // k, log_probs.shape[1]
+    candidates = (scores.reshape(n, k)[:, :, None] + log_probs.reshape(n, k, vocab)).reshape(n, k * vocab)
+    ranked = []
+    for i, row in enumerate(candidates.tolist()):
+        order = sorted(range(k * vocab), key=lambda j, row=row: (-math.inf if math.isnan(row[j]) else -row[j], j))
+        order = order[:width]
+        ranked.append([(row[j], i * k + j // vocab, j % vocab) for j in order])
     return up_to_first_dead(ranked)
 
 
@@ -259,10 +267,12 @@ def up_to_first_dead(ranked):
 SHORTLIST_CASES = ["random", "dead beams and banned tokens", "tiny vocabulary", "beam 1", "ties", "NaN and inf"]
 
 
+@pytest.mark.parametrize("top_k", TOP_KS)
 @pytest.mark.parametrize("case", SHORTLIST_CASES)
-def test_two_stage_candidates_equal_one_topk_over_all_candidates(case, monkeypatch):
+def test_two_stage_candidates_equal_one_topk_over_all_candidates(case, top_k, monkeypatch):
     """The shortlist (each beam's 2k+1 best tokens, then the best of those) must give the same candidates
-    in the same order as one topk over all k*V; with ties (or NaN) it must hand over to that topk."""
+    in the same order as one ranking of all k*V; with ties (or NaN) it must hand over to one top-k over all,
+    whichever backend's top_k runs."""
     n, k, vocab = 3, 4, 50
     g = torch.Generator().manual_seed(SHORTLIST_CASES.index(case))
     if case == "tiny vocabulary":
@@ -292,8 +302,8 @@ def test_two_stage_candidates_equal_one_topk_over_all_candidates(case, monkeypat
         return shortlist_kept[-1]
 
     monkeypatch.setattr(beam_module, "distinct", recording_distinct)
-    got = beam_module.top_candidates(scores.view(-1).tolist(), log_probs, k, 2 * k)
-    assert up_to_first_dead(got) == one_topk_candidates(scores, log_probs, k, 2 * k)
+    got = beam_module.top_candidates(scores.view(-1).tolist(), log_probs.numpy(), k, 2 * k, TOP_KS[top_k])
+    assert up_to_first_dead(got) == one_topk_candidates(scores.numpy(), log_probs.numpy(), k, 2 * k)
     if case == "ties":
         assert False in shortlist_kept
     elif case == "NaN and inf":
@@ -302,16 +312,17 @@ def test_two_stage_candidates_equal_one_topk_over_all_candidates(case, monkeypat
         assert shortlist_kept == [True] * n
 
 
-def test_a_tie_just_past_the_cut_hands_over_to_one_topk():
-    """The 8th and 9th best candidates tie, the 7 before are distinct: which of the two one topk keeps is
-    its own business (here it keeps the other one than the shortlist would), so the shortlist must not decide."""
+@pytest.mark.parametrize("top_k", TOP_KS)
+def test_a_tie_just_past_the_cut_hands_over_to_one_topk(top_k):
+    """The 8th and 9th best candidates tie, the 7 before are distinct: the one top-k over all candidates decides
+    which of the two is kept (the lower row and token), not the shortlist."""
     g = torch.Generator().manual_seed(300)
     log_probs = torch.randn(4, 50, generator=g).mul(3).log_softmax(-1).mul(4).round().div(4)
     scores = torch.randn(4, 1, generator=g).mul(2).round().div(4)
     best = sorted((scores + log_probs).view(-1).tolist(), reverse=True)[:9]
     assert len(set(best[:8])) == 8 and best[7] == best[8]
-    got = beam_module.top_candidates(scores.view(-1).tolist(), log_probs, 4, 8)
-    assert up_to_first_dead(got) == one_topk_candidates(scores, log_probs, 4, 8)
+    got = beam_module.top_candidates(scores.view(-1).tolist(), log_probs.numpy(), 4, 8, TOP_KS[top_k])
+    assert up_to_first_dead(got) == one_topk_candidates(scores.numpy(), log_probs.numpy(), 4, 8)
 
 
 class EosRamp:
@@ -320,6 +331,8 @@ class EosRamp:
 
     def __init__(self, backend, ramp: float):
         self.backend, self.ramp, self.steps = backend, ramp, 0
+        self.max_source_len, self.max_target_len, self.top_k = backend.max_source_len, backend.max_target_len, \
+            backend.top_k
 
     def encode(self, src_ids, src_mask):
         self.steps = 0
@@ -327,10 +340,10 @@ class EosRamp:
 
     def step(self, tokens, state, attention=False):
         log_probs, state = self.backend.step(tokens, state, attention=attention)
-        log_probs = log_probs.clone()
+        log_probs = torch.from_numpy(log_probs.copy())
         log_probs[:, EOS] += self.ramp * self.steps - 2.0
         self.steps += 1
-        return log_probs.log_softmax(-1), state
+        return log_probs.log_softmax(-1).numpy(), state
 
     def reorder(self, state, index):
         return self.backend.reorder(state, index)
@@ -354,7 +367,7 @@ def test_beam_search_with_the_shortlist_equals_beam_search_without(beam, min_len
     for a, b in zip(shortlisted, topk_over_all, strict=True):
         assert (a.tokens, a.log_prob, a.score, a.finished, a.token_log_probs) == \
             (b.tokens, b.log_prob, b.score, b.finished, b.token_log_probs)
-        assert torch.equal(a.attention, b.attention)
+        assert np.array_equal(a.attention, b.attention)
     assert {h.finished for h in shortlisted} == {True, False}  # both kinds of ending happened
     assert len({len(h.tokens) for h in shortlisted if h.finished}) >= 2  # at different steps
     assert max(len(h.tokens) for h in shortlisted) >= 18
@@ -426,12 +439,12 @@ def test_degenerate_sampling_is_greedy(kw):
 
 
 def test_sampling_only_draws_from_the_allowed_tokens():
-    logits = torch.tensor([[0.0, 3.0, 1.0, 2.0, -1.0]])
-    assert torch.isfinite(keep_top_k(logits, 2)).tolist() == [[False, True, False, True, False]]
-    probs = logits.softmax(-1)[0]  # 0.032 0.636 0.087 0.234 0.012
-    assert torch.isfinite(keep_top_p(logits, 0.5)).tolist() == [[False, True, False, False, False]]
-    assert torch.isfinite(keep_top_p(logits, probs[1].item() + 0.01)).tolist() == [[False, True, False, True, False]]
-    assert torch.isfinite(keep_top_p(logits, 1.0)).all()
+    logits = np.array([[0.0, 3.0, 1.0, 2.0, -1.0]], dtype=np.float32)
+    assert np.isfinite(keep_top_k(logits, 2)).tolist() == [[False, True, False, True, False]]
+    probs = torch.from_numpy(logits).softmax(-1)[0]  # 0.032 0.636 0.087 0.234 0.012
+    assert np.isfinite(keep_top_p(logits, 0.5)).tolist() == [[False, True, False, False, False]]
+    assert np.isfinite(keep_top_p(logits, probs[1].item() + 0.01)).tolist() == [[False, True, False, True, False]]
+    assert np.isfinite(keep_top_p(logits, 1.0)).all()
 
 
 @pytest.mark.parametrize("bad, message", [(dict(temperature=0), "temperature"), (dict(top_k=-1), "top_k"),
@@ -448,7 +461,7 @@ def test_bad_sampling_arguments_raise_clear_errors(bad, message):
 def test_attention_maps_have_the_right_shapes_and_ignore_pads():
     model = tiny_seq2seq()
     src, mask = padded_batch([7, 3])
-    tgt = torch.tensor([[BOS, 5, 6, 7], [BOS, 8, 0, 0]])
+    tgt = np.array([[BOS, 5, 6, 7], [BOS, 8, 0, 0]])
     maps = TorchBackend(model).attention(src, mask, tgt)
     layers, heads = model.config.n_decoder_layers, model.config.n_heads
     assert [w.shape for w in maps["encoder"]] == [(2, heads, 7, 7)] * model.config.n_layers
@@ -466,8 +479,9 @@ def test_attention_maps_have_the_right_shapes_and_ignore_pads():
 def test_teacher_forced_attention_equals_what_cached_steps_saw():
     model = tiny_seq2seq()
     src, mask = padded_batch([6, 4])
-    tgt = torch.tensor([[BOS, 9, 4, 12, 7], [BOS, 5, 5, 30, 8]])
+    tgt = np.array([[BOS, 9, 4, 12, 7], [BOS, 5, 5, 30, 8]])
     maps = TorchBackend(model).attention(src, mask, tgt)
+    src, mask, tgt = torch.from_numpy(src), torch.from_numpy(mask), torch.from_numpy(tgt)
     with torch.inference_mode():
         memory = model.encode(src, mask).memory
         cache = model.init_cache(memory)
@@ -510,11 +524,11 @@ def test_attention_recorded_by_the_search_equals_a_teacher_forced_pass(search, k
     assert [h.tokens for h in hyps] == [h.tokens for h in plain], "recording attention changes no output"
     for row, hyp in enumerate(hyps):
         n = int(mask[row].sum())
-        inputs = torch.tensor([[BOS] + hyp.tokens[:-1]])
+        inputs = np.array([[BOS] + hyp.tokens[:-1]])
         cross = TorchBackend(model).attention(src[row:row + 1, :n], mask[row:row + 1, :n], inputs)["cross"]
-        want = torch.stack([torch.from_numpy(layer[0]) for layer in cross])  # L × (1, H, T, S) -> (L, H, T, S)
-        got = hyp.attention.permute(1, 2, 0, 3)[..., :n]  # (T, L, H, S) -> (L, H, T, S), pads cut
-        torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+        want = np.stack([layer[0] for layer in cross])  # L × (1, H, T, S) -> (L, H, T, S)
+        got = hyp.attention.transpose(1, 2, 0, 3)[..., :n]  # (T, L, H, S) -> (L, H, T, S), pads cut
+        np.testing.assert_allclose(got, want, atol=1e-5, rtol=1e-5)
         assert len(hyp.token_log_probs) == len(hyp.tokens)
         assert sum(hyp.token_log_probs) == pytest.approx(hyp.log_prob, abs=1e-4)
         assert hyp.log_prob == pytest.approx(model_log_prob(model, src[row:row + 1, :n], hyp.tokens), abs=1e-4)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-import numpy as np
+from runtime.batching import pad  # noqa: F401  (the one padding helper, shared with inference)
 
 
 def token_batches(lengths: Sequence[int], max_tokens: int, seed: int = 0, max_rows: int = 1024) -> list[list[int]]:
@@ -35,15 +35,3 @@ def token_batches(lengths: Sequence[int], max_tokens: int, seed: int = 0, max_ro
         batches.append(current)
     rng.shuffle(batches)
     return batches
-
-
-def pad(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[np.ndarray, np.ndarray]:
-    """The one padding helper (training batches and inference alike): token lists -> ids (B, S) int64, right-padded
-    with pad_id, and mask (B, S) bool, True at real tokens. Training wraps ids with torch.from_numpy (no copy)."""
-    width = max(1, max(len(r) for r in rows))
-    ids = np.full((len(rows), width), pad_id, dtype=np.int64)
-    mask = np.zeros((len(rows), width), dtype=bool)
-    for i, row in enumerate(rows):
-        ids[i, :len(row)] = row
-        mask[i, :len(row)] = True
-    return ids, mask

@@ -18,6 +18,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from runtime.model_files import CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE, CheckpointError, read_model_config
+
 from .config import ClassifierConfig, MaskedLMConfig, Seq2SeqConfig
 from .files import atomic_write
 from .model import MaskedLanguageModel, SentimentClassifier, Seq2SeqTransformer
@@ -28,11 +30,9 @@ MODEL_KINDS: dict[str, tuple[type, type]] = {
     "classifier": (ClassifierConfig, SentimentClassifier),
     "mlm": (MaskedLMConfig, MaskedLanguageModel),
 }
-CONFIG_FILE, WEIGHTS_FILE, TOKENIZER_FILE = "config.json", "model.pt", "tokenizer.json"
-
-
-class CheckpointError(ValueError):
-    """A model file that is missing, unreadable, or does not fit the expected model."""
+__all__ = ["CONFIG_FILE", "WEIGHTS_FILE", "TOKENIZER_FILE", "CheckpointError", "read_model_config", "MODEL_KINDS",
+           "build_model", "save_checkpoint", "load_checkpoint", "load_model", "cast_state", "save_model_dir",
+           "load_model_dir", "model_kind"]
 
 
 def model_kind(model: nn.Module) -> str:
@@ -126,22 +126,6 @@ def save_model_dir(directory: str | Path, model: nn.Module, tokenizer_json: str 
     atomic_write(directory / WEIGHTS_FILE, lambda tmp: torch.save(state, tmp))
     if tokenizer_json is not None:
         atomic_write(directory / TOKENIZER_FILE, lambda tmp: Path(tmp).write_text(tokenizer_json, encoding="utf-8"))
-
-
-def read_model_config(directory: str | Path, kind: str | None = None) -> dict[str, Any]:
-    """The {"kind", "config", "meta"} dict of a model directory, checked."""
-    path = Path(directory) / CONFIG_FILE
-    if not path.is_file():
-        raise CheckpointError(f"{path}: file not found (is {directory} a model directory?)")
-    try:
-        meta = json.loads(path.read_text())
-        meta["kind"], meta["config"]
-        meta.setdefault("meta", {})
-    except (ValueError, KeyError, TypeError) as e:
-        raise CheckpointError(f"{path}: not a tx model config ({e})") from e
-    if kind is not None and meta["kind"] != kind:
-        raise CheckpointError(f"{directory}: holds a {meta['kind']} model, expected {kind}")
-    return meta
 
 
 def load_model_dir(directory: str | Path, kind: str | None = None) -> nn.Module:

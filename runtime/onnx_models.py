@@ -1,34 +1,31 @@
 """The onnxruntime inference API: what the app calls for every model output.
 
-    from export import OnnxTranslator, OnnxSentimentClassifier
+    from runtime import OnnxTranslator, OnnxSentimentClassifier
     translator = OnnxTranslator("models/translate", provider="auto", precision="int8", threads=2)
-    translator.translate(["Guten Morgen!"], src_lang="de", tgt_lang="en", method="beam", attention=True)
+    translator.translate(["Guten Morgen!"], src_lang="de", tgt_lang="en", method="beam", attention="cross")
     OnnxSentimentClassifier("models/sentiment").classify(["a gem of a film"], attention=True)
 
-Text handling (tokenising, language tags, truncation, batching, searches) is tx.inference's
-and tx.decoding's, shared with the PyTorch wrappers; here only the graphs run. Sessions are
+Text handling (tokenising, language tags, truncation, batching) is runtime.text's and the searches are
+runtime.decoding's, shared with the PyTorch wrappers (tx.inference); here only the graphs run. Sessions are
 shared per (file, provider, threads) across every wrapper in the process, and the wrappers
 keep no per-call state, so one instance may serve many threads.
 
 Failures: `ModelLoadError` (a tx.CheckpointError) for a missing/corrupt/stale ONNX file, a
 tokenizer that does not fit, or a model directory of the other task, naming the file and the
 fixing command; `ProviderError` when provider="cuda" and CUDA cannot run; ValueError for bad
-input text (see tx.inference).
+input text (see runtime.text).
 """
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 
 import numpy as np
-import torch
 
-from tx.inference import TextClassifier, TextTranslator
-
-from .backend import OnnxBackend, run_plain
 from .model_files import ModelFiles, ModelLoadError, load_tokenizer
+from .onnx_backend import OnnxBackend, run_plain
 from .providers import ProviderError, check_provider
 from .spec import PRECISIONS, classifier_graph
+from .text import TextClassifier, TextTranslator
 
 __all__ = ["OnnxTranslator", "OnnxSentimentClassifier", "ModelLoadError", "ProviderError"]
 
@@ -61,26 +58,6 @@ class OnnxTranslator(TextTranslator):
             raise ModelLoadError(f"{files.model_dir}: tokenizer and meta do not fit ({e})") from e
         self.model_dir, self.precision, self.threads = files.model_dir, precision, threads
         self.provider, self.provider_note = backend.provider, backend.provider_note
-
-    def search(self, *args, **kwargs):
-        """The searches' own tensor ops (topk, argmax over ~10^4 log-probs per row) single-threaded: with torch's
-        OpenMP threads on the same cores as onnxruntime's, each parallel op waits for a thread the other pool holds.
-        Measured (2 cores, int8, 2 threads, medians of 3 passes, 2026-11-25): beam 4 over 8 sentences one by one
-        228 vs 287 ms, and 912 vs 1972 ms under 5 busy processes; beam 4 and greedy at batch 16 ~20% faster.
-        Per calling thread (OpenMP's thread count is), so other threads' PyTorch keeps its own."""
-        with torch_threads(1):
-            return super().search(*args, **kwargs)
-
-
-@contextlib.contextmanager
-def torch_threads(n: int):
-    """torch's intra-op thread count for the calling thread, restored after."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(previous)
 
 
 class OnnxSentimentClassifier(TextClassifier):

@@ -1,16 +1,16 @@
-"""Opening a model directory's ONNX files, turning every way that can go wrong into one `ModelLoadError`.
+"""Opening a model directory (config.json, tokenizer.json, onnx/) and its ONNX files, turning every way that can
+go wrong into one `ModelLoadError` that names the file and the command that fixes it (`python -m export MODEL_DIR`).
 
-Each message names the file and the command that fixes it (`python -m export MODEL_DIR`).
+A model directory: `config.json` ({"kind", "config", "meta"}), `tokenizer.json`, and, once exported, `onnx/`
+(`model.pt` holds the PyTorch weights, which only `tx` reads).
 """
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from tx import CheckpointError, read_model_config
-from tx.checkpoint import TOKENIZER_FILE
 
 from .cpu import cpu_has_vnni
 from .providers import ProviderError, SessionHandle, check_provider, shared_session
@@ -28,13 +28,43 @@ from .spec import (
     GraphSpec,
     ModelShape,
 )
+from .tokenizer import Tokenizer
 
+CONFIG_FILE, WEIGHTS_FILE, TOKENIZER_FILE = "config.json", "model.pt", "tokenizer.json"
 TASK_OF_KIND = {"seq2seq": "translate", "classifier": "sentiment"}
 WRAPPER_OF_KIND = {"seq2seq": "OnnxTranslator", "classifier": "OnnxSentimentClassifier"}
 
 
+class CheckpointError(ValueError):
+    """A model file that is missing, unreadable, or does not fit the expected model."""
+
+
 class ModelLoadError(CheckpointError):
     """A model directory or ONNX file that cannot serve: missing, corrupt, stale, or of another task."""
+
+
+def read_model_config(directory: str | Path, kind: str | None = None) -> dict[str, Any]:
+    """The {"kind", "config", "meta"} dict of a model directory, checked."""
+    path = Path(directory) / CONFIG_FILE
+    if not path.is_file():
+        raise CheckpointError(f"{path}: file not found (is {directory} a model directory?)")
+    try:
+        stored = json.loads(path.read_text())
+        stored["kind"], stored["config"]
+        stored.setdefault("meta", {})
+    except (ValueError, KeyError, TypeError) as e:
+        raise CheckpointError(f"{path}: not a tx model config ({e})") from e
+    if kind is not None and stored["kind"] != kind:
+        raise CheckpointError(f"{directory}: holds a {stored['kind']} model, expected {kind}")
+    return stored
+
+
+def read_tokenizer(model_dir: str | Path) -> Tokenizer:
+    """The model directory's tokenizer.json (CheckpointError if it is missing)."""
+    path = Path(model_dir) / TOKENIZER_FILE
+    if not path.is_file():
+        raise CheckpointError(f"{path}: file not found (the model directory needs its tokenizer)")
+    return Tokenizer.load(path)
 
 
 def export_command(model_dir: str | Path) -> str:
@@ -158,12 +188,10 @@ class ModelFiles:
                                  f"{export_command(self.model_dir)}")
 
 
-def load_tokenizer(files: ModelFiles) -> Any:
+def load_tokenizer(files: ModelFiles) -> Tokenizer:
     """The model directory's tokenizer, failures as ModelLoadError."""
-    from tx.inference import load_tokenizer as load
-
     try:
-        return load(files.model_dir)
+        return read_tokenizer(files.model_dir)
     except ModelLoadError:
         raise
     except Exception as e:  # a missing file (CheckpointError) or unparsable JSON (tokenizers' own exception)

@@ -9,22 +9,21 @@ no live beam can beat that hypothesis any more, or at its max length.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import pairwise
 from operator import itemgetter
 
 import numpy as np
-import torch
-from torch import Tensor
 
 from .backend import DecoderBackend
-from .hypothesis import Hypothesis, as_log_probs, mask_eos, max_lengths, step, step_attention
+from .hypothesis import Hypothesis, mask_eos, max_lengths
 from .hypothesis import length_penalty as gnmt_penalty  # the name `length_penalty` is beam_search's alpha
 
 NEG_INF, INF = float("-inf"), float("inf")
 
 
-def beam_search(backend: DecoderBackend, src_ids: Tensor, src_mask: Tensor, max_len: int | Sequence[int] | None = None,
+def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarray,
+                max_len: int | Sequence[int] | None = None,
                 bos_id: int = 1, eos_id: int = 2, beam: int = 4, length_penalty: float = 0.6,
                 min_len: int = 0, attention: bool = False) -> list[Hypothesis]:
     """The best hypothesis per sentence by log_prob / ((5 + len) / 6) ** length_penalty.
@@ -39,36 +38,33 @@ def beam_search(backend: DecoderBackend, src_ids: Tensor, src_mask: Tensor, max_
     if beam < 1:
         raise ValueError(f"beam must be at least 1, got {beam}")
     alpha, k = length_penalty, beam
-    n_sentences = src_ids.size(0)
-    limits = max_lengths(max_len, src_mask, backend).tolist()
+    n_sentences = src_ids.shape[0]
+    limits = max_lengths(max_len, src_mask, backend)
     state = backend.encode(src_ids, src_mask)
-    # (B) -> (B*k) rows: each sentence's row k times (from a list: repeat_interleave cost ~80 µs more, measured)
-    state = backend.reorder(state, torch.tensor([s for s in range(n_sentences) for _ in range(k)], dtype=torch.long))
+    state = backend.reorder(state, np.repeat(np.arange(n_sentences, dtype=np.int64), k))  # (B) -> (B*k) rows
 
     sentences = list(range(n_sentences))  # sentence of each block of k rows in the batch
     # Per batch row, the live beam's raw log-probability (float32 values, as the model's). Only beam 0
     # starts live, so the first step does not fill the beam with k copies of the same extension.
     scores = ([0.0] + [NEG_INF] * (k - 1)) * n_sentences
     # Per batch row: the live beam's tokens, and its raw score after each of them (its token log-probs are
-    # their differences). Plain lists: the search runs a few dozen small tensor ops per step otherwise, and
-    # right after the model's step each costs microseconds (measured), more than the whole list bookkeeping.
+    # their differences). Plain lists: a few dozen small array ops per step would cost more.
     paths: list[list[int]] = [[] for _ in range(n_sentences * k)]
     path_scores: list[list[float]] = [[] for _ in range(n_sentences * k)]
-    maps: Tensor | None = None  # (B*k, t, L, H, S) cross-attention of each live beam's steps (attention=True)
-    last = torch.full((n_sentences * k,), bos_id, dtype=torch.long)
+    maps: np.ndarray | None = None  # (B*k, t, L, H, S) cross-attention of each live beam's steps (attention=True)
+    last = np.full(n_sentences * k, bos_id, dtype=np.int64)
     best: list[Hypothesis | None] = [None] * n_sentences
 
     for t in range(max(limits)):
-        log_probs, state = step(backend, last, state, attention)
-        log_probs = as_log_probs(log_probs)
+        log_probs, state = backend.step(last, state, attention)
         if attention:
-            weights = step_attention(backend, state)[:, None]  # (n*k, L, H, S) -> (n*k, 1, L, H, S)
-            maps = weights if maps is None else torch.cat([maps, weights], dim=1)
+            weights = backend.cross_attention(state)[:, None]  # (n*k, L, H, S) -> (n*k, 1, L, H, S)
+            maps = weights if maps is None else np.concatenate([maps, weights], axis=1)
         if t < min_len:
             log_probs = mask_eos(log_probs, eos_id)
         length = t + 1
         # Per sentence, its 2k best candidates: even if k of them end in EOS, k live ones remain.
-        ranked = top_candidates(scores, log_probs, k, 2 * k)
+        ranked = top_candidates(scores, log_probs, k, 2 * k, backend.top_k)
 
         # Per sentence: the k new live beams' raw scores, batch rows they extend, and tokens.
         new_scores: list[float] = []
@@ -106,9 +102,9 @@ def beam_search(backend: DecoderBackend, src_ids: Tensor, src_mask: Tensor, max_
 
         if not survivors:
             break
-        rows = torch.tensor(new_rows)  # (n'*k,) old batch row of each new beam
+        rows = np.array(new_rows, dtype=np.int64)  # (n'*k,) old batch row of each new beam
         state = backend.reorder(state, rows)
-        last = torch.tensor(new_tokens)  # (n'*k,)
+        last = np.array(new_tokens, dtype=np.int64)  # (n'*k,)
         scores = new_scores
         paths = [paths[row] + [token] for row, token in zip(new_rows, new_tokens, strict=True)]
         path_scores = [path_scores[row] + [score] for row, score in zip(new_rows, new_scores, strict=True)]
@@ -120,32 +116,33 @@ def beam_search(backend: DecoderBackend, src_ids: Tensor, src_mask: Tensor, max_
 
 
 Ranked = list[list[tuple[float, int, int]]]  # per sentence, best first: (raw score, batch row it extends, token)
+TopK = Callable[[np.ndarray, int], tuple[np.ndarray, np.ndarray]]  # DecoderBackend.top_k
 
 
-def top_candidates(scores: list[float], log_probs: Tensor, k: int, width: int) -> Ranked:
+def top_candidates(scores: list[float], log_probs: np.ndarray, k: int, width: int, top_k: TopK) -> Ranked:
     """Each sentence's `width` best one-token extensions of its k beams (raw `scores`, one per batch row;
-    next-token `log_probs` (n*k, V)), best first: exactly what one topk over its k*V float32 candidate
-    scores gives.
+    next-token `log_probs` (n*k, V) float32), best first: exactly what one top-k over its k*V float32 candidate
+    scores gives (ties: the lower row, then the lower token, first).
 
-    In two stages, because building and scanning the (n, k*V) candidate matrix cost more than the rest of
-    a beam-4 step (measured): topk picks each beam's `width` + 1 best tokens, then Python ranks those
-    k*(width + 1) per sentence (tensor ops on so few numbers cost more, right after a model step). A
-    candidate its beam left out is no better than that beam's width + 1 kept ones, so no better than the
-    sentence's (width + 1)-th: if the width + 1 best are distinct, the first `width` are the sentence's
-    best, in the same order. If any of them tie, the one-stage topk decides: topk orders equal values
-    its own way.
+    In two stages, because building and scanning the (n, k*V) candidate matrix costs more than the rest of
+    a beam step: `top_k` picks each beam's `width` + 1 best tokens, then Python ranks those k*(width + 1) per
+    sentence (array ops on so few numbers cost more). A candidate its beam left out is no better than that
+    beam's width + 1 kept ones, so no better than the sentence's (width + 1)-th: if the width + 1 best are
+    distinct, the first `width` are the sentence's best, in the same order. If any of them tie, the one-stage
+    top-k over the whole candidate matrix decides.
     """
-    n, vocab = len(scores) // k, log_probs.size(1)
+    n, vocab = len(scores) // k, log_probs.shape[1]
     per_beam = min(width + 1, vocab)
-    beam_lps, beam_tokens = log_probs.topk(per_beam, dim=1)  # (n*k, per_beam) each, best first
+    beam_lps, beam_tokens = top_k(log_probs, per_beam)  # (n*k, per_beam) each, best first
     lps, tokens = beam_lps.tolist(), beam_tokens.tolist()
-    # topk ranks NaN, then +inf, first; only they can make a sum NaN, which Python's sort cannot rank.
+    # top-k ranks NaN, then +inf, first; only they can make a sum NaN, which Python's sort cannot rank.
     if all(row[0] < INF for row in lps):
         ranked = [shortlist_best(scores, lps, tokens, range(i * k, i * k + k), width) for i in range(n)]
         if all(sentence is not None for sentence in ranked):
             return ranked
-    candidates = (torch.tensor(scores)[:, None] + log_probs).view(n, k * vocab)  # (n*k, V) -> (n, k*V)
-    top_scores, top_index = candidates.topk(min(width, k * vocab), dim=1)
+    with np.errstate(invalid="ignore"):  # a dead beam's -inf + a broken model's +inf is NaN: ranked, not an error
+        candidates = (np.array(scores, dtype=np.float32)[:, None] + log_probs).reshape(n, k * vocab)  # (n, k*V)
+    top_scores, top_index = top_k(candidates, min(width, k * vocab))
     return [[(score, i * k + j // vocab, j % vocab) for score, j in zip(row_scores, row_index, strict=True)]
             for i, (row_scores, row_index) in enumerate(zip(top_scores.tolist(), top_index.tolist(), strict=True))]
 
@@ -156,7 +153,7 @@ def shortlist_best(scores: list[float], lps: list[list[float]], tokens: list[lis
     any of the width + 1 best tie.
 
     Python adds in float64. Rounded to float32 (array "f"), each sum is exactly the float32 sum the
-    one-stage topk ranks (rounding twice is harmless for one addition of float32 numbers), and rounding
+    one-stage top-k ranks (rounding twice is harmless for one addition of float32 numbers), and rounding
     keeps the order, except that two sums may round to the same float32 value: a tie, so None."""
     ranked = sorted(((scores[row] + lp, row, token) for row in rows
                      for lp, token in zip(lps[row], tokens[row], strict=True)),
@@ -173,7 +170,7 @@ def distinct(ranked: list[float]) -> bool:
 
 
 def offer(best: list[Hypothesis | None], sentence: int, tokens: list[int], path_scores: list[float], alpha: float,
-          finished: bool, maps: Tensor | None) -> None:
+          finished: bool, maps: np.ndarray | None) -> None:
     """Keep the hypothesis if it beats the sentence's best so far (ties keep the earlier one).
 
     path_scores: its raw score after each token; each token's log-prob is the float32 difference, as the

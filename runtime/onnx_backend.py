@@ -1,6 +1,6 @@
-"""`OnnxBackend`: tx.decoding's step interface over the encoder and KV-cache decoder graphs.
+"""`OnnxBackend`: runtime.decoding's step interface over the encoder and KV-cache decoder graphs.
 
-The searches (greedy, beam, sampling) are tx.decoding's own; this file only moves arrays
+The searches (greedy, beam, sampling) are runtime.decoding's own; this file only moves arrays
 between them and onnxruntime. Two ways of running a graph:
 - plain `session.run` with numpy arrays: the CPU path (binding brings nothing there, ~15 µs
   per step of extra calls, measured);
@@ -14,16 +14,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
-import onnx
 import onnxruntime as ort
-import torch
-from onnx import TensorProto, helper
 
 from .model_files import ModelFiles
-from .providers import CUDA, SessionHandle, session_options
+from .providers import CPU, CUDA, SessionHandle, session_options
 from .spec import decoder_explain_graph, decoder_graph, encoder_explain_graph, encoder_graph
 
 Array = Any  # np.ndarray, or ort.OrtValue on the session's device when binding
@@ -59,30 +57,23 @@ def run_bound(handle: SessionHandle, feeds: Mapping[str, Array], outputs: list[s
     return [v.numpy() if name in host_outputs else v for name, v in zip(outputs, values, strict=True)]
 
 
-def gather_rows_model() -> bytes:
-    """A one-node graph selecting batch rows of a KV-cache tensor: data[index] along axis 0."""
-    graph = helper.make_graph(
-        [helper.make_node("Gather", ["data", "index"], ["rows"], axis=0)], "gather_rows",
-        [helper.make_tensor_value_info("data", TensorProto.FLOAT, ["batch", "heads", "length", "head_dim"]),
-         helper.make_tensor_value_info("index", TensorProto.INT64, ["rows"])],
-        [helper.make_tensor_value_info("rows", TensorProto.FLOAT, ["rows", "heads", "length", "head_dim"])])
-    # IR 10 explicitly: onnx 1.23 defaults to IR 14, which onnxruntime 1.31 refuses (it reads <= 13).
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)], ir_version=10)
-    onnx.checker.check_model(model)
-    return model.SerializeToString()
+# One-node graphs the searches run between decoder steps, shipped beside this file (built and checked by
+# `export/ops.py`: this package reads ONNX files, it never builds them).
+OPS_DIR = Path(__file__).parent / "ops"
+GATHER_ROWS, TOP_K = "gather_rows.onnx", "top_k.onnx"
+
+_op_sessions: dict[tuple[str, str, int | None], SessionHandle] = {}
+_op_lock = threading.Lock()
 
 
-_gather_sessions: dict[tuple[str, int | None], SessionHandle] = {}
-_gather_lock = threading.Lock()
-
-
-def gather_session(provider: str, threads: int | None) -> SessionHandle:
-    with _gather_lock:
-        key = (provider, threads)
-        if key not in _gather_sessions:
-            session = ort.InferenceSession(gather_rows_model(), session_options(threads), providers=[provider])
-            _gather_sessions[key] = SessionHandle(session, session.get_providers()[0], None, threads)
-        return _gather_sessions[key]
+def op_session(name: str, provider: str, threads: int | None) -> SessionHandle:
+    """The shared session of one of the one-node graphs in OPS_DIR."""
+    with _op_lock:
+        key = (name, provider, threads)
+        if key not in _op_sessions:
+            session = ort.InferenceSession(str(OPS_DIR / name), session_options(threads), providers=[provider])
+            _op_sessions[key] = SessionHandle(session, session.get_providers()[0], None, threads)
+        return _op_sessions[key]
 
 
 class OnnxBackend:
@@ -122,9 +113,9 @@ class OnnxBackend:
             return run_bound(handle, feeds, outputs, self.device, host_outputs)
         return run_plain(handle, feeds, outputs)
 
-    def encode(self, src_ids: torch.Tensor, src_mask: torch.Tensor) -> OnnxState:
-        ids = np.ascontiguousarray(src_ids.cpu().numpy(), dtype=np.int64)
-        mask = np.ascontiguousarray(src_mask.cpu().numpy(), dtype=bool)
+    def encode(self, src_ids: np.ndarray, src_mask: np.ndarray) -> OnnxState:
+        ids = np.ascontiguousarray(src_ids, dtype=np.int64)
+        mask = np.ascontiguousarray(src_mask, dtype=bool)
         cross = self.run(self.encoder, {"src_ids": ids, "src_mask": mask}, self.cross_names, host_outputs=set())
         heads, head_dim = self.head_shape
         empty = np.zeros((ids.shape[0], heads, 0, head_dim), dtype=np.float32)  # (B, H, 0, K): no past yet
@@ -132,14 +123,14 @@ class OnnxBackend:
             empty = ort.OrtValue.ortvalue_from_numpy(empty, self.device, 0)
         return OnnxState(mask, tuple(cross), (empty,) * len(self.past_names), np.arange(ids.shape[0]))
 
-    def step(self, tokens: torch.Tensor, state: OnnxState, attention: bool = False) -> tuple[torch.Tensor, OnnxState]:
-        new = np.ascontiguousarray(tokens.cpu().numpy(), dtype=np.int64)[:, None]  # (B,) -> (B, 1)
+    def step(self, tokens: np.ndarray, state: OnnxState, attention: bool = False) -> tuple[np.ndarray, OnnxState]:
+        new = np.ascontiguousarray(tokens, dtype=np.int64)[:, None]  # (B,) -> (B, 1)
         feeds = dict(zip(self.step_inputs, (new, state.src_mask, *state.past, *state.cross), strict=True))
         # The weights are computed either way; asking for them only costs their copy out.
         outputs, host_outputs = self.step_outputs[bool(attention)]
         log_probs, *rest = self.run(self.decoder, feeds, outputs, host_outputs)
         present = len(self.present_names)
-        newest = torch.from_numpy(log_probs[:, -1])  # (B, 1, V) -> (B, V)
+        newest = log_probs[:, -1]  # (B, 1, V) -> (B, V)
         return newest, OnnxState(state.src_mask, state.cross, tuple(rest[:present]), state.sources,
                                  tuple(rest[present:]) if attention else None)
 
@@ -148,10 +139,17 @@ class OnnxBackend:
         """The last step's cross-attention: L × (B, H, 1, S) -> (B, L, H, S)."""
         return np.stack([w[:, :, -1] for w in state.attention], axis=1)
 
-    def reorder(self, state: OnnxState, index: torch.Tensor) -> OnnxState:
-        rows = np.ascontiguousarray(index.cpu().numpy(), dtype=np.int64)
+    def top_k(self, values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """onnxruntime's TopK (ties: lower index first), on the CPU: the log-probs are on the host already."""
+        session = op_session(TOP_K, CPU, self.threads).session
+        top_values, top_index = session.run(None, {"values": np.ascontiguousarray(values, dtype=np.float32),
+                                                   "k": np.array([min(k, values.shape[1])], dtype=np.int64)})
+        return top_values, top_index
+
+    def reorder(self, state: OnnxState, index: np.ndarray) -> OnnxState:
+        rows = np.ascontiguousarray(index, dtype=np.int64)
         if self.binding:
-            gather = gather_session(self.decoder.provider, self.threads)
+            gather = op_session(GATHER_ROWS, self.decoder.provider, self.threads)
             take = lambda a: run_bound(gather, {"data": a, "index": rows}, ["rows"], self.device, set())[0]
         else:
             take = lambda a: a.take(rows, axis=0)
@@ -164,18 +162,18 @@ class OnnxBackend:
             return OnnxState(state.src_mask, state.cross, past, state.sources)
         return OnnxState(state.src_mask.take(rows, axis=0), tuple(map(take, state.cross)), past, sources)
 
-    def attention(self, src_ids: torch.Tensor, src_mask: torch.Tensor, tgt_ids: torch.Tensor) -> dict[str, list]:
+    def attention(self, src_ids: np.ndarray, src_mask: np.ndarray, tgt_ids: np.ndarray) -> dict[str, list]:
         """Attention weights from the explain graphs (same precision and provider as the decoding)."""
         shape = self.files.shape
         enc_spec, dec_spec = encoder_explain_graph(shape), decoder_explain_graph(shape)
         encoder = self.files.session(enc_spec, self.precision, self.requested_provider, self.threads)
         decoder = self.files.session(dec_spec, self.precision, self.requested_provider, self.threads)
-        mask = np.ascontiguousarray(src_mask.cpu().numpy(), dtype=bool)
+        mask = np.ascontiguousarray(src_mask, dtype=bool)
         memory, *encoder_weights = run_plain(
-            encoder, {"src_ids": np.ascontiguousarray(src_ids.cpu().numpy(), dtype=np.int64), "src_mask": mask},
+            encoder, {"src_ids": np.ascontiguousarray(src_ids, dtype=np.int64), "src_mask": mask},
             enc_spec.output_names)
         _, *decoder_weights = run_plain(
-            decoder, {"tgt_ids": np.ascontiguousarray(tgt_ids.cpu().numpy(), dtype=np.int64), "memory": memory,
+            decoder, {"tgt_ids": np.ascontiguousarray(tgt_ids, dtype=np.int64), "memory": memory,
                       "src_mask": mask}, dec_spec.output_names)
         layers = shape.n_decoder_layers
         return {"encoder": encoder_weights, "self": decoder_weights[:layers], "cross": decoder_weights[layers:]}

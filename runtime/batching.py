@@ -1,0 +1,27 @@
+"""Grouping texts into model calls: padding token lists into arrays, and batches of similar length."""
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+BATCH_SIZE = 32  # sentences per model call; sorted by length first so each batch pads little
+
+
+def pad(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """The one padding helper (training batches and inference alike): token lists -> ids (B, S) int64, right-padded
+    with pad_id, and mask (B, S) bool, True at real tokens. Training wraps ids with torch.from_numpy (no copy)."""
+    width = max(1, max(len(r) for r in rows))
+    ids = np.full((len(rows), width), pad_id, dtype=np.int64)
+    mask = np.zeros((len(rows), width), dtype=bool)
+    for i, row in enumerate(rows):
+        ids[i, :len(row)] = row
+        mask[i, :len(row)] = True
+    return ids, mask
+
+
+def batches_by_length(lengths: Sequence[int], size: int = BATCH_SIZE) -> Iterator[list[int]]:
+    """Indices grouped into batches of similar length; callers put results back by index."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    for start in range(0, len(order), size):
+        yield order[start:start + size]

@@ -1,0 +1,15 @@
+"""Decoding: search algorithms written once, in numpy, against the `DecoderBackend` step interface.
+
+- `greedy`, `beam_search`, `sample`: batched searches returning one `Hypothesis` per sentence.
+- Backends: `runtime.onnx_backend.OnnxBackend` (onnxruntime sessions); `tx.decoding` has the PyTorch ones.
+"""
+from .backend import DecoderBackend, State, top_k_numpy
+from .beam import beam_search
+from .hypothesis import DEFAULT_EXTRA_LEN, Hypothesis, length_penalty, max_lengths, normalized_score
+from .paths import greedy, keep_top_k, keep_top_p, sample
+
+__all__ = [
+    "DecoderBackend", "State", "top_k_numpy",
+    "Hypothesis", "length_penalty", "normalized_score", "max_lengths", "DEFAULT_EXTRA_LEN",
+    "greedy", "beam_search", "sample", "keep_top_k", "keep_top_p",
+]

@@ -1,0 +1,130 @@
+"""Greedy decoding and sampling: one hypothesis per sentence, grown a token at a time.
+
+Both share one loop and differ only in how the next token is chosen. Rows leave the
+batch (and the backend's state) as soon as their sentence ends, so a finished sentence
+costs nothing more and never collects tokens after its EOS.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .backend import DecoderBackend
+from .hypothesis import Hypothesis, mask_eos, max_lengths
+
+Chooser = Callable[[np.ndarray], np.ndarray]  # log_probs (N, V) float32 -> chosen token ids (N,) int64
+
+
+def extend_paths(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarray,
+                 max_len: int | Sequence[int] | None, bos_id: int, eos_id: int, choose: Chooser, min_len: int = 0,
+                 attention: bool = False) -> list[Hypothesis]:
+    """Grow one hypothesis per sentence with `choose` until EOS or its max length; with attention=True each
+    hypothesis also carries the cross-attention its steps computed."""
+    n_sentences = src_ids.shape[0]
+    limits = max_lengths(max_len, src_mask, backend)
+    state = backend.encode(src_ids, src_mask)
+    rows = list(range(n_sentences))  # sentence index of each row still in the batch
+    tokens: list[list[int]] = [[] for _ in range(n_sentences)]
+    token_lps: list[list[float]] = [[] for _ in range(n_sentences)]
+    maps: list[list[np.ndarray]] = [[] for _ in range(n_sentences)]  # per sentence, (L, H, S) per step
+    results: list[Hypothesis | None] = [None] * n_sentences
+    last = np.full(n_sentences, bos_id, dtype=np.int64)
+    for t in range(max(limits)):
+        log_probs, state = backend.step(last, state, attention)
+        weights = backend.cross_attention(state) if attention else None  # (N, L, H, S)
+        if t < min_len:
+            log_probs = mask_eos(log_probs, eos_id)
+        chosen = choose(log_probs)
+        chosen_log_prob = log_probs[np.arange(len(rows)), chosen].tolist()  # (N, V) -> (N,)
+        keep: list[int] = []
+        for i, (s, token, lp) in enumerate(zip(rows, chosen.tolist(), chosen_log_prob, strict=True)):
+            tokens[s].append(token)
+            token_lps[s].append(lp)
+            if weights is not None:
+                maps[s].append(weights[i])
+            if token == eos_id or limits[s] <= t + 1:
+                log_prob = sum(token_lps[s])
+                results[s] = Hypothesis(tokens[s], log_prob, log_prob, token == eos_id, token_lps[s],
+                                        np.stack(maps[s]) if attention else None)
+            else:
+                keep.append(i)
+        if not keep:
+            break
+        if len(keep) < len(rows):
+            state = backend.reorder(state, np.array(keep, dtype=np.int64))
+            rows = [rows[i] for i in keep]
+            chosen = chosen[keep]
+        last = chosen.astype(np.int64, copy=False)
+    return results  # type: ignore[return-value]  # every row ends by its max length
+
+
+def greedy(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarray,
+           max_len: int | Sequence[int] | None = None, bos_id: int = 1, eos_id: int = 2, min_len: int = 0,
+           attention: bool = False) -> list[Hypothesis]:
+    """The most probable next token at every step (the first of equals).
+
+    src_ids (B, S), src_mask (B, S) True at real tokens; max_len: see `max_lengths`;
+    min_len: EOS is forbidden until that many tokens exist. Score = summed log-probability.
+    """
+    return extend_paths(backend, src_ids, src_mask, max_len, bos_id, eos_id, lambda lp: lp.argmax(axis=-1), min_len,
+                        attention)
+
+
+def sample(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarray,
+           max_len: int | Sequence[int] | None = None, bos_id: int = 1, eos_id: int = 2, temperature: float = 1.0,
+           top_k: int = 0, top_p: float = 1.0, seed: int | None = None, min_len: int = 0,
+           attention: bool = False) -> list[Hypothesis]:
+    """Ancestral sampling from softmax(log_probs / temperature), restricted to the top_k most probable
+    tokens (0 = all) and to the smallest set holding top_p of the probability (1.0 = all).
+
+    The same seed gives the same output for the same inputs; seed None draws fresh entropy.
+    Scores are the model's own (untempered) log-probabilities of the sampled tokens.
+    """
+    if not temperature > 0:
+        raise ValueError(f"temperature must be > 0, got {temperature}")
+    if top_k < 0:
+        raise ValueError(f"top_k must be >= 0 (0 = no limit), got {top_k}")
+    if not 0 < top_p <= 1:
+        raise ValueError(f"top_p must be in (0, 1], got {top_p}")
+    rng = np.random.default_rng(seed)
+
+    def choose(log_probs: np.ndarray) -> np.ndarray:
+        probs = softmax(keep_top_p(keep_top_k(log_probs / np.float32(temperature), top_k), top_p))
+        return draw(probs, rng)
+
+    return extend_paths(backend, src_ids, src_mask, max_len, bos_id, eos_id, choose, min_len, attention)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax in float64 (-inf -> probability 0)."""
+    shifted = np.exp(logits.astype(np.float64) - logits.max(axis=-1, keepdims=True))
+    return shifted / shifted.sum(axis=-1, keepdims=True)
+
+
+def draw(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One token per row, token i with probability probs[row, i] (inverse-CDF sampling; a token of probability 0
+    is never drawn: its cumulative sum equals its predecessor's)."""
+    cumulative = probs.cumsum(axis=-1)
+    u = rng.random(probs.shape[0]) * cumulative[:, -1]  # in [0, total): the first cumulative > u always exists
+    return (cumulative <= u[:, None]).sum(axis=-1).astype(np.int64)
+
+
+def keep_top_k(logits: np.ndarray, k: int) -> np.ndarray:
+    """Set all but the k largest logits of each row to -inf (k = 0 keeps all; ties with the k-th are kept)."""
+    if k <= 0 or k >= logits.shape[-1]:
+        return logits
+    kth = np.partition(logits, -k, axis=-1)[:, [-k]]  # (N, 1) the k-th largest
+    return np.where(logits < kth, -np.inf, logits).astype(logits.dtype, copy=False)
+
+
+def keep_top_p(logits: np.ndarray, p: float) -> np.ndarray:
+    """Nucleus filter: keep the most probable tokens until their mass reaches p (always at least one)."""
+    if p >= 1.0:
+        return logits
+    order = np.argsort(-logits, axis=-1, kind="stable")
+    probs = softmax(np.take_along_axis(logits, order, -1))
+    mass_before = probs.cumsum(axis=-1) - probs  # probability of the strictly more likely tokens
+    drop = np.zeros(logits.shape, dtype=bool)
+    np.put_along_axis(drop, order, mass_before >= p, -1)  # back to vocabulary order
+    return np.where(drop, -np.inf, logits).astype(logits.dtype, copy=False)
