@@ -1,5 +1,5 @@
-"""The statistics behind `python -m export.bench`: interleaved rounds, medians with their spread, and which
-ratios not to believe.
+"""The statistics behind `python -m export.bench` (its rounds are `runtime.timing.interleaved`): medians with their
+spread, and which ratios not to believe.
 
 Timings on a shared machine drift (other jobs start and stop) and jitter (a preempted OpenMP thread stalls a
 whole op). Two defences: every round runs each measured call once, in a rotated order, so a drift hits all
@@ -9,11 +9,9 @@ ratio that noise could produce is named as distrusted instead of reported as a f
 from __future__ import annotations
 
 import statistics
-import time
-from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
-import numpy as np
+from runtime.timing import percentile
 
 BUSY_SHARE = 0.5  # other work above this share of the cores: every ratio is distrusted
 
@@ -30,47 +28,6 @@ class CaseResult:
     vs_ct2: float | None = None  # ort-<p>: CTranslate2 <p>'s p50 / this p50 (same weights), when it was measured
     rounds: int = 0  # timed runs behind the p50
     ct2_peer: str | None = None  # which CTranslate2 row vs_ct2 compares with: the faster of its thread settings
-
-
-def percentile(values: list[float], q: float) -> float:
-    return float(np.percentile(values, q))
-
-
-def schedule(total_rounds: int, runs: int) -> set[int]:
-    """The `runs` rounds out of `total_rounds` a call runs in, spread evenly (a call with fewer runs than the
-    others still meets every part of the measurement, not only its start)."""
-    return {i * total_rounds // runs for i in range(runs)}
-
-
-def interleaved(calls: dict[Hashable, Callable[[int], int]], repeats: int, warmup: int,
-                progress: Callable[[int, int], None] | None = None,
-                runs: dict[Hashable, tuple[int, int]] | None = None) -> dict[Hashable, tuple[list, int]]:
-    """Run each call(round) -> tokens once per round, rotating the order; {key: (seconds per timed run, tokens)}.
-
-    runs: key -> (warm-up, timed) for keys that need fewer runs than `warmup + repeats` (slow cases); they run
-    in rounds spread over the whole measurement. progress(done, total) is called before every round; it may
-    raise to stop the measurement (the app's Stop button: Streamlit interrupts the script at its next call)."""
-    runs = runs or {}
-    plan = {k: runs.get(k, (warmup, repeats)) for k in calls}
-    total = max((w + n for w, n in plan.values()), default=0)
-    rounds_of = {k: schedule(total, w + n) for k, (w, n) in plan.items()}
-    times: dict[Hashable, list[float]] = {k: [] for k in calls}
-    tokens: dict[Hashable, int] = {k: 0 for k in calls}
-    done: dict[Hashable, int] = {k: 0 for k in calls}  # runs so far, warm-up included
-    for r in range(total):
-        if progress is not None:
-            progress(r, total)
-        active = [k for k in calls if r in rounds_of[k]]
-        shift = r % len(active)  # never 0 keys: the longest plan runs in every round
-        for key in active[shift:] + active[:shift]:
-            start = time.perf_counter()
-            count = calls[key](r)
-            elapsed = time.perf_counter() - start
-            done[key] += 1
-            if done[key] > plan[key][0]:  # past its warm-up runs
-                times[key].append(elapsed)
-                tokens[key] += count
-    return {k: (times[k], tokens[k]) for k in calls}
 
 
 def ct2_peer(system: str, measured: dict[str, tuple[list, int]]) -> str | None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from export.bench_stats import CaseResult, distrusted, interleaved, machine_busy, schedule, summarise
+from export.bench_stats import CaseResult, distrusted, machine_busy, summarise
+from runtime.timing import interleaved, schedule
 
 
 def test_a_call_with_fewer_runs_is_spread_over_the_whole_measurement():
