@@ -1,4 +1,4 @@
-"""The n-gram baselines (tx.baselines, `tx.evaluate sentiment --baselines`) and the negation probe set."""
+"""The n-gram baselines (tx.baselines, `python -m tx evaluate sentiment --baselines`) and the negation probe set."""
 from __future__ import annotations
 
 import json
@@ -9,9 +9,9 @@ import pytest
 
 from tests.test_train import make_sentiment_data, sentiment_rows
 from tx import baselines
-from tx import evaluate as tx_evaluate
-from tx.data import read_tsv
-from tx.tasks import LABELS
+from tx.data import LABELS, read_tsv
+from tx.evaluation import NEGATION
+from tx.tools import evaluate as tx_evaluate
 
 pytest.importorskip("sklearn")
 
@@ -69,13 +69,13 @@ def test_cli_writes_baselines_json_with_test_negation_and_cv(tmp_path, capsys):
     for name in baselines.BASELINES:
         entry = result[name]
         assert entry["c"] in baselines.C_GRID and entry["test"]["reviews"] == 8
-        assert entry["negation"]["reviews"] == len(read_tsv(tx_evaluate.NEGATION))
+        assert entry["negation"]["reviews"] == len(read_tsv(NEGATION))
         assert entry["cv"]["folds"] == 3 and len(entry["cv"]["accuracies"]) == 3
     assert "nbsvm: C=" in capsys.readouterr().out
 
 
 def test_negation_probe_set_is_balanced_and_unseen():
-    rows = read_tsv(tx_evaluate.NEGATION)
+    rows = read_tsv(NEGATION)
     assert len(rows) >= 40 and {r["label"] for r in rows} == set(LABELS)
     assert sum(r["label"] == "positive" for r in rows) == len(rows) // 2
     assert len({r["text"] for r in rows}) == len(rows)

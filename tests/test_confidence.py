@@ -1,4 +1,5 @@
-"""tx.confidence: the low-confidence threshold is measured on hand-judged outputs, and its rule holds."""
+"""tx.confidence and `python -m tx confidence`: the low-confidence threshold is measured on hand-judged outputs,
+and its rule holds."""
 from __future__ import annotations
 
 import json
@@ -7,8 +8,10 @@ import numpy as np
 import pytest
 from export_fixtures import GERMAN, exported, fresh_copy
 
-from tx.confidence import CONFIDENCE_FILE, auroc, choose_threshold, main, read_threshold
+from runtime.confidence import CONFIDENCE_FILE, read_threshold
+from tx.confidence import auroc, choose_threshold
 from tx.inference import Translator
+from tx.tools.confidence import main
 
 
 def test_auroc_by_hand():

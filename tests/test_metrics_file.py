@@ -1,4 +1,4 @@
-"""tx.metrics_file: the one metrics.json layout; tx.ship writes it, the shipped files follow it."""
+"""tx.metrics_file: the one metrics.json layout; `python -m tx ship` writes it, the shipped files follow it."""
 from __future__ import annotations
 
 import copy
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tx import ship
 from tx.metrics_file import MetricsFormatError, ModelMetrics
+from tx.tools import ship
 
 REPO = Path(__file__).resolve().parents[1]
 

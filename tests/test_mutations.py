@@ -28,7 +28,7 @@ MUTATIONS: dict[str, tuple[list[tuple[str, str, str]], set[str]]] = {
                       "test_learning_rate_follows_the_papers_formula_at_every_step[400]",
                       "test_training_steps_use_the_scheduled_rate_and_clip"}),
     "no label smoothing in the loss": (
-        [("tx/tasks.py", "ignore_index=self.tokenizer.pad_id,\n                               "
+        [("tx/tasks/translate.py", "ignore_index=self.tokenizer.pad_id,\n                               "
                          "label_smoothing=self.cfg.label_smoothing",
           "ignore_index=self.tokenizer.pad_id,\n                               label_smoothing=0.0")],
         {"test_translation_loss_is_label_smoothed_by_hand_and_skips_padding"}),

@@ -1,4 +1,4 @@
-"""Masked-language-model pretraining (`tx.train pretrain`), fine-tuning the classifier from it, its corpus,
+"""Masked-language-model pretraining (`python -m tx train pretrain`), fine-tuning the classifier from it, its corpus,
 and temperature calibration (fitting, ECE, the shipped form, PyTorch = onnxruntime)."""
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ import torch
 import torch.nn.functional as F
 
 from tests.test_train import make_sentiment_data, sentiment_rows, write_rows
-from tx import train as tx_train
 from tx.calibration import expected_calibration_error, fit_temperature, nll, reliability, softmax
 from tx.checkpoint import load_model_dir, read_model_config
 from tx.config import MaskedLMConfig
@@ -22,6 +21,7 @@ from tx.data.pretrain import build_pretrain, chunks
 from tx.model import MaskedLanguageModel
 from tx.tasks import PretrainConfig, PretrainTask, SentimentConfig, SentimentTask
 from tx.tokenizer import MASK
+from tx.tools import train as tx_train
 
 PRETRAIN_TEXTS = [f"the {a} {thing} was {b} and the {c} was {d}" for a, b, c, d, thing in zip(
     ["old", "new", "long", "short", "odd"] * 12, ["fun", "slow", "warm", "dull", "sharp", "bland"] * 10,

@@ -1,7 +1,7 @@
 """The committed models reproduce what their model cards say, from the committed files alone.
 
 `samples.tsv` holds test rows with references and the outputs the model produced when it was
-shipped (`python -m tx.ship`); `metrics.json["samples"]` holds the scores of those rows. Both are
+shipped (`python -m tx ship`); `metrics.json["samples"]` holds the scores of those rows. Both are
 recomputed here with the PyTorch models, so a change to the model code, the decoding or the
 tokenizer that alters what users see fails this test.
 """

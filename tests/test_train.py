@@ -24,12 +24,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from tx import evaluate as tx_evaluate
-from tx import train as tx_train
 from tx.batching import token_batches
 from tx.checkpoint import load_checkpoint
 from tx.data import read_tsv
+from tx.evaluation import classification_scores
 from tx.inference import SentimentAnalyzer, Translator
+from tx.tools import evaluate as tx_evaluate
+from tx.tools import train as tx_train
 from tx.trainer import Trainer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -313,7 +314,7 @@ def test_torchrun_two_processes_gloo(task, data_root, tmp_path):
     out = tmp_path / "ddp"
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO)}
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", "--master_addr=127.0.0.1",
-           f"--master_port={free_port()}", "-m", "tx.train",
+           f"--master_port={free_port()}", "-m", "tx", "train",
            *train_args(task, data_root / task, out, "max_steps=3", "eval_every=2")]
     proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -346,7 +347,7 @@ def test_evaluate_translation_beam_and_limit(trained, data_root, tmp_path):
     assert tx_evaluate.main(["translate", "--model", str(trained["translate"] / "model"), "--data-dir",
                              str(data_root / "translate"), "--split", "valid", "--limit", "2", "--beam", "2",
                              "--out", str(out)]) == 0
-    scores = json.loads((out / "eval_valid.json").read_text())  # eval.json is the test split's (tx.ship reads it)
+    scores = json.loads((out / "eval_valid.json").read_text())  # eval.json is the test split's (`tx ship` reads it)
     assert (scores["split"], scores["sentences"], scores["method"], scores["beam"]) == ("valid", 2, "beam", 2)
     assert not (out / "eval.json").exists()
     assert tx_evaluate.main(["translate", "--model", str(trained["translate"] / "model"), "--split", "everyday",
@@ -371,7 +372,7 @@ def test_evaluate_sentiment_writes_accuracy_f1_confusion(trained, data_root, tmp
 def test_classification_scores_by_hand():
     gold = ["positive", "positive", "negative", "negative", "negative"]
     pred = ["positive", "negative", "negative", "negative", "positive"]
-    s = tx_evaluate.classification_scores(gold, pred)
+    s = classification_scores(gold, pred)
     assert s["confusion"]["rows_gold_cols_predicted"] == [[2, 1], [1, 1]]
     assert s["accuracy"] == 60.0
     assert s["macro_f1"] == pytest.approx(100 * (2 * 2 / (4 + 1 + 1) + 2 * 1 / (2 + 1 + 1)) / 2, abs=0.01)

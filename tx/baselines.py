@@ -10,7 +10,6 @@ C (inverse regularisation) is chosen on the valid split only; the test split is 
 """
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .calibration import expected_calibration_error
+from .evaluation import classification_scores, fold_split, fold_summary
 
 C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 BASELINES = ("tfidf_lr", "nbsvm")
@@ -83,26 +83,21 @@ def fit_baseline(name: str, train: list[dict[str, str]], valid: list[dict[str, s
 
 
 def score(fitted: Fitted, rows: list[dict[str, str]], labels: list[str]) -> dict[str, Any]:
-    from .evaluate import classification_scores
-
     probs = fitted.probs([r["text"] for r in rows])
     gold = [r["label"] for r in rows]
-    out = classification_scores(gold, [labels[i] for i in probs.argmax(1)])
+    out = classification_scores(gold, [labels[i] for i in probs.argmax(1)], labels)
     out["ece"] = round(expected_calibration_error(probs, np.array([labels.index(g) for g in gold])), 2)
     return out
 
 
 def cross_validate(name: str, rows: list[dict[str, str]], labels: list[str], folds: int = 10) -> dict[str, Any]:
-    """tx.evaluate's fold scheme: fold k = test, fold k+1 = valid (picks C), the rest train."""
+    """The Transformer's folds (`tx.evaluation.fold_split`); the valid fold picks C."""
     accuracies = []
     for k in range(folds):
-        test = [r for r in rows if int(r["fold"]) % folds == k]
-        valid = [r for r in rows if int(r["fold"]) % folds == (k + 1) % folds]
-        train = [r for r in rows if int(r["fold"]) % folds not in (k, (k + 1) % folds)]
+        train, valid, test = fold_split(rows, folds, k)
         fitted, _ = fit_baseline(name, train, valid, labels)
         accuracies.append(score(fitted, test, labels)["accuracy"])
-    return {"folds": folds, "accuracies": accuracies, "mean": round(statistics.mean(accuracies), 2),
-            "std": round(statistics.stdev(accuracies), 2) if folds > 1 else 0.0}
+    return fold_summary(accuracies)
 
 
 def run_baselines(splits: dict[str, list[dict[str, str]]], labels: list[str], all_rows: list[dict[str, str]] | None,

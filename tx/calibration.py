@@ -4,7 +4,8 @@ Temperature scaling (Guo et al., 2017): divide the logits by one scalar T > 0 fi
 data by minimising the negative log-likelihood. Dividing by a positive number keeps every argmax,
 so labels and accuracy do not change; only the confidence does. T > 1 softens an over-confident
 model. The fitted T lives in `ClassifierConfig.temperature` and inside the model's forward, so
-PyTorch and every exported graph give the same calibrated probabilities.
+PyTorch and every exported graph give the same calibrated probabilities (`python -m tx calibration MODEL_DIR`
+fits it on the valid split and writes `calibration.json`).
 
 Expected calibration error (ECE): sort predictions into equal-width confidence bins, and average
 |accuracy - mean confidence| over the bins weighted by their share of predictions.
@@ -18,6 +19,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+CALIBRATION_FILE = "calibration.json"  # a model directory's report: `report`'s dict
 MIN_T, MAX_T = 0.05, 20.0  # fitted temperatures outside this range mean broken logits, not calibration
 
 
@@ -141,54 +143,3 @@ def report(model, tokenizer, meta: dict, splits: dict[str, list[dict[str, str]]]
                                                          for c in table.confidence]}}
         out["splits"][split] = entry
     return out
-
-
-CALIBRATION_FILE = "calibration.json"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """python -m tx.calibration MODEL_DIR: fit the temperature on valid, store it in config.json, report ECE."""
-    import argparse
-    import json
-    import sys
-    from pathlib import Path
-
-    from .checkpoint import CheckpointError, load_model_dir, read_model_config
-    from .data import DataError, read_tsv
-    from .files import atomic_write
-    from .inference import load_tokenizer
-
-    parser = argparse.ArgumentParser(prog="python -m tx.calibration", description=main.__doc__)
-    parser.add_argument("model_dir", type=Path, help="a sentiment model directory")
-    parser.add_argument("--data-dir", type=Path, default=Path("data/processed/sentiment"),
-                        help="valid.tsv (fitted on) and test.tsv (reported)")
-    parser.add_argument("--bins", type=int, default=10)
-    parser.add_argument("--dry-run", action="store_true", help="report only; leave config.json as it is")
-    args = parser.parse_args(argv)
-    try:
-        saved = read_model_config(args.model_dir, "classifier")
-        model, tokenizer = load_model_dir(args.model_dir, "classifier"), load_tokenizer(args.model_dir)
-        splits = {s: read_tsv(args.data_dir / f"{s}.tsv") for s in ("valid", "test")}
-        temperature = round(fit_classifier(model, tokenizer, saved["meta"], splits["valid"]), 6)
-        result = report(model, tokenizer, saved["meta"], splits, temperature, args.bins)
-    except (CheckpointError, DataError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    for split, entry in result["splits"].items():
-        before, after = entry["uncalibrated"], entry["calibrated"]
-        print(f"{split}: ECE {before['ece']:.2f}% -> {after['ece']:.2f}%, NLL {before['nll']:.4f} -> "
-              f"{after['nll']:.4f}, mean confidence {before['mean_confidence']:.1f}% -> "
-              f"{after['mean_confidence']:.1f}% (accuracy {after['accuracy']:.2f}, unchanged)")
-    print(f"temperature {temperature:.4f} (fitted on valid)")
-    if not args.dry_run:
-        saved["config"]["temperature"] = temperature
-        atomic_write(args.model_dir / "config.json",
-                     lambda tmp: Path(tmp).write_text(json.dumps(saved, indent=2) + "\n"))
-        atomic_write(args.model_dir / CALIBRATION_FILE,
-                     lambda tmp: Path(tmp).write_text(json.dumps(result, indent=2) + "\n"))
-        print(f"wrote the temperature into {args.model_dir / 'config.json'} and {args.model_dir / CALIBRATION_FILE}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,10 +1,9 @@
-"""python -m tx.confidence MODEL_DIR [--judged FILE] [--beam 4] [--length-penalty 0.6]
-
-What a translation's `confidence` (the geometric mean of its token probabilities) says about it being
+"""What a translation's `confidence` (the geometric mean of its token probabilities) says about it being
 right, measured on hand-judged outputs of the same model: `everyday_judged.tsv` (direction, source,
 hypothesis, correct = yes/no) in the model directory. The sources are translated again with the
 page's settings; only outputs identical to the judged hypothesis are counted (the judgement is about
-that exact text). Writes MODEL_DIR/confidence.json:
+that exact text). `python -m tx confidence MODEL_DIR` writes MODEL_DIR/confidence.json (`runtime.confidence`
+reads its threshold for the app):
 - `threshold`: below it an output is marked "low confidence" in the app. Chosen as the highest
   confidence at which the outputs under it are still right at most `max_right_below` of the time
   (default 10%), i.e. a mark the user can trust to mean "probably wrong";
@@ -14,18 +13,13 @@ The everyday set is a dev set (it also picks checkpoints); the Django catalogs a
 """
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .data import read_tsv
 from .inference import Translator
 
-CONFIDENCE_FILE = "confidence.json"
 JUDGED_FILE = "everyday_judged.tsv"
 BINS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0001)
 
@@ -87,34 +81,3 @@ def measure(model_dir: Path, rows: list[dict[str, str]], beam: int, length_penal
             "all": summarise(scores, right, threshold), "bins": bins,
             "directions": {d: summarise(np.array([s for s, _ in ps]), np.array([r for _, r in ps], dtype=bool),
                                         threshold) for d, ps in kept.items()}}
-
-
-def read_threshold(model_dir: str | Path) -> float | None:
-    """The measured low-confidence threshold of a model directory, or None when it has none."""
-    path = Path(model_dir) / CONFIDENCE_FILE
-    try:
-        return float(json.loads(path.read_text(encoding="utf-8"))["threshold"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tx.confidence", description=__doc__.split("\n\n")[0])
-    parser.add_argument("model_dir", type=Path)
-    parser.add_argument("--judged", type=Path, help=f"judged outputs (default MODEL_DIR/{JUDGED_FILE})")
-    parser.add_argument("--beam", type=int, default=4)
-    parser.add_argument("--length-penalty", type=float, default=0.6)
-    parser.add_argument("--max-right-below", type=float, default=0.10)
-    args = parser.parse_args(argv)
-    judged = args.judged or args.model_dir / JUDGED_FILE
-    if not judged.is_file():
-        print(f"error: {judged} not found (columns: direction, source, hypothesis, correct)", file=sys.stderr)
-        return 2
-    result = measure(args.model_dir, read_tsv(judged), args.beam, args.length_penalty, args.max_right_below)
-    (args.model_dir / CONFIDENCE_FILE).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps(result, indent=2))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -19,15 +19,15 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .batching import pad, token_batches
-from .checkpoint import TOKENIZER_FILE, load_model_dir, read_model_config, save_model_dir
-from .config import ClassifierConfig, MaskedLMConfig, Seq2SeqConfig
-from .data import read_tsv
-from .data.translate import read_everyday
-from .inference import Translator
-from .model import MaskedLanguageModel, SentimentClassifier, Seq2SeqTransformer
-from .tokenizer import MASK, Tokenizer, train_tokenizer
-from .trainer import TrainConfig
+from ..batching import pad, token_batches
+from ..checkpoint import TOKENIZER_FILE, load_model_dir, read_model_config, save_model_dir
+from ..config import ClassifierConfig, MaskedLMConfig, Seq2SeqConfig
+from ..data import read_tsv
+from ..data.translate import read_everyday
+from ..inference import Translator
+from ..model import MaskedLanguageModel, SentimentClassifier, Seq2SeqTransformer
+from ..tokenizer import MASK, Tokenizer, train_tokenizer
+from ..trainer import TrainConfig
 
 LABELS = ["negative", "positive"]
 
@@ -352,7 +352,7 @@ class SentimentTask:
 
     def save_model_dir(self, model: nn.Module, directory: Path) -> None:
         """The shipped form, with the temperature fitted on the valid split (labels unchanged)."""
-        from .calibration import fit_classifier
+        from ..calibration import fit_classifier
 
         fit_classifier(model, self.tokenizer, self.meta, self.valid)
         save_model_dir(directory, model, self.tokenizer.to_str(), self.meta)

@@ -1,4 +1,4 @@
-"""Decoding speed with and without the KV cache: `python -m tx.bench_decode [--model-dir DIR]`.
+"""python -m tx bench_decode [--model-dir DIR]: decoding speed with and without the KV cache.
 
 Greedy and beam 4, batch 1 and 16, each through `TorchBackend` (KV cache) and
 `FullPrefixBackend` (whole prefix recomputed every step), on a fixed set of sentences.
@@ -8,19 +8,21 @@ every sentence decodes at least that many, the regime where the cache should pay
 """
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
 
-from .batching import pad
-from .checkpoint import load_model_dir, read_model_config
-from .config import Seq2SeqConfig
-from .decoding import FullPrefixBackend, TorchBackend, beam_search, greedy
-from .inference import TextTranslator, load_tokenizer
-from .model import Seq2SeqTransformer
+from runtime.batching import pad
+from runtime.decoding import beam_search, greedy
+
+from ..config import Seq2SeqConfig
+from ..decoding import FullPrefixBackend, TorchBackend
+from ..inference import Translator
+from ..model import Seq2SeqTransformer
+from ..tokenizer import BOS, EOS, SPECIALS
+from . import tool_parser
 
 GERMAN_SENTENCES = [
     "Ich trinke keinen Alkohol.",
@@ -40,7 +42,7 @@ GERMAN_SENTENCES = [
     "Nach dem Essen machten wir einen langen Spaziergang durch den Wald.",
     "Es tut mir leid, ich habe mich verspätet.",
 ]
-BOS_ID, EOS_ID = 1, 2  # tx.tokenizer's special ids; a random model uses the same layout
+BOS_ID, EOS_ID = SPECIALS.index(BOS), SPECIALS.index(EOS)  # every tokenizer's ids; a random model uses them too
 
 
 @dataclass
@@ -64,11 +66,9 @@ class Case:
 def model_and_sources(model_dir: str | None, n_sentences: int, seed: int) -> tuple[Seq2SeqTransformer, list[list[int]]]:
     """The model to time and the source id lists (tag and EOS included) to decode."""
     if model_dir is not None:
-        model = load_model_dir(model_dir, "seq2seq")
-        meta = read_model_config(model_dir)["meta"]
-        translator = TextTranslator(TorchBackend(model), load_tokenizer(model_dir), meta)
+        translator = Translator.from_dir(model_dir)
         texts = (GERMAN_SENTENCES * (n_sentences // len(GERMAN_SENTENCES) + 1))[:n_sentences]
-        return model, [translator.source_ids(text, "en")[0] for text in texts]
+        return translator.model, [translator.source_ids(text, "en")[0] for text in texts]
     torch.manual_seed(seed)
     model = Seq2SeqTransformer(Seq2SeqConfig(vocab_size=8000)).eval()
     g = torch.Generator().manual_seed(seed)
@@ -84,8 +84,7 @@ def time_case(search: Callable, backend, sources: list[list[int]], batch: int, m
         start, tokens = time.perf_counter(), 0
         for i in range(0, len(sources), batch):
             ids, mask = pad(sources[i:i + batch], 0)
-            hyps = search(backend, torch.from_numpy(ids), torch.from_numpy(mask), max_len, BOS_ID, EOS_ID,
-                          min_len=min_len)
+            hyps = search(backend, ids, mask, max_len, BOS_ID, EOS_ID, min_len=min_len)
             tokens += sum(len(h.tokens) for h in hyps)
         best = min(best, time.perf_counter() - start)
     return best, tokens
@@ -116,8 +115,8 @@ def format_table(cases: list[Case]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m tx.bench_decode", description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = tool_parser("bench_decode", __doc__)
     parser.add_argument("--model-dir", help="a translation model directory; default: random-init default-size model")
     parser.add_argument("--sentences", type=int, default=16, help="sentences decoded per case (default 16)")
     parser.add_argument("--min-len", type=int, default=30, help="EOS is masked until this many target tokens")
@@ -141,7 +140,4 @@ def main(argv: list[str] | None = None) -> None:
         uncached = next(x for x in cases if x.method == "greedy" and x.batch == case.batch and not x.cached)
         print(f"greedy batch {case.batch}: KV cache {case.tokens_per_s / uncached.tokens_per_s:.2f}x the full-prefix "
               f"recompute (goal >= 1.5x)")
-
-
-if __name__ == "__main__":
-    main()
+    return 0

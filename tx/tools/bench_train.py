@@ -1,4 +1,4 @@
-"""Training speed of our Seq2SeqTransformer against torch.nn.Transformer: `python -m tx.bench_train`.
+"""python -m tx bench_train: training speed of our Seq2SeqTransformer against torch.nn.Transformer.
 
 Both models have the same size and recipe: d_model, heads, encoder/decoder layers, d_ff and
 dropout; post-LN with no final LayerNorm (ours in post-LN mode has none, so the reference's
@@ -18,7 +18,6 @@ target tokens of each batch, as the Trainer's progress bar does.
 """
 from __future__ import annotations
 
-import argparse
 import math
 import random
 import sys
@@ -31,11 +30,14 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from .config import Seq2SeqConfig
-from .layers import PositionalEncoding
-from .model import Seq2SeqTransformer
+from ..config import Seq2SeqConfig
+from ..layers import PositionalEncoding
+from ..model import Seq2SeqTransformer
+from ..tasks import TranslateConfig, TranslateTask
+from ..tokenizer import BOS, EOS, PAD, SPECIALS, Tokenizer
+from . import tool_parser
 
-PAD_ID, BOS_ID, EOS_ID = 0, 1, 2  # tx.tokenizer's layout; random batches use the same ids
+PAD_ID, BOS_ID, EOS_ID = (SPECIALS.index(t) for t in (PAD, BOS, EOS))  # every tokenizer's ids; random batches too
 DEFAULT_DATA = Path("data/processed/translate")
 
 
@@ -95,8 +97,7 @@ def random_batches(n: int, vocab: int, batch_tokens: int, mean_len: int, seed: i
 def real_batches(data_dir: Path, rows: int, batch_tokens: int, vocab: int, tokenizer: Path | None,
                  seed: int) -> tuple[list[dict[str, Tensor]], int, str]:
     """Batches from TranslateTask on the first `rows` training pairs; (batches, vocab size, description)."""
-    from .tasks import TranslateConfig, TranslateTask
-    from .tokenizer import Tokenizer
+
 
     lines = (data_dir / "train.tsv").read_text(encoding="utf-8").splitlines()
     header, body = lines[0], lines[1:rows + 1]
@@ -127,7 +128,7 @@ def make_step(model: nn.Module, label_smoothing: float, clip: float) -> Callable
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tx.bench_train", description=__doc__.split("\n\n")[0])
+    parser = tool_parser("bench_train", __doc__)
     parser.add_argument("--steps", type=int, default=20, help="timed steps per model")
     parser.add_argument("--warmup", type=int, default=3, help="untimed steps per model first")
     parser.add_argument("--d-model", type=int, default=256)
@@ -197,7 +198,3 @@ def main(argv: list[str] | None = None) -> int:
     ratio = seconds[names[1]] / seconds[names[0]]
     print(f"\nratio ours / reference (tokens/s): {ratio:.3f}  (goal >= 0.9)")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,4 +1,4 @@
-"""python -m tx.evaluate {translate,sentiment} --model DIR [--split test] [--method beam|greedy] [--cv 10]
+"""python -m tx evaluate {translate,sentiment} --model DIR [--split test] [--method beam|greedy] [--cv 10]
 
 Translation: sacrebleu BLEU and chrF (detokenised output, default 13a tokenisation) per direction
 on the whole split, with the sacrebleu signatures; writes eval.json and a TSV of source /
@@ -8,102 +8,22 @@ N models on the folds of all.tsv (fold k = test, fold k+1 = valid) and reports m
 """
 from __future__ import annotations
 
-import argparse
 import json
-import statistics
 import sys
-import time
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
-import sacrebleu
-
-from .checkpoint import CheckpointError
-from .data import DataError, read_tsv, write_tsv
-from .data.translate import read_everyday
-from .inference import SentimentAnalyzer, Translator
-from .tasks import LABELS, SentimentConfig, SentimentTask
-from .trainer import Trainer
-
-NEGATION = Path(__file__).resolve().parent / "evalsets" / "negation.tsv"  # sentiment's hand-written probes
-
-
-def evaluate_translation(model_dir: Path, rows: list[dict[str, str]], method: str = "beam", beam: int = 4,
-                         length_penalty: float = 0.6, batch_log=print) -> tuple[dict[str, Any], list[list[str]]]:
-    """Scores per direction and the sample rows (direction, source, reference, hypothesis)."""
-    translator = Translator.from_dir(model_dir)
-    results: dict[str, Any] = {"method": method, "beam": beam if method == "beam" else 1,
-                               "length_penalty": length_penalty, "sentences": len(rows), "directions": {}}
-    samples: list[list[str]] = []
-    for src, tgt in translator.directions:
-        started = time.monotonic()
-        out = translator.translate([r[src] for r in rows], src, tgt, method=method, beam=beam,
-                                   length_penalty=length_penalty)
-        hyps, refs = [t.text for t in out], [r[tgt] for r in rows]
-        bleu, chrf = sacrebleu.BLEU(), sacrebleu.CHRF()
-        b, c = bleu.corpus_score(hyps, [refs]), chrf.corpus_score(hyps, [refs])
-        results["directions"][f"{src}-{tgt}"] = {
-            "bleu": round(b.score, 2), "chrf": round(c.score, 2), "bleu_signature": str(bleu.get_signature()),
-            "chrf_signature": str(chrf.get_signature()), "bleu_detail": str(b),
-            "truncated": sum(t.truncated for t in out), "seconds": round(time.monotonic() - started, 1)}
-        batch_log(f"{src}->{tgt}: BLEU {b.score:.2f}  chrF {c.score:.2f}  ({len(rows)} sentences, "
-                  f"{time.monotonic() - started:.0f} s)")
-        samples += [[f"{src}-{tgt}", r[src], ref, hyp] for r, ref, hyp in zip(rows, refs, hyps, strict=True)]
-    return results, samples
-
-
-def classification_scores(gold: list[str], predicted: list[str]) -> dict[str, Any]:
-    confusion = [[sum(1 for g, p in zip(gold, predicted, strict=True) if g == a and p == b) for b in LABELS]
-                 for a in LABELS]
-    f1s = []
-    for i, _ in enumerate(LABELS):
-        tp = confusion[i][i]
-        fp = sum(confusion[j][i] for j in range(len(LABELS))) - tp
-        fn = sum(confusion[i]) - tp
-        f1s.append(0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn))
-    accuracy = 100.0 * sum(confusion[i][i] for i in range(len(LABELS))) / max(len(gold), 1)
-    return {"accuracy": round(accuracy, 2), "macro_f1": round(100.0 * sum(f1s) / len(f1s), 2),
-            "confusion": {"labels": LABELS, "rows_gold_cols_predicted": confusion}, "reviews": len(gold)}
-
-
-def evaluate_sentiment(model_dir: Path, rows: list[dict[str, str]]) -> tuple[dict[str, Any], list[list[str]]]:
-    from .calibration import expected_calibration_error
-
-    analyzer = SentimentAnalyzer.from_dir(model_dir)
-    preds = analyzer.classify([r["text"] for r in rows])
-    scores = classification_scores([r["label"] for r in rows], [p.label for p in preds])
-    probs = [[p.probs[label] for label in LABELS] for p in preds]
-    scores["ece"] = round(expected_calibration_error(probs, [LABELS.index(r["label"]) for r in rows]), 2)
-    samples = [[r["label"], p.label, f"{p.probs['positive']:.3f}", r["text"]] for r, p in zip(rows, preds, strict=True)]
-    return scores, samples
-
-
-def cross_validate(config: SentimentConfig, folds: int, log=print) -> dict[str, Any]:
-    """Train/test one classifier per fold of all.tsv; accuracy mean ± std over the folds."""
-    rows = read_tsv(Path(config.data_dir) / "all.tsv")
-    available = sorted({int(r["fold"]) for r in rows})
-    if len(available) < folds:
-        raise ValueError(f"{config.data_dir}/all.tsv has {len(available)} folds; re-run "
-                         f"`python -m tx.data prepare --cv {folds}`")
-    accuracies = []
-    for k in range(folds):
-        test = [r for r in rows if int(r["fold"]) % folds == k]
-        valid = [r for r in rows if int(r["fold"]) % folds == (k + 1) % folds]
-        train = [r for r in rows if int(r["fold"]) % folds not in (k, (k + 1) % folds)]
-        fold_config = SentimentConfig(**{**asdict(config), "out_dir": f"{config.out_dir}/cv{folds}/fold{k}"})
-        task = SentimentTask(fold_config, quiet=True, rows=(train, valid))
-        Trainer(fold_config, task.build_model(), task, asdict(fold_config), quiet=True).fit()
-        test_scores, _ = evaluate_sentiment(Path(fold_config.out_dir) / "model", test)
-        accuracies.append(test_scores["accuracy"])
-        log(f"fold {k}: test accuracy {test_scores['accuracy']:.2f} ({len(train)} train, {len(test)} test)")
-    return {"folds": folds, "accuracies": accuracies, "mean": round(statistics.mean(accuracies), 2),
-            "std": round(statistics.stdev(accuracies), 2) if folds > 1 else 0.0,
-            "config": {k: v for k, v in asdict(config).items() if k != "out_dir"}}
+from ..baselines import run_baselines
+from ..checkpoint import CheckpointError
+from ..data import LABELS, DataError, read_tsv, write_tsv
+from ..data.translate import read_everyday
+from ..evaluation import NEGATION, cross_validate, evaluate_sentiment, evaluate_translation
+from ..tasks import SentimentConfig
+from . import tool_parser
+from .settings import apply_overrides
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tx.evaluate", description=__doc__.split("\n\n")[0])
+    parser = tool_parser("evaluate", __doc__)
     parser.add_argument("task", choices=["translate", "sentiment"])
     parser.add_argument("--model", type=Path, help="model directory (default runs/<task>/model)")
     parser.add_argument("--data-dir", type=Path, help="prepared data (default data/processed/<task>)")
@@ -128,11 +48,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.baselines:
             if args.task != "sentiment":
                 parser.error("--baselines is for sentiment")
-            from .baselines import run_baselines
-
             splits = {s: read_tsv(data_dir / f"{s}.tsv") for s in ("train", "valid", "test")}
             all_path = data_dir / "all.tsv"
-            result = run_baselines(splits, LABELS, read_tsv(all_path) if all_path.is_file() else None,
+            result = run_baselines(splits, list(LABELS), read_tsv(all_path) if all_path.is_file() else None,
                                    extra={"negation": read_tsv(NEGATION)}, folds=args.cv or 10)
             out = args.out or model_dir
             out.mkdir(parents=True, exist_ok=True)
@@ -142,8 +60,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.cv:
             if args.task != "sentiment":
                 parser.error("--cv is for sentiment")
-            from .train import apply_overrides
-
             base = {"data_dir": str(data_dir), "out_dir": "runs/sentiment-cv"}
             config = SentimentConfig(**apply_overrides(SentimentConfig, base, args.set))
             result = cross_validate(config, args.cv)
@@ -178,11 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     scores = {"task": args.task, "split": args.split, "data_dir": str(data_dir), **scores}
-    name = "eval.json" if args.split == "test" else f"eval_{args.split}.json"  # eval.json: what tx.ship reads
+    name = "eval.json" if args.split == "test" else f"eval_{args.split}.json"  # eval.json: what `tx ship` reads
     (out / name).write_text(json.dumps(scores, indent=2, ensure_ascii=False) + "\n")
     print(f"wrote {out / name} and {out / (args.split + '_outputs.tsv')}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

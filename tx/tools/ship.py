@@ -1,6 +1,6 @@
-"""python -m tx.ship {translate,sentiment} MODEL_DIR --eval EVAL_DIR [--samples N]
+"""python -m tx ship {translate,sentiment} MODEL_DIR --eval EVAL_DIR [--samples N]
 
-Turns an evaluation (`python -m tx.evaluate ... --out EVAL_DIR`: eval.json + test_outputs.tsv)
+Turns an evaluation (`python -m tx evaluate ... --out EVAL_DIR`: eval.json + test_outputs.tsv)
 into the files a shipped model directory carries besides its weights:
 - metrics.json (layout: `tx.metrics_file`): the test metrics (with sacrebleu signatures), the data
   manifest's provenance, and the metrics of `samples.tsv` alone, which the slow tests recompute;
@@ -9,7 +9,6 @@ into the files a shipped model directory carries besides its weights:
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -17,9 +16,10 @@ from typing import Any
 
 import sacrebleu
 
-from .data import read_tsv, write_tsv
-from .evaluate import classification_scores
-from .metrics_file import METRICS_FILE, MetricsFormatError, ModelMetrics
+from ..data import read_tsv, write_tsv
+from ..evaluation import classification_scores
+from ..metrics_file import METRICS_FILE, MetricsFormatError, ModelMetrics
+from . import tool_parser
 
 
 def translation_samples(outputs: list[dict[str, str]], n: int) -> tuple[list[list[str]], dict[str, Any]]:
@@ -36,7 +36,7 @@ def translation_samples(outputs: list[dict[str, str]], n: int) -> tuple[list[lis
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tx.ship", description=__doc__.split("\n\n")[0])
+    parser = tool_parser("ship", __doc__)
     parser.add_argument("task", choices=["translate", "sentiment"])
     parser.add_argument("model_dir", type=Path)
     parser.add_argument("--eval", type=Path, required=True, help="folder with eval.json and test_outputs.tsv")
@@ -66,7 +66,3 @@ def main(argv: list[str] | None = None) -> int:
     metrics.write(args.model_dir / METRICS_FILE)
     print(f"wrote {args.model_dir / 'metrics.json'} and {args.model_dir / 'samples.tsv'}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,82 +1,32 @@
-"""python -m tx.train {translate,sentiment} [--config FILE.json] [--set key=value ...] [--resume]
+"""python -m tx train {translate,sentiment,pretrain} [--config FILE.json] [--set key=value ...] [--resume]
 
 Trains on the prepared data (`python -m tx.data prepare`), writing to the run's out_dir:
 last.pt / best.pt (full training state), metrics.csv, tensorboard/ (when installed), and at
 the end model/ — the shipped form (config.json, model.pt, tokenizer.json, metrics.csv).
-Several processes: `torchrun --nproc_per_node=N -m tx.train ...` (gloo on CPU, nccl on GPU).
+Several processes: `torchrun --nproc_per_node=N -m tx train ...` (gloo on CPU, nccl on GPU).
 
 Examples:
-    python -m tx.train translate --set max_time=2700 --set d_model=256
-    python -m tx.train translate --resume --set max_time=3600     # continue the same run
-    python -m tx.train sentiment --set out_dir=runs/sent-small --set n_layers=1
+    python -m tx train translate --set max_time=2700 --set d_model=256
+    python -m tx train translate --resume --set max_time=3600     # continue the same run
+    python -m tx train sentiment --set out_dir=runs/sent-small --set n_layers=1
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-import typing
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from .checkpoint import CheckpointError, build_model, load_checkpoint
-from .data import DataError
-from .tasks import TASKS
-from .tokenizer import Tokenizer
-from .trainer import TrainConfig, Trainer
-
-
-def parse_value(text: str, kind: Any, key: str) -> Any:
-    """'--set key=value' text -> the field's declared type, or a clear error."""
-    if kind is bool:
-        lowered = text.strip().lower()
-        if lowered in ("1", "true", "yes", "on"):
-            return True
-        if lowered in ("0", "false", "no", "off"):
-            return False
-        raise ValueError(f"{key} is a bool: use true or false, not {text!r}")
-    if kind in (int, float):
-        try:
-            return kind(float(text)) if kind is int and float(text).is_integer() else kind(text)
-        except ValueError:
-            raise ValueError(f"{key} is {kind.__name__}: {text!r} is not a number") from None
-    return text
-
-
-def apply_overrides(config_cls: type, values: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
-    hints = typing.get_type_hints(config_cls)
-    names = [f.name for f in fields(config_cls)]
-    out = dict(values)
-    for item in overrides:
-        key, sep, raw = item.partition("=")
-        key = key.strip()
-        if not sep:
-            raise ValueError(f"--set takes key=value, got {item!r}")
-        if key not in names:
-            raise ValueError(f"unknown setting {key!r}; settings are: {', '.join(names)}")
-        out[key] = parse_value(raw, hints[key], key)
-    return out
-
-
-def load_config_file(config_cls: type, path: Path) -> dict[str, Any]:
-    try:
-        values = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise ValueError(f"{path}: cannot read the config file ({e})") from e
-    hints, names = typing.get_type_hints(config_cls), {f.name for f in fields(config_cls)}
-    unknown = set(values) - names
-    if unknown:
-        raise ValueError(f"{path}: unknown settings {sorted(unknown)}")
-    for key, value in values.items():
-        kind = hints[key]
-        ok = (isinstance(value, kind) or (kind is float and isinstance(value, int))) \
-            and (kind is bool or not isinstance(value, bool))  # JSON true is a Python int: not a number here
-        if not ok:
-            raise ValueError(f"{path}: {key} must be {kind.__name__}, got {value!r}")
-    return values
+from ..checkpoint import CheckpointError, build_model, load_checkpoint
+from ..data import DataError
+from ..tasks import TASKS
+from ..tokenizer import Tokenizer
+from ..trainer import TrainConfig, Trainer
+from . import tool_parser
+from .settings import apply_overrides, load_config_file
 
 
 def build_run(task_name: str, config: TrainConfig, resume: bool, quiet: bool = False):
@@ -106,8 +56,7 @@ def make_config(task_name: str, config_file: Path | None, overrides: list[str], 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tx.train", description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser = tool_parser("train", __doc__)
     parser.add_argument("task", choices=sorted(TASKS))
     parser.add_argument("--config", type=Path, help="JSON file of settings (then --set on top)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -137,7 +86,3 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result, indent=2))
         print(f"model directory: {Path(config.out_dir) / 'model'}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

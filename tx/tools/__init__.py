@@ -1,0 +1,26 @@
+"""The command-line tools, one module each with `main(argv) -> int`: `python -m tx TOOL ...` runs one.
+
+A tool reads its arguments, calls the library and prints; what it does lives in the library (`tx.tasks`,
+`tx.trainer`, `tx.evaluation`, `tx.baselines`, `tx.calibration`, `tx.confidence`, `tx.metrics_file`), which
+never imports a tool.
+"""
+from __future__ import annotations
+
+import argparse
+
+# name -> what it does, in one line (`python -m tx --help` lists them; each tool's --help starts with its line)
+TOOLS = {
+    "train": "train a task's model on the prepared data: translate, sentiment or pretrain (masked LM)",
+    "evaluate": "score a model directory on a split (BLEU/chrF, accuracy/F1); sentiment CV and n-gram baselines",
+    "ship": "turn an evaluation into the metrics.json and samples.tsv a shipped model directory carries",
+    "calibration": "fit a sentiment model's temperature on valid, report ECE before and after",
+    "confidence": "measure what a translation's confidence says about it being right (hand-judged outputs)",
+    "bench_decode": "decoding speed with and without the KV cache, greedy and beam 4",
+    "bench_train": "training speed of our Seq2SeqTransformer against torch.nn.Transformer",
+}
+
+
+def tool_parser(name: str, epilog: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of tool `name`: its usage line names `python -m tx NAME`, its description is its line."""
+    return argparse.ArgumentParser(prog=f"python -m tx {name}", description=TOOLS[name], epilog=epilog,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
