@@ -45,14 +45,15 @@ import re
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
+from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
 from .align import AlignStats, align_block
 from .debpkg import iter_deb_files
-from .io import DataError, clean_field, normalize
+from .documents import Block, Page
+from .html_blocks import Attrs, parse_html
+from .io import DataError, normalize
 from .records import Pair, kind_of
 
 FEEDS = "debian_docs"
@@ -110,14 +111,7 @@ MANUALS = (
 )
 
 # --- HTML -> blocks -------------------------------------------------------------------------------------------
-BLOCK_TAGS = frozenset("p h1 h2 h3 h4 h5 h6 li dt dd td th caption".split())
-HEADING_TAGS = frozenset("h1 h2 h3 h4 h5 h6 caption".split())
-# Inline elements join their text to the neighbours without a space ("Strg</kbd>+Z"); any other element
-# boundary inside a block (<br>, <div>, <img>) separates words.
-INLINE_TAGS = frozenset("a abbr acronym b bdi bdo big cite code dfn em font i kbd mark q s samp small span "
-                        "strong sub sup tt u var".split())
-VOID_TAGS = frozenset("area base br col embed hr img input link meta param source track wbr".split())
-# <head>: its <title> repeats the page's <h1> (Sphinx adds the book's name to it)
+# <head>: its <title> repeats the page's <h1> (Sphinx adds the book's name to it); <pre>: listings
 SKIP_TAGS = frozenset("head pre script style noscript form button select textarea svg math".split())
 # Page chrome and repeated matter, by class: DocBook (navheader, toc, list-of-tables), Sphinx (related,
 # sphinxsidebar, headerlink), Asciidoctor (toc2, toctitle); footnote markers hold only "[82]" or "1".
@@ -125,8 +119,8 @@ SKIP_CLASSES = frozenset("navheader navfooter toc toc2 toctitle list-of-tables l
                          "list-of-equations related sphinxsidebar footer headerlink footnote docnav "
                          "footnote-reference".split())
 SKIP_IDS = frozenset("toc toctitle footer footer-text searchbox".split())
-# A block-starting tag closes an open <p> (HTML's implied end tag): pages from older generators omit </p>.
-CLOSES_P = BLOCK_TAGS | frozenset("div ul ol dl table pre blockquote hr section".split())
+# Asciidoctor's captions are <div class="title">, Publican's paragraphs <div class="para">
+BLOCK_DIVS = frozenset({"title", "para"})
 # "3.4.1. ", "A.2 ", "Kapitel 3. ", "Table 6.7. " before a title: stripped where both editions carry the same
 # number (a title that starts with a number of its own, "Debian 11 veröffentlicht", keeps it).
 TITLE_LABEL = re.compile(r"^(?:(?:Chapter|Kapitel|Appendix|Anhang|Part|Teil|Section|Abschnitt|Table|Tabelle|"
@@ -138,119 +132,18 @@ LETTER = re.compile(r"[^\W\d_]")
 GENERATED_ID = re.compile(r"^idm?-?\d+$")
 
 
-@dataclass
-class Block:
-    tag: str
-    title: bool = False  # a heading or caption: its leading number is not text
-    parts: list[str] = field(default_factory=list)
-
-    @property
-    def text(self) -> str:
-        return clean_field("".join(self.parts))
-
-
-@dataclass
-class Page:
-    blocks: list[Block]
-    anchors: list[tuple[str, int]]  # (id, index of the first block of the section it starts), in page order
-
-
-def _skipped(tag: str, attrs: dict[str, str]) -> bool:
+def _skipped(tag: str, attrs: Attrs, parent: tuple[str, Attrs] | None) -> bool:
     if tag in SKIP_TAGS or attrs.get("role") == "navigation" or attrs.get("id") in SKIP_IDS:
         return True
     # Asciidoctor marks <body> "toc2" too (the layout with a side table of contents)
     return tag != "body" and not SKIP_CLASSES.isdisjoint(attrs.get("class", "").split())
 
 
-def _is_block(tag: str, attrs: dict[str, str]) -> bool:
-    # Asciidoctor's captions are <div class="title">, Publican's paragraphs <div class="para">
-    return tag in BLOCK_TAGS or (tag == "div" and attrs.get("class") in ("title", "para"))
-
-
-class _PageParser(HTMLParser):
-    """Blocks and anchors of one page. Skipped subtrees contribute neither text nor anchors."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)  # entities decoded as html.unescape does
-        self.page = Page([], [])
-        self._stack: list[tuple[str, Block | None, bool]] = []  # open elements: tag, block it opened, skipped
-        self._open: list[Block] = []  # the open blocks, innermost last
-        self._skipping = 0
-
-    def _anchor_position(self) -> int:
-        """Where an id cuts the page. DocBook puts a heading's id inside it (<h2><a id="x"/>Title</h2>): an id at
-        the very start of the last block opened cuts before that block, so a heading opens its own section."""
-        blocks = self.page.blocks
-        if self._open and self._open[-1] is blocks[-1] and not "".join(blocks[-1].parts).strip():
-            return len(blocks) - 1
-        return len(blocks)
-
-    def _space(self) -> None:
-        if self._open and not self._skipping:
-            self._open[-1].parts.append(" ")
-
-    def handle_starttag(self, tag: str, attr_list: list[tuple[str, str | None]]) -> None:
-        attrs = {k: v or "" for k, v in attr_list}
-        if tag in CLOSES_P and self._stack and self._stack[-1][0] == "p":
-            self.handle_endtag("p")
-        if tag == "body":  # ends a <head> left open (HTML allows omitting </head>), which would skip the page
-            self.handle_endtag("head")
-        skipped = bool(self._skipping) or _skipped(tag, attrs)
-        if not skipped:
-            anchor = attrs.get("id") or (attrs.get("name") if tag == "a" else "")
-            if anchor and not GENERATED_ID.match(anchor):
-                self.page.anchors.append((anchor, self._anchor_position()))
-        if tag in VOID_TAGS:  # never closed: nothing to push
-            self._space()
-            return
-        block = None
-        if skipped:
-            self._skipping += 1
-        elif _is_block(tag, attrs):
-            self._space()  # the outer block's text before and after this one stays apart
-            block = Block(tag, tag in HEADING_TAGS or "title" in attrs.get("class", "").split())
-            self.page.blocks.append(block)
-            self._open.append(block)
-        elif tag not in INLINE_TAGS:
-            self._space()
-        self._stack.append((tag, block, skipped))
-
-    def handle_startendtag(self, tag: str, attr_list: list[tuple[str, str | None]]) -> None:
-        # XHTML's <a id="x"/>: an anchor, never an open element
-        self.handle_starttag(tag, attr_list)
-        if tag not in VOID_TAGS:
-            self.handle_endtag(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        # close up to the innermost open element of that name; a stray end tag is ignored
-        for depth in range(len(self._stack) - 1, -1, -1):
-            if self._stack[depth][0] == tag:
-                break
-        else:
-            return
-        while len(self._stack) > depth:
-            _, block, skipped = self._stack.pop()
-            if skipped:
-                self._skipping -= 1
-            if block is not None:
-                self._open.pop()
-        if tag not in INLINE_TAGS:
-            self._space()
-
-    def handle_data(self, data: str) -> None:
-        if self._open and not self._skipping:
-            self._open[-1].parts.append(data)
-
-
 def parse_page(content: bytes, where: str) -> Page:
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise DataError(f"{where}: not UTF-8 ({e.reason} at byte {e.start})") from None
-    parser = _PageParser()
-    parser.feed(text)
-    parser.close()
-    return parser.page
+    """Blocks of one page and the anchors that can cut it (generated ids left out)."""
+    page = parse_html(content, where, _skipped, BLOCK_DIVS)
+    page.anchors = [(a, pos) for a, pos in page.anchors if not GENERATED_ID.match(a)]
+    return page
 
 
 # --- block pairing --------------------------------------------------------------------------------------------
