@@ -27,7 +27,7 @@ Cleanup (catalog-specific; the corpus filters do the rest):
   otherwise its lines are joined;
 - pairs whose sides are empty, identical or only placeholders, format codes, markup, URLs or numbers are
   dropped; placeholders inside real text stay (%s, {0}, $VAR, GCC's %<...%>) for the corpus filters to judge;
-- entries of several sentences are sentence-aligned by `align.align_block` (via libreoffice_help.block_pairs,
+- entries of several sentences are sentence-aligned by `align.align_block` (via block_pairs.block_pairs,
   whose drop rules this reader shares); exact repeats inside one document are dropped.
 
 Document id: "<package>/<domain>" ("libreoffice-l10n-de/sw", "sphinx/sphinx"), so a whole catalog stays in
@@ -48,9 +48,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .align import AlignStats
+from .block_pairs import block_pairs, finish_stats, make_pair
 from .debpkg import iter_deb_files
 from .io import DataError, clean_field
-from .libreoffice_help import block_pairs, finish_stats, make_pair
 from .records import Pair
 from .sources import Source, sources_for
 

@@ -26,8 +26,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from .align import AlignStats
+from .block_pairs import block_pairs, finish_stats, make_pair
+from .help_packages import paired_pages
+from .html_blocks import Attrs, parse_html
 from .io import DataError
-from .libreoffice_help import Attrs, block_pairs, finish_stats, html_blocks, make_pair, paired_pages
 from .records import Pair
 
 FEEDS = "gimp_help"
@@ -48,7 +50,7 @@ def _skip(tag: str, attrs: Attrs, parent: tuple[str, Attrs] | None) -> bool:
 
 def page_blocks(content: bytes, where: str) -> list[tuple[str, str]]:
     """(tag, text) of the blocks of one page, in document order."""
-    return [(b.tag, b.text) for b in html_blocks(content, where, _skip)]
+    return [(b.tag, b.text) for b in parse_html(content, where, _skip).blocks]
 
 
 def _number(label: str) -> str:
