@@ -9,10 +9,11 @@ import pytest
 
 from tests.package_fixtures import make_deb
 from tx.data import gnome_help
-from tx.data.gnome_help import AUTOTEXT, paired_blocks, parse_page, read_pairs
+from tx.data.gnome_help import paired_blocks, read_pairs
 from tx.data.io import DataError
 from tx.data.records import Pair
 from tx.data.sources import SOURCES, sources_for
+from tx.data.xml_blocks import AUTOTEXT, parse_page
 
 # --- Mallard (gnome-help net-wireless-connect.page), trimmed, plus a key sequence, a listing, an editor's comment,
 # an untranslated paragraph, a link the renderer fills in, icons with and without fallback text, and a table.
@@ -499,7 +500,7 @@ def test_docbook_entities_includes_and_untranslated(tmp_path):
 
 def test_blocks_skip_markup_and_keep_inline_text():
     page = parse_page(PAGE_EN.encode())
-    shapes = [b.shape for b in page.blocks]
+    shapes = [b.tag for b in page.blocks]
     assert shapes[:3] == ["info/desc", "page/title", "page/p"]
     assert shapes.count("td/p") == 2 and "when/p" in shapes
     texts = [b.text for b in page.blocks]
