@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 from package_fixtures import make_deb, make_wheel
 
-from tx.data import catalogs
+from tx.data import catalog_text, catalogs, gettext_format
 from tx.data.io import DataError
 from tx.data.records import Pair
 from tx.data.sources import Source
@@ -208,7 +208,7 @@ def test_reads_catalog_entries_as_pairs(packages):
      ("/Bearbeiten/Thread auswählen", "/Edit/Select thread")),  # a GTK menu path: one marker per item
 ])
 def test_strip_accelerators(de, en, want):
-    assert catalogs.strip_accelerators(de, en) == want
+    assert catalog_text.strip_accelerators(de, en) == want
 
 
 @pytest.mark.parametrize(("text", "want"), [
@@ -220,7 +220,7 @@ def test_strip_accelerators(de, en, want):
     ("Ziehen &amp; Ablegen &lt;x&gt;", "Ziehen & Ablegen <x>"),
 ])
 def test_strip_markup(text, want):
-    assert catalogs.strip_markup(text) == want
+    assert catalog_text.strip_markup(text) == want
 
 
 @pytest.mark.parametrize(("msgid", "paired"), [
@@ -229,7 +229,7 @@ def test_strip_markup(text, want):
 ])
 def test_message_keys_are_not_english(msgid, paired):
     stats: Counter = Counter()
-    assert bool(list(catalogs.entry_texts(catalogs.Entry("", msgid, "", ("Übersetzung",)), stats))) is paired
+    assert bool(list(catalog_text.entry_texts(gettext_format.Entry("", msgid, "", ("Übersetzung",)), stats))) is paired
     assert stats["dropped_msgid_is_key"] == (not paired)
 
 
@@ -239,7 +239,7 @@ def test_message_keys_are_not_english(msgid, paired):
     ("%s files", False), ("Öffnen", False), ("%<#pragma%> ignored", False),
 ])
 def test_placeholders_only(text, only):
-    assert catalogs.placeholders_only(text) is only
+    assert catalog_text.placeholders_only(text) is only
 
 
 @pytest.mark.parametrize(("path", "want"), [
@@ -260,8 +260,8 @@ def test_catalog_location(path, want):
 def test_po_plural_and_escapes():
     po = b'msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n' \
          b'msgctxt "menu"\nmsgid "Tab\\tstop \\"x\\""\nmsgstr "Tab\\tstopp \\"x\\""\n'
-    (header, entry) = catalogs.parse_po(po, "test.po")
-    assert header.msgid == "" and entry == catalogs.Entry("menu", 'Tab\tstop "x"', "", ('Tab\tstopp "x"',))
+    (header, entry) = gettext_format.parse_po(po, "test.po")
+    assert header.msgid == "" and entry == gettext_format.Entry("menu", 'Tab\tstop "x"', "", ('Tab\tstopp "x"',))
 
 
 def test_big_endian_mo_and_latin1_charset():
@@ -276,7 +276,7 @@ def test_big_endian_mo_and_latin1_charset():
         trans += struct.pack(">2I", len(t), pos + len(blob))
         blob += t + b"\0"
     big = struct.pack(">7I", 0x950412DE, 0, len(strings), 28, 28 + 8 * len(strings), 0, 0) + origs + trans + blob
-    assert catalogs.parse_mo(big, "x.mo")[1] == catalogs.Entry("", "Size", "", ("Größe",))
+    assert gettext_format.parse_mo(big, "x.mo")[1] == gettext_format.Entry("", "Size", "", ("Größe",))
 
 
 def test_corrupt_inputs_raise_data_error(tmp_path, packages):

@@ -45,12 +45,15 @@ def read_corpus(name: str, files: Mapping[str, Path], stats: dict) -> Iterable[P
 def reserved_eval_texts(files: Mapping[str, Path]) -> list[str]:
     """Both sides of every entry of the evaluation-only catalogs (Django's German catalogs): read for
     decontamination only, never for training."""
-    from .catalogs import _package_files, entry_texts, parse_po  # the catalog reader's own parsing
+    # the catalog reader's own parsing
+    from .catalog_text import entry_texts
+    from .catalogs import package_files
+    from .gettext_format import parse_po
 
     texts: list[str] = []
     for key, src in sources_for("eval_only").items():
         if key in files:
-            for name, content in sorted(_package_files(src, files[key])):
+            for name, content in sorted(package_files(src, files[key])):
                 for e in parse_po(content, f"{files[key]}:{name}"):
                     texts += [t for pair in entry_texts(e, Counter()) for t in pair]
     return texts
