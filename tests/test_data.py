@@ -21,7 +21,7 @@ from tests import package_fixtures
 from tests.package_fixtures import sha256
 from tx import data as D
 from tx.data import sources as S
-from tx.data.splits import _sentiment_files as sentiment_files
+from tx.data.splits import sentiment_files
 
 # --- fixtures -------------------------------------------------------------------------------------------------
 DING_LINES = """\

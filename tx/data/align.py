@@ -11,11 +11,11 @@ Imported lazily by the corpus builder: pysbd and nltk come from requirements-dat
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-_WS = re.compile(r"\s+")
+from .io import collapse_spaces
+
 MAX_COUNT_GAP = 1  # blocks whose sentence counts differ by more are not sentence-aligned (kept whole or dropped)
 MAX_BLOCK_WORDS = 60  # a block kept whole (when sentence links fail) must be at most this long on each side
 
@@ -29,10 +29,10 @@ def _segmenter(lang: str):
 
 def split_sentences(text: str, lang: str) -> list[str]:
     """Sentences of one block of text ("de" or "en"), whitespace-normalised, empty pieces dropped."""
-    text = _WS.sub(" ", text).strip()
+    text = collapse_spaces(text)
     if not text:
         return []
-    return [s for s in (_WS.sub(" ", s).strip() for s in _segmenter(lang).segment(text)) if s]
+    return [s for s in map(collapse_spaces, _segmenter(lang).segment(text)) if s]
 
 
 @dataclass

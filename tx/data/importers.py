@@ -14,6 +14,7 @@ from .io import (
     SENTIMENT_ALL_HEADER,
     SENTIMENT_HEADER,
     SPLIT_HASH,
+    SPLITS,
     TRANSLATE_HEADER,
     DataError,
     clean_field,
@@ -27,15 +28,14 @@ from .io import (
 )
 from .records import Example, Pair
 from .splits import (
-    SPLITS,
-    _check_cv,
-    _sentiment_counts,
-    _sentiment_files,
-    _translate_counts,
-    _translate_files,
+    check_cv,
     dedup_examples,
+    sentiment_counts,
+    sentiment_files,
     split_sentiment,
     split_translation,
+    translate_counts,
+    translate_files,
 )
 
 USER_LABELS = {"0": "negative", "1": "positive", "neg": "negative", "pos": "positive",
@@ -182,14 +182,14 @@ def import_translate(src: str | Path, out_dir: str | Path, valid_frac: float = 0
         "licence": "user-supplied (unknown)",
         "columns": list(TRANSLATE_HEADER),
         "format": FORMAT,
-        "counts": _translate_counts(splits),
+        "counts": translate_counts(splits),
         "rules": ["pairs deduplicated by normalised (de, en) within each part; kind 'sentence' unless given",
                   f"missing valid/test parts carved from train by the {SPLIT_HASH} of the German side "
                   f"(valid {valid_frac:.0%}, test {test_frac:.0%})",
                   "train: minus any pair sharing a normalised German or English side with valid/test"],
         "split": {"hash": f"{SPLIT_HASH} of the German side", "removed_from_train_shared_side": removed},
     }
-    write_outputs(out_dir, _translate_files(splits), manifest)
+    write_outputs(out_dir, translate_files(splits), manifest)
     return manifest
 
 
@@ -293,7 +293,7 @@ def import_sentiment(src: str | Path, out_dir: str | Path, cv: int = 10, valid_f
                      test_frac: float = 0.1, log: Callable[[str], None] = print) -> dict:
     """Write user reviews in the processed layout. Missing valid/test parts are carved from train by hash;
     a text in more than one part stays only in the held-out one (test before valid before train)."""
-    _check_cv(cv)
+    check_cv(cv)
     src, out_dir = Path(src), Path(out_dir)
     parts = read_sentiment_source(src)
     log(f"import: {', '.join(f'{k} {len(v):,}' for k, v in parts.items())} reviews from {src}")
@@ -321,7 +321,7 @@ def import_sentiment(src: str | Path, out_dir: str | Path, cv: int = 10, valid_f
         "columns": list(SENTIMENT_HEADER),
         "all_columns": list(SENTIMENT_ALL_HEADER),
         "format": FORMAT,
-        "counts": _sentiment_counts(splits, cv),
+        "counts": sentiment_counts(splits, cv),
         "extraction": dedup,
         "rules": ["labels 0/neg/negative -> negative, 1/pos/positive -> positive",
                   "deduplicated by normalised text; texts with both labels dropped",
@@ -329,7 +329,7 @@ def import_sentiment(src: str | Path, out_dir: str | Path, cv: int = 10, valid_f
                   f"all.tsv: every unique example with fold = salted sha1 of the normalised text mod {cv}"],
         "split": {"hash": SPLIT_HASH, "cv_folds": cv},
     }
-    write_outputs(out_dir, _sentiment_files(splits, cv), manifest)
+    write_outputs(out_dir, sentiment_files(splits, cv), manifest)
     return manifest
 
 

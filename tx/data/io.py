@@ -54,14 +54,19 @@ _WS = re.compile(r"\s+")
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]")
 
 
+def collapse_spaces(text: str) -> str:
+    """Any whitespace run (tabs, line breaks) -> one space; none at either end."""
+    return _WS.sub(" ", text).strip()
+
+
 def clean_field(text: str) -> str:
     """A field as written to TSV: control characters dropped, any whitespace run (tabs, line breaks) -> one space."""
-    return _WS.sub(" ", _CONTROL.sub(" ", text)).strip()
+    return collapse_spaces(_CONTROL.sub(" ", text))
 
 
 def normalize(text: str) -> str:
     """The key used for deduplication, leakage checks and split hashing: NFKC, lowercased, whitespace collapsed."""
-    return _WS.sub(" ", unicodedata.normalize("NFKC", text).lower()).strip()
+    return collapse_spaces(unicodedata.normalize("NFKC", text).lower())
 
 
 def stable_hash(text: str) -> int:

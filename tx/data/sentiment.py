@@ -10,11 +10,11 @@ from .io import FORMAT, SENTIMENT_ALL_HEADER, SENTIMENT_HEADER, SPLIT_HASH, Data
 from .records import Example
 from .rotten_tomatoes import RT_LABELS, read_rotten_tomatoes
 from .sources import SOURCES
-from .splits import _check_cv, _sentiment_counts, _sentiment_files, dedup_examples, split_sentiment
+from .splits import check_cv, dedup_examples, sentiment_counts, sentiment_files, split_sentiment
 
 
 def prepare_sentiment(wheel: Path, out_dir: Path, cv: int = 10, log: Callable[[str], None] = print) -> dict:
-    _check_cv(cv)
+    check_cv(cv)
     src = SOURCES["rotten_tomatoes"]
     log(f"prepare: reading {src.member.rsplit('/', 1)[-1]} from {wheel.name}")
     rows = read_rotten_tomatoes(wheel)
@@ -32,7 +32,7 @@ def prepare_sentiment(wheel: Path, out_dir: Path, cv: int = 10, log: Callable[[s
         "columns": list(SENTIMENT_HEADER),
         "all_columns": list(SENTIMENT_ALL_HEADER),
         "format": FORMAT,
-        "counts": _sentiment_counts(splits, cv),
+        "counts": sentiment_counts(splits, cv),
         "extraction": {"rows": len(rows), "categories": dict(categories), **dedup},
         "rules": ["category fresh -> positive, rotten -> negative; plot (and anything else) dropped",
                   "text whitespace normalised; deduplicated by normalised text; texts with both labels dropped",
@@ -40,5 +40,5 @@ def prepare_sentiment(wheel: Path, out_dir: Path, cv: int = 10, log: Callable[[s
                   f"all.tsv: every unique example with fold = salted sha1 of the normalised text mod {cv}"],
         "split": {"hash": SPLIT_HASH, "fractions": {"train": 0.8, "valid": 0.1, "test": 0.1}, "cv_folds": cv},
     }
-    return {"out_dir": out_dir, "files": _sentiment_files(splits, cv), "manifest": manifest}
+    return {"out_dir": out_dir, "files": sentiment_files(splits, cv), "manifest": manifest}
 

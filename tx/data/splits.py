@@ -60,7 +60,7 @@ def split_translation(pairs: Sequence[Pair], n_test: int = 1500, n_valid: int = 
     return {"train": train, "valid": valid, "test": test}, {"removed_from_train_shared_side": leaked}
 
 
-def _translate_counts(splits: dict[str, list[Pair]]) -> dict[str, dict[str, int]]:
+def translate_counts(splits: dict[str, list[Pair]]) -> dict[str, dict[str, int]]:
     counts = {}
     for name, rows in splits.items():
         c = Counter(p.kind for p in rows)
@@ -68,7 +68,7 @@ def _translate_counts(splits: dict[str, list[Pair]]) -> dict[str, dict[str, int]
     return counts
 
 
-def _translate_files(splits: dict[str, list[Pair]]) -> dict[str, tuple[Sequence[str], list]]:
+def translate_files(splits: dict[str, list[Pair]]) -> dict[str, tuple[Sequence[str], list]]:
     return {f"{s}.tsv": (TRANSLATE_HEADER, [(p.de, p.en, p.kind, p.source) for p in splits[s]]) for s in SPLITS}
 
 
@@ -111,14 +111,14 @@ def fold_of(text: str, k: int) -> int:
     return stable_hash("fold:" + normalize(text)) % k
 
 
-def _sentiment_files(splits: dict[str, list[Example]], cv: int) -> dict[str, tuple[Sequence[str], list]]:
+def sentiment_files(splits: dict[str, list[Example]], cv: int) -> dict[str, tuple[Sequence[str], list]]:
     files = {f"{s}.tsv": (SENTIMENT_HEADER, [(e.label, e.text) for e in splits[s]]) for s in SPLITS}
     every = sorted((e for s in SPLITS for e in splits[s]), key=lambda e: (stable_hash(normalize(e.text)), e.text))
     files["all.tsv"] = (SENTIMENT_ALL_HEADER, [(e.label, e.text, fold_of(e.text, cv)) for e in every])
     return files
 
 
-def _sentiment_counts(splits: dict[str, list[Example]], cv: int) -> dict:
+def sentiment_counts(splits: dict[str, list[Example]], cv: int) -> dict:
     counts: dict = {}
     for name, rows in splits.items():
         c = Counter(e.label for e in rows)
@@ -128,7 +128,7 @@ def _sentiment_counts(splits: dict[str, list[Example]], cv: int) -> dict:
     return counts
 
 
-def _check_cv(cv: int) -> None:
+def check_cv(cv: int) -> None:
     if cv < 2:
         raise DataError(f"--cv must be at least 2 (got {cv})")
 
