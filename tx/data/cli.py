@@ -102,6 +102,12 @@ def _summary(manifests: dict[str, dict]) -> list[str]:
     return out
 
 
+def _carve_options(parser: argparse.ArgumentParser, valid: float, test: float) -> None:
+    """--valid-frac and --test-frac of an import command."""
+    parser.add_argument("--valid-frac", type=float, default=valid, help="valid share carved from train if absent")
+    parser.add_argument("--test-frac", type=float, default=test, help="test share carved from train if absent")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m tx.data", description="Fetch and prepare the translation "
                                 "(Ding de-en) and sentiment (Rotten Tomatoes) data, or import your own.")
@@ -127,8 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     it.add_argument("src", help="a TSV (de,en header or 2 columns), PREFIX of PREFIX.de/.en, or a folder with "
                     "train/val/test .tsv or .de+.en files (Multi30k layout)")
     it.add_argument("--out", required=True, help="output folder")
-    it.add_argument("--valid-frac", type=float, default=0.05, help="valid share carved from train if absent")
-    it.add_argument("--test-frac", type=float, default=0.05, help="test share carved from train if absent")
+    _carve_options(it, valid=0.05, test=0.05)
     card = sub.add_parser("card", parents=[common], help="print the translation corpus's tables (Markdown) from "
                           "its manifest")
     card.add_argument("--manifest", type=Path, help="default: DATA/processed/translate/manifest.json")
@@ -137,8 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "train/valid/test files, or an aclImdb folder")
     isent.add_argument("--out", required=True, help="output folder")
     isent.add_argument("--cv", type=int, default=10, help="folds written to all.tsv (default 10)")
-    isent.add_argument("--valid-frac", type=float, default=0.1, help="valid share carved from train if absent")
-    isent.add_argument("--test-frac", type=float, default=0.1, help="test share carved from train if absent")
+    _carve_options(isent, valid=0.1, test=0.1)
     return p
 
 

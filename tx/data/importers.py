@@ -176,10 +176,7 @@ def import_translate(src: str | Path, out_dir: str | Path, valid_frac: float = 0
     if not splits["train"]:
         raise DataError(f"{src}: no training pairs left after removing those shared with valid/test")
     manifest = {
-        "task": "translate",
-        "created": now(),
-        "source": {"path": str(src), "files": _hash_inputs(src), "imported_parts": sorted(parts)},
-        "licence": "user-supplied (unknown)",
+        **_provenance("translate", src, parts),
         "columns": list(TRANSLATE_HEADER),
         "format": FORMAT,
         "counts": translate_counts(splits),
@@ -191,6 +188,13 @@ def import_translate(src: str | Path, out_dir: str | Path, valid_frac: float = 0
     }
     write_outputs(out_dir, translate_files(splits), manifest)
     return manifest
+
+
+def _provenance(task: str, src: Path, parts: Iterable[str]) -> dict:
+    """The manifest fields every import starts with: the task, when, and what was imported from where."""
+    return {"task": task, "created": now(),
+            "source": {"path": str(src), "files": _hash_inputs(src), "imported_parts": sorted(parts)},
+            "licence": "user-supplied (unknown)"}
 
 
 def _hash_inputs(src: Path) -> dict[str, str]:
@@ -314,10 +318,7 @@ def import_sentiment(src: str | Path, out_dir: str | Path, cv: int = 10, valid_f
         if not splits[s]:
             raise DataError(f"{src}: the {s} split would be empty ({len(unique)} unique reviews)")
     manifest = {
-        "task": "sentiment",
-        "created": now(),
-        "source": {"path": str(src), "files": _hash_inputs(src), "imported_parts": sorted(parts)},
-        "licence": "user-supplied (unknown)",
+        **_provenance("sentiment", src, parts),
         "columns": list(SENTIMENT_HEADER),
         "all_columns": list(SENTIMENT_ALL_HEADER),
         "format": FORMAT,
