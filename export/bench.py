@@ -35,7 +35,6 @@ from typing import Any
 import numpy as np
 import onnx
 import onnxruntime as ort
-from tx.bench_decode import GERMAN_SENTENCES
 
 from runtime import OnnxSentimentClassifier, OnnxTranslator
 from runtime.model_files import ModelLoadError
@@ -45,6 +44,7 @@ from runtime.timing import interleaved
 from tx import read_model_config
 from tx.files import atomic_write
 from tx.inference import SentimentAnalyzer, Translator, torch_threads
+from tx.tools.bench_decode import GERMAN_SENTENCES
 
 from .bench_stats import CaseResult, distrusted, machine_busy, summarise
 from .feeds import FIRST_PLAIN_ID
@@ -125,7 +125,7 @@ def bench_translation(model_dir: Path, threads: int, repeats: int, warmup: int, 
     if texts.rows:
         sentences, origin = [r[src_lang] for r in texts.rows], texts.origin
     else:
-        sentences, origin = GERMAN_SENTENCES, "tx.bench_decode.GERMAN_SENTENCES"
+        sentences, origin = GERMAN_SENTENCES, "tx.tools.bench_decode.GERMAN_SENTENCES"
     notes: list[str] = []
     wrappers = onnx_systems(lambda p: OnnxTranslator(model_dir, provider, p, threads), PRECISIONS, notes)
     systems: dict[str, Any] = {"torch": torch_side} | wrappers | ct2_systems(model_dir, threads, notes)

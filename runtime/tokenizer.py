@@ -13,7 +13,7 @@ one embedding, paper §3.4) and one for the reviews. Design choices, and why:
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from tokenizers import Tokenizer as HFTokenizer

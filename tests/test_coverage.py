@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 from export_fixtures import exported
 
-from export.runtime import OnnxSentimentClassifier, OnnxTranslator
-from tx.coverage import coverage, warning
+from runtime import OnnxSentimentClassifier, OnnxTranslator
+from runtime.coverage import coverage, warning
 from tx.inference import SentimentAnalyzer, Translator
 from tx.tokenizer import Tokenizer
 

@@ -33,13 +33,15 @@ from export_fixtures import (
 from onnx import numpy_helper
 
 import tx
-from export import ModelLoadError, OnnxSentimentClassifier, OnnxTranslator
 from export import __main__ as export_cli
 from export.feeds import random_inputs
 from export.onnx_export import DEFAULT_OPSET, EXAMPLE_AXES, EXPORTER
 from export.quantize import quantize_int8
 from export.report import stale_reason
-from export.spec import (
+from export.validate import check_interface, validate_graph
+from export.wrappers import run_wrapper, wrapper_for
+from runtime import ModelLoadError, OnnxSentimentClassifier, OnnxTranslator
+from runtime.spec import (
     BATCH,
     PAST,
     REPORT_FILE,
@@ -52,8 +54,6 @@ from export.spec import (
     encoder_graph,
     graphs_for,
 )
-from export.validate import check_interface, validate_graph
-from export.wrappers import run_wrapper, wrapper_for
 
 ROOT = Path(__file__).resolve().parents[1]
 KIND_OF_TASK = {"translate": "seq2seq", "sentiment": "classifier"}
@@ -283,9 +283,9 @@ def test_quantize_restores_logging_and_leaves_no_files(tmp_path, monkeypatch):
 def test_int8_greedy_translations_mostly_agree_on_a_trained_model(tmp_path):
     """A tiny model trained to memorise the sample pairs (peaked distributions, like a real one):
     fp32 ONNX translations identical to PyTorch's, int8 agreeing on nearly all of them."""
-    from export.model_files import sha256_of
     from export.onnx_export import export_graph, graph_metadata
-    from export.runtime import OnnxTranslator
+    from runtime import OnnxTranslator
+    from runtime.model_files import sha256_of
     from tx.batching import pad
     from tx.inference import Translator
     from tx.tokenizer import Tokenizer
@@ -555,7 +555,7 @@ def test_bench_translation_subset(tmp_path, capsys):
 
 
 def test_interleaved_reports_each_round_and_stops_when_progress_raises():
-    from export.bench import interleaved
+    from runtime.timing import interleaved
 
     calls, seen = [], []
     systems = {"a": lambda r: calls.append(("a", r)) or 1, "b": lambda r: calls.append(("b", r)) or 2}
@@ -598,7 +598,7 @@ def test_bench_busy_warning_discounts_its_own_threads(before, after, busy):
 
 # --- int8 scheme and its quality gate -------------------------------------------------------------------------------
 def test_vnni_is_read_from_the_cpu_flags():
-    from export.cpu import cpu_has_vnni
+    from runtime.cpu import cpu_has_vnni
 
     assert cpu_has_vnni("processor : 0\nflags : fpu sse2 avx2 avx512f avx512_vnni\n")
     assert cpu_has_vnni("flags\t\t: fpu avx2 avx_vnni\n")
@@ -607,7 +607,7 @@ def test_vnni_is_read_from_the_cpu_flags():
 
 
 def test_the_report_records_the_int8_scheme_and_the_files_their_weight_range():
-    from export.cpu import cpu_has_vnni
+    from runtime.cpu import cpu_has_vnni
 
     model_dir = exported("translate")
     report = json.loads((model_dir / "onnx" / REPORT_FILE).read_text(encoding="utf-8"))
@@ -627,7 +627,7 @@ def test_the_report_records_the_int8_scheme_and_the_files_their_weight_range():
 
 
 def test_8_bit_int8_weights_refuse_to_load_on_a_cpu_without_vnni(monkeypatch):
-    import export.model_files as model_files
+    import runtime.model_files as model_files
 
 
     model_dir = fresh_copy("sentiment", "eight-bit")
@@ -658,7 +658,7 @@ def test_8_bit_int8_weights_refuse_to_load_on_a_cpu_without_vnni(monkeypatch):
 
 @pytest.mark.parametrize("block_size", [16, 64])
 def test_blockwise_int8_makes_matmulnbits_that_load_without_vnni_and_stay_close(monkeypatch, block_size):
-    import export.model_files as model_files
+    import runtime.model_files as model_files
 
     model_dir = fresh_copy("translate", f"blockwise-{block_size}")
     onnx_dir = model_dir / "onnx"

@@ -5,8 +5,10 @@ import torch
 from conftest import tiny_classifier, tiny_seq2seq
 
 import tx
-from tx.decoding import TorchBackend, greedy
-from tx.inference import Prediction, SentimentAnalyzer, TextClassifier, TextTranslator, Translation, Translator
+from runtime.decoding import greedy, top_k_numpy
+from runtime.text import TextClassifier, TextTranslator
+from tx.decoding import TorchBackend
+from tx.inference import Prediction, SentimentAnalyzer, Translation, Translator
 from tx.tokenizer import SPECIALS, train_tokenizer
 
 GERMAN = ["Ich trinke keinen Alkohol.", "Kannst du Auto fahren?", "Das Wetter ist heute schön.",
@@ -79,7 +81,7 @@ def test_more_texts_than_one_batch(translator):
 
 def test_greedy_through_the_text_api_equals_the_search_itself(translator, tokenizer):
     [t] = translator.translate([GERMAN[4]], method="greedy", max_len=9)
-    ids = torch.tensor([[TO_EN] + tokenizer.encode(GERMAN[4]) + [tokenizer.eos_id]])
+    ids = np.array([[TO_EN] + tokenizer.encode(GERMAN[4]) + [tokenizer.eos_id]])
     [h] = greedy(TorchBackend(translator.model), ids, ids != 0, max_len=9)
     assert t.token_ids == h.tokens
 
@@ -133,7 +135,7 @@ def test_sampling_through_the_text_api_is_reproducible(translator):
 
 
 def test_attention_maps_line_up_with_the_tokens(translator):
-    out = translator.translate([GERMAN[2], "Ja."], method="beam", beam=3, max_len=7, attention=True)
+    out = translator.translate([GERMAN[2], "Ja."], method="beam", beam=3, max_len=7, attention="all")
     config = translator.model.config
     for t in out:
         s, n = len(t.src_tokens), len(t.tokens)
@@ -166,17 +168,23 @@ def test_text_translator_works_over_any_backend(tokenizer):
     class Counting:
         def __init__(self, inner):
             self.inner, self.steps = inner, 0
+            self.max_source_len, self.max_target_len = inner.max_source_len, inner.max_target_len
 
         def encode(self, src_ids, src_mask):
             return self.inner.encode(src_ids, src_mask)
 
-        def step(self, tokens, state):
+        def step(self, tokens, state, attention=False):
             self.steps += 1
-            log_probs, state = self.inner.step(tokens, state)
-            return log_probs.numpy(), state  # numpy out, as onnxruntime gives
+            return self.inner.step(tokens, state, attention)
+
+        def cross_attention(self, state):
+            return self.inner.cross_attention(state)
 
         def reorder(self, state, index):
             return self.inner.reorder(state, index)
+
+        def top_k(self, values, k):
+            return top_k_numpy(values, k)
 
         def attention(self, src_ids, src_mask, tgt_ids):
             return self.inner.attention(src_ids, src_mask, tgt_ids)

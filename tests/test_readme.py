@@ -18,22 +18,43 @@ def python_blocks() -> list[str]:
     return re.findall(r"```python\n(.*?)```", (REPO / "README.md").read_text(encoding="utf-8"), flags=re.S)
 
 
+# Runs a script with the packages a runtime-only install lacks made unimportable, then names any of them that
+# got imported anyway: the proof that serving the ONNX files needs no PyTorch (nor the training or export code).
+WITHOUT_TRAINING = """
+import runpy, sys
+BLOCKED = {"torch", "tx", "export", "onnx", "onnxscript", "sacrebleu", "streamlit"}
+
+class Blocked:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ImportError(f"{name} is not installed (blocked by the test: the runtime must not need it)")
+
+sys.meta_path.insert(0, Blocked())
+runpy.run_path(sys.argv[1], run_name="__main__")
+leaked = sorted({m.split(".")[0] for m in sys.modules} & BLOCKED)
+print("imported:", leaked)
+"""
+
+
 def run_inference_snippet(folder: Path, models_root: Path | None) -> list[str]:
-    """The README's inference snippet as a script in `folder` (not the repo); its printed lines."""
+    """The README's inference snippet as a script in `folder` (not the repo), run with torch, tx and export
+    unimportable; its printed lines."""
     [snippet] = [b for b in python_blocks() if "OnnxTranslator(" in b]
-    script = folder / "snippet.py"
+    script, runner = folder / "snippet.py", folder / "without_training.py"
     script.write_text(snippet, encoding="utf-8")
-    # PYTHONPATH empty: `import tx` must work through the editable install (`pip install -e .`), not the cwd
+    runner.write_text(WITHOUT_TRAINING, encoding="utf-8")
+    # PYTHONPATH empty: `import runtime` must work through the install (`pip install -e .`), not the cwd
     env = {k: v for k, v in os.environ.items() if k != "TX_MODELS_DIR"} | {"PYTHONPATH": ""}
     if models_root:
         env["TX_MODELS_DIR"] = str(models_root)
-    proc = subprocess.run([sys.executable, str(script)], cwd=folder, env=env, capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run([sys.executable, str(runner), str(script)], cwd=folder, env=env, capture_output=True,
+                          text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 3 and lines[0].startswith("runs on ") and "ExecutionProvider" in lines[0]
+    assert len(lines) == 4 and lines[0].startswith("runs on ") and "ExecutionProvider" in lines[0]
     assert "(confidence " in lines[1] and lines[2].startswith("{'negative': ")
-    return lines
+    assert lines[3] == "imported: []"
+    return lines[:3]
 
 
 def test_the_inference_snippet_runs_as_a_script_from_another_directory(tmp_path):

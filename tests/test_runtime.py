@@ -1,4 +1,4 @@
-"""The onnxruntime inference API (export.runtime) on the tiny exported models: same answers as the
+"""The onnxruntime inference API (runtime/) on the tiny exported models: same answers as the
 PyTorch wrappers, provider reporting on a CPU-only machine, clear load errors, thread safety,
 and odd input text."""
 from __future__ import annotations
@@ -12,8 +12,8 @@ import torch
 from export_fixtures import ENGLISH, GERMAN, REVIEWS, exported, fresh_copy
 
 import tx
-from export import ModelLoadError, OnnxSentimentClassifier, OnnxTranslator, ProviderError, providers
-from export.providers import CPU, CUDA, create_session, shared_session
+from runtime import ModelLoadError, OnnxSentimentClassifier, OnnxTranslator, ProviderError, providers
+from runtime.providers import CPU, CUDA, create_session, shared_session
 from tx.inference import Prediction, SentimentAnalyzer, Translation, Translator
 from tx.tokenizer import train_tokenizer
 
@@ -90,8 +90,8 @@ def test_io_binding_path_equals_plain_runs(reference):
 
 
 def test_translation_attention_equals_pytorch(translator, reference):
-    got = translator.translate(GERMAN[:4], method="beam", max_len=10, attention=True)
-    want = reference.translate(GERMAN[:4], method="beam", max_len=10, attention=True)
+    got = translator.translate(GERMAN[:4], method="beam", max_len=10, attention="all")
+    want = reference.translate(GERMAN[:4], method="beam", max_len=10, attention="all")
     for g, w in zip(got, want, strict=True):
         assert g.token_ids == w.token_ids
         s, t = len(g.src_tokens), len(g.tokens)
@@ -120,7 +120,7 @@ def test_classifier_equals_pytorch(classifier, analyzer):
 def test_int8_runs_beam_search_with_attention_and_classifies(translator, classifier):
     int8 = OnnxTranslator(exported("translate"), provider="cpu", precision="int8")
     assert int8.precision == "int8" and int8.provider == CPU
-    beams = int8.translate(GERMAN[:3], method="beam", max_len=8, attention=True)
+    beams = int8.translate(GERMAN[:3], method="beam", max_len=8, attention="all")
     assert all(1 <= len(t.token_ids) <= 8 and t.attention["cross"][0].shape[-1] == len(t.src_tokens) for t in beams)
     int8_classifier = OnnxSentimentClassifier(exported("sentiment"), provider="cpu", precision="int8")
     got, want = int8_classifier.classify(REVIEW_TEXTS), classifier.classify(REVIEW_TEXTS)
@@ -190,43 +190,13 @@ def test_sessions_are_shared_and_threads_configurable():
 def test_idle_intra_op_threads_spin_briefly_then_sleep():
     """Unbounded spinning cost 26-29% under load and 1.6-3x on a quiet 2-core box; never spinning cost every op a
     wake-up; 100 µs measured best (export/providers.py)."""
-    from export.providers import SPIN_US, session_options
+    from runtime.providers import SPIN_US, session_options
 
     assert SPIN_US == 100
     for threads in (None, 1, 2):
         options = session_options(threads)
         assert options.get_session_config_entry("session.intra_op.allow_spinning") == "1"
         assert options.get_session_config_entry("session.intra_op.spin_duration_us") == "100"
-
-
-def test_onnx_searches_run_torch_single_threaded_and_restore_the_count(monkeypatch):
-    """The search's torch ops (topk, argmax) on one thread while onnxruntime's pool holds the cores; the caller's
-    own torch thread count comes back afterwards, also when the search raises."""
-    import torch
-
-    from export import OnnxTranslator
-    from tx.inference import TextTranslator
-
-    translator = OnnxTranslator(exported("translate"), provider="cpu")
-    seen = []
-
-    def spy(self, *args, **kwargs):
-        seen.append(torch.get_num_threads())
-        if kwargs.get("method", args[2] if len(args) > 2 else None) == "sample":
-            raise RuntimeError("boom")
-        return real(self, *args, **kwargs)
-
-    real = TextTranslator.search
-    monkeypatch.setattr(TextTranslator, "search", spy)
-    previous = torch.get_num_threads()
-    torch.set_num_threads(2)
-    try:
-        assert translator.translate(["Guten Morgen"], method="greedy")[0].token_ids
-        with pytest.raises(RuntimeError, match="boom"):
-            translator.translate(["Guten Morgen"], method="sample")
-        assert seen == [1, 1] and torch.get_num_threads() == 2
-    finally:
-        torch.set_num_threads(previous)
 
 
 # --- load errors ---------------------------------------------------------------------------------------------------
@@ -364,8 +334,8 @@ def test_ten_thousand_characters_are_truncated_and_flagged(translator, classifie
 
 def test_emoji_cjk_and_control_characters_never_crash(translator, reference, classifier, analyzer):
     for method in ("greedy", "beam"):
-        got = translator.translate(ODD_TEXTS, method=method, max_len=6, attention=True)
-        assert_same_translations(got, reference.translate(ODD_TEXTS, method=method, max_len=6, attention=True))
+        got = translator.translate(ODD_TEXTS, method=method, max_len=6, attention="all")
+        assert_same_translations(got, reference.translate(ODD_TEXTS, method=method, max_len=6, attention="all"))
         for t in got:
             assert t.src_tokens[0] == "<2en>" and t.src_tokens[-1] == "</s>" and 1 <= len(t.token_ids) <= 6
             assert all(np.isfinite(w).all() for ws in t.attention.values() for w in ws)
@@ -380,11 +350,11 @@ def teacher_forced(translator: OnnxTranslator, text: str, src: str, tgt: str, to
     """The log-probs (T, V) the translator's decoder gives at each step when fed <s> + tokens[:-1]."""
     ids, _ = translator.source_ids(text, tgt)
     backend = translator.backend
-    state = backend.encode(torch.tensor([ids]), torch.ones(1, len(ids), dtype=torch.bool))
+    state = backend.encode(np.array([ids]), np.ones((1, len(ids)), dtype=bool))
     rows = []
     for token in [translator.tokenizer.bos_id, *tokens[:-1]]:
-        log_probs, state = backend.step(torch.tensor([token]), state)
-        rows.append(log_probs[0].numpy())
+        log_probs, state = backend.step(np.array([token]), state)
+        rows.append(log_probs[0])
     return np.stack(rows)
 
 
@@ -416,12 +386,13 @@ def test_cross_attention_from_the_search_equals_the_explain_pass(translator, met
     """attention="cross" (what the Translate page asks for: one search, no second pass) gives the same maps as
     the teacher-forced explain graphs, and the same text, confidence and maps as PyTorch."""
     recorded = translator.translate(GERMAN[:4], method=method, max_len=12, attention="cross")
-    explained = translator.translate(GERMAN[:4], method=method, max_len=12, attention=True)
+    explained = translator.translate(GERMAN[:4], method=method, max_len=12, attention="all")
     reference = Translator.from_dir(exported("translate")).translate(GERMAN[:4], method=method, max_len=12,
                                                                      attention="cross")
     for got, want, ref in zip(recorded, explained, reference, strict=True):
         assert got.token_ids == want.token_ids == ref.token_ids
-        assert set(got.attention) == {"cross"}
+        assert set(got.attention) == {"encoder", "self", "cross"} and got.attention["encoder"] is None \
+            and got.attention["self"] is None  # the same keys whatever is asked; only "cross" recorded
         for a, b, c in zip(got.attention["cross"], want.attention["cross"], ref.attention["cross"], strict=True):
             assert a.shape == b.shape == (4, len(got.tokens), len(got.src_tokens))
             np.testing.assert_allclose(a, b, rtol=0, atol=1e-5)

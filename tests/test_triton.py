@@ -12,7 +12,7 @@ import pytest
 from export_fixtures import exported, fresh_copy
 
 from export import triton
-from export.spec import BATCH
+from runtime.spec import BATCH
 
 ONNX_TO_TRITON = {onnx.TensorProto.FLOAT: "TYPE_FP32", onnx.TensorProto.INT64: "TYPE_INT64",
                   onnx.TensorProto.BOOL: "TYPE_BOOL"}
