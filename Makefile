@@ -11,7 +11,6 @@ $(VENV)/.runtime: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements.txt
-	$(PY) -m pip install -q --no-deps -e .
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt requirements-data.txt
