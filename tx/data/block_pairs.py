@@ -81,7 +81,8 @@ def block_pairs(de: str, en: str, stats: Counter, align_stats: AlignStats,
 
 
 def finish_stats(stats: Counter, align_stats: AlignStats, out: dict[str, int] | None) -> None:
-    """Copy the counters into the caller's dict; the aligner's under an "align_" prefix."""
+    """Copy a reader's counters into the caller's dict (every documentation and catalog reader ends with this);
+    the aligner's under an "align_" prefix."""
     if out is None:
         return
     out.update(stats)

@@ -4,11 +4,7 @@ Sources (Debian bookworm): the Debian Reference, the Debian FAQ, the New Maintai
 manual (DocBook XSL), the Developer's Reference (Sphinx), the KiCad manuals (Asciidoctor), one package per
 language, and the Debian Administrator's Handbook (Publican, every language in one package). All are translated
 paragraph by paragraph through PO files (po4a, Sphinx gettext, Publican), so both editions are the same
-document with each paragraph replaced by its translation. KiCad's German manuals are mostly untranslated
-paragraphs (dropped below), so they give few pairs. Looked at and left out: LilyPond (`lilypond-doc-html-de`):
-its German texinfo is translated by hand and lags behind: three quarters of its blocks sit in sections whose
-structure differs from the English one, and even where the structure agrees a paragraph can translate an older
-English text (snippet descriptions), which no structural check can see.
+document with each paragraph replaced by its translation. (Which manuals were left out, and why: docs/corpus.md.)
 
 Format: static HTML pages, one file per chapter or section; the German edition names its files
 `<name>.de.html` or keeps them in a `de/` (`de-DE/`) folder, the English one `<name>.en.html` or `<name>.html`.
@@ -16,23 +12,21 @@ Format: static HTML pages, one file per chapter or section; the German edition n
 ("debian-reference/ch02.html"), identical for both languages. Pages that repeat others (the Developer's
 Reference as one page, the Debian Edu manual of the previous release) are not read.
 
-Blocks: the text of every p, h1-h6, li, dt, dd, td, th, caption element (plus Asciidoctor's <div class="title">
-captions and Publican's <div class="para"> paragraphs), in document order. Inline markup (<code>, <em>, <a>)
-gives its text, so command names inside prose stay; a block nested in another block owns its text. Listings
-(<pre>), <head> (its <title> repeats the <h1>), scripts, navigation bars, tables of contents, footnote markers
-("[82]") and Sphinx's "¶" permalinks give nothing. A heading's or caption's leading number ("3.4.1. ",
-"Tabelle 6.7. " / "Table 6.7. ") is dropped where both editions carry the same one.
+Blocks: those of `html_blocks` (plus Asciidoctor's <div class="title"> captions and Publican's <div
+class="para"> paragraphs); inline markup gives its text, so command names inside prose stay. Listings (<pre>),
+<head> (its <title> repeats the <h1>), scripts, navigation bars, tables of contents, footnote markers ("[82]")
+and Sphinx's "¶" permalinks give nothing. A heading's or caption's leading number ("3.4.1. ", "Tabelle 6.7. " /
+"Table 6.7. ") is dropped where both editions carry the same one.
 
 Pairing rule: pages by relative path; blocks by position inside anchored sections. Element ids (`id`, and
 `name` on <a>) that occur once on each page cut both pages into sections. Ids the generator numbers as it walks
 the document ("idm235", "id3") are not used: the translated page has other nodes, so the same number can name
-a different element there (seen in the Debian Edu manual). Of the rest, only ids in the same order on both
-sides are used (a longest increasing subsequence): some are made from translated titles. Inside a section the
-blocks pair one-to-one when the two sequences of block tags agree exactly. A section whose tag sequences
-differ is skipped whole and counted (`sections_mismatched`, `blocks_in_mismatched_sections`): tags cannot show
-where the editions diverge (an extra <p> shifts every later <p> and the next tag still agrees), so pairing a
-prefix could pair wrong paragraphs; the anchors keep the loss to one section. In the packages read, the
-mismatched sections are the translators' credits that only the German edition has.
+a different element there. Of the rest, only ids in the same order on both sides are used (a longest increasing
+subsequence): some are made from translated titles. Inside a section the blocks pair one-to-one when the two
+sequences of block tags agree exactly. A section whose tag sequences differ is skipped whole and counted
+(`sections_mismatched`, `blocks_in_mismatched_sections`): tags cannot show where the editions diverge (an extra
+<p> shifts every later <p> and the next tag still agrees), so pairing a prefix could pair wrong paragraphs; the
+anchors keep the loss to one section.
 
 Dropped per block pair (counted by reason): empty on either side, no letter on either side (numbers, markup
 remnants), identical on both sides up to case and spaces (untranslated paragraphs, package names, commands).
@@ -50,6 +44,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from .align import AlignStats, align_block
+from .block_pairs import finish_stats
 from .debpkg import iter_deb_files
 from .documents import Block, Page
 from .html_blocks import Attrs, parse_html
@@ -285,6 +280,4 @@ def read_pairs(files: Mapping[str, Path], stats: dict[str, int] | None = None,
         for manual in manuals:
             yield from manual_pairs(manual, files, counts, align_stats)
     finally:
-        if stats is not None:
-            stats.update(counts)
-            stats.update({f"align_{k}": v for k, v in vars(align_stats).items()})
+        finish_stats(counts, align_stats, stats)

@@ -2,33 +2,19 @@
 
 Sources (Debian bookworm): `gnome-user-docs` (the desktop help and the system administrators' guide),
 `gnome-devel-docs` (the HIG, the platform overview, the developer demos and guidelines) and application packages
-that ship their own help (evolution, evince, orca, gnome-terminal, ...; see SOURCES). Each package holds every
-language of its help: /usr/share/help/C/<doc>/ is the English original, /usr/share/help/de/<doc>/ the German
-edition. Only C and de are read. The 20 packages are the best of ~60 surveyed by pairs per download MB (47 MB in
-all); left out: packages whose help has no German edition (gnome-maps, gnome-contacts, gnome-disk-utility, ...),
-help too small for its package (the games with large artwork, zenity, gnote, geary), and eog, whose pinned build
-is served only from the security archive, which the fallback download URL cannot reach.
+that ship their own help (evolution, evince, orca, gnome-terminal, ...; see SOURCES, and docs/corpus.md for how
+they were chosen). Each package holds every language of its help: /usr/share/help/C/<doc>/ is the English
+original, /usr/share/help/de/<doc>/ the German edition. Only C and de are read.
 
 Format: the German edition is made by itstool at build time from the English sources and the translators' PO
 file: every translatable unit (a title, a paragraph, a list item's paragraph, a table cell's paragraph) is
 replaced by its msgstr, so both files have the same XML structure. A unit without a translation keeps its English
-text (such blocks are dropped below). Mallard topics are `*.page` (namespace http://projectmallard.org/1.0/,
-plus the if:, its:, ui: helpers); DocBook 4 manuals are `index.docbook` plus the `*.xml` files it pulls in.
-Pages are parsed with xml.etree: entities from the DocBook DTD (which is never loaded) come from the HTML entity
-table, entities declared in a document's internal subset are expanded by expat, and external entities
-(`<!ENTITY gad SYSTEM "gad.xml">`) are expanded from the same folder before parsing: itstool writes the German
-edition of such a manual as one file, while the English one stays split.
+text (such blocks are dropped below). Pages are read by `xml_blocks`; the files of the page's folder (same
+language) go with it, since itstool writes the German edition of a manual split by external entities as one
+file, while the English one stays split.
 
-Blocks: Mallard <title>, <subtitle>, <desc>, <p>; DocBook <title>, <para>, <simpara>, <term>, <entry>, ...
-(`Dialect.blocks`), in document order. Inline markup gives its text (<gui>, <key>, <link>, <em>, <cmd>, inline
-<code>), with the separators a renderer draws: "Ctrl+Q" for <keyseq>/<keycombo>, "Files ▸ Open" for
-<guiseq>/<menuchoice>. A block nested in another (a DocBook footnote in a paragraph) owns its text. Nothing comes
-from: listings (<screen>, <programlisting>, a <code> outside any paragraph), <media> outside a paragraph, editorial
-<comment>/<remark>, index terms, XIncludes, and page metadata (<info> and DocBook's *info: credits, revisions,
-licence) except its titles, <desc> and <abstract>. Inside a paragraph a <media> gives its fallback text ("settings"
-for a gear icon), or nothing when it sits beside its label (<gui><media/> Wi-Fi</gui>). Text the renderer makes up
-leaves the mark AUTOTEXT: a link filled in with its target's title (`<link xref="x"/>`, `<xref linkend="x"/>`), an
-image standing for a word ("bars above it (<media/>)"). A sentence holding it is dropped, the rest of its block kept.
+Blocks: those of `xml_blocks`. Text the renderer makes up (a link filled in with its target's title, an image
+standing for a word) leaves the mark AUTOTEXT: a sentence holding it is dropped, the rest of its block kept.
 
 Pairing rule: files by path (C/<doc>/x.page <-> de/<doc>/x.page); the document id is "gnome-help/<doc>/<path>"
 for both. Blocks by position: every block has a shape (its tag and its parent's tag, "item/p"), and when the
@@ -52,6 +38,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from .align import AlignStats, align_block
+from .block_pairs import finish_stats
 from .debpkg import iter_deb_files
 from .documents import Block, Page
 from .io import DataError, normalize
@@ -153,7 +140,7 @@ def _parse(content: bytes, siblings: Mapping[str, bytes], where: str, stats: Cou
         return parse_page(content, siblings)
     except (ET.ParseError, UnicodeDecodeError):
         stats["files_unparsable"] += 1
-        stats[f"files_unparsable.{where}"] += 1  # the manifest names the page (none in the packages read)
+        stats[f"files_unparsable.{where}"] += 1  # the manifest names the page
         return None
 
 
@@ -198,6 +185,4 @@ def read_pairs(files: Mapping[str, Path], stats: dict[str, int] | None = None,
                                 f"run `python -m tx.data fetch --only {key}`")
             yield from package_pairs(key, Path(files[key]), counts, align_stats)
     finally:
-        if stats is not None:
-            stats.update(counts)
-            stats.update({f"align_{k}": v for k, v in vars(align_stats).items()})
+        finish_stats(counts, align_stats, stats)
