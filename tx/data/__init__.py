@@ -6,9 +6,13 @@
     python -m tx.data import-sentiment SRC --out DIR    # your own labelled reviews, same layout
 
 One module per job: `sources` (the pinned table and the fetcher), `debpkg` (reading .deb files), one reader
-per source (`ding`, `libreoffice_help`, `gimp_help`, `debian_docs`, `catalogs`, `rotten_tomatoes`), `align`
-(sentence alignment inside aligned blocks), `filters`, `splits`, `translate` and `sentiment` (the task
-builders), `importers` (your data), `io` (the file contract), `cli`.
+per source (`ding`, `libreoffice_help`, `gimp_help`, `debian_docs`, `gnome_help`, `catalogs`,
+`rotten_tomatoes`); what the documentation readers share: `documents` (a page of text blocks), `html_blocks`
+and `xml_blocks` (HTML, Mallard/DocBook -> blocks), `help_packages` (the pages two help packages both hold),
+`block_pairs` (a block pair -> clean sentence pairs), `align` (sentence alignment inside aligned blocks); for
+the catalogs: `gettext_format` (.po/.mo parsing) and `catalog_text` (an entry -> clean texts); `filters`,
+`splits`, `translate`, `sentiment` and `pretrain` (the task builders), `importers` (your data), `io` (the file
+contract), `cli`.
 
 The processed layout is the contract with the trainer (read it back with `read_tsv`):
 - translate/{train,valid,test,docs_valid,docs_test}.tsv: header `de<TAB>en<TAB>kind<TAB>source`,

@@ -9,14 +9,14 @@ Pairing rule: (page path relative to the language folder, block index), where th
 <li>, <td>, <th>, <dt>, <dd> and <pre> elements of the page outside the navigation header and footer (which name
 the neighbouring pages). A page is paired only when both languages have the same tag sequence of blocks; pages
 where the English manual has paragraphs the German one lacks (a newer English text) are skipped and counted
-(files_block_mismatch; 29 of 685 in 2.10.34).
+(files_block_mismatch).
 
-Text: inline markup (<span class="guimenu">, <a>, <code>, <strong>) contributes its text, entities are
-decoded, a block nested in another (<p> in <li>/<td>) owns its text (see libreoffice_help, whose block
-extraction and drop rules this reader shares). The DocBook label both languages share ("4.4.1. " before a
-section title, "Figure 14.127." / "Abbildung 14.127." before a caption) is generated, not translated, and is
-cut off when it carries the same number on both sides (a section number on one side only goes too).
-Untranslated paragraphs (the German page shows the English text) are dropped as identical.
+Text: the blocks of `html_blocks` (inline markup such as <span class="guimenu"> gives its text, a block nested
+in another owns its text), with the drop rules of `block_pairs`, as for LibreOffice's help. The DocBook label
+both languages share ("4.4.1. " before a section title, "Figure 14.127." / "Abbildung 14.127." before a
+caption) is generated, not translated, and is cut off when it carries the same number on both sides (a section
+number on one side only goes too). Untranslated paragraphs (the German page shows the English text) are dropped
+as identical.
 """
 from __future__ import annotations
 

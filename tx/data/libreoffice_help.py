@@ -9,18 +9,15 @@ boxes, code listings, titles of linked pages), but emits them in the same order 
 
 Pairing rule: (page path relative to the language folder, element id, n-th element with that id on the page:
 a page may embed the same paragraph twice, once per OS variant); the elements without id by their position
-among those, only where both pages have the same tag sequence of them (all 2561 pages but 6 in 7.4.7).
+among those, only where both pages have the same tag sequence of them (nearly all do).
 No sentence heuristic is needed at that level; inside a paired paragraph the sentences are aligned by
 `align.align_block`. Page chrome (header, search box, debug footer) is skipped.
 
-Markup: inline elements (<span class="emph">, <a>, <code>, ...) contribute their text; entities are decoded
-by the parser (html.unescape rules). An inline OS switch (<span class="switchinline">) holds one hidden
-<span> per variant ("Command" for macOS, "Ctrl" by default): only the default variant is kept, otherwise the
-text would read "CommandCtrl+Z". A block nested in another block (a <p> inside a <td>) owns its text: the
-outer block gets only the text outside it, so nothing is paired twice.
-
-The block extraction and the drop rules (`html_blocks`, `block_pairs`) are shared with `gimp_help`, whose
-help is the same kind of HTML paired by position instead of id.
+Markup: the blocks of `html_blocks` (inline elements such as <span class="emph"> give their text, a block
+nested in another owns its text), with the drop rules of `block_pairs`, as for GIMP's help, which is the same
+kind of HTML paired by position instead of id. An inline OS switch (<span class="switchinline">) holds one
+hidden <span> per variant ("Command" for macOS, "Ctrl" by default): only the default variant is kept, otherwise
+the text would read "CommandCtrl+Z".
 """
 from __future__ import annotations
 
