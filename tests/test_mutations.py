@@ -1,8 +1,8 @@
 """Each wrong training recipe an independent review planted must fail a fast test.
 
-Every mutation below is applied to a copy of `tx/` (the working tree is never touched) and the fast
-recipe tests run against the copy in a subprocess; the mutation must make the tests named
-beside it fail. The unmutated copy must pass, so a failure is the mutation's doing.
+Every mutation below is applied to a copy of `tx/` (with `runtime/`, which it imports; the working tree is
+never touched) and the fast recipe tests run against the copy in a subprocess; the mutation must make the
+tests named beside it fail. The unmutated copy must pass, so a failure is the mutation's doing.
 """
 from __future__ import annotations
 
@@ -70,7 +70,8 @@ MUTATIONS["all at once"] = (
 
 
 def mutated_copy(root: Path, edits: list[tuple[str, str, str]]) -> Path:
-    shutil.copytree(REPO / "tx", root / "tx", ignore=shutil.ignore_patterns("__pycache__"))
+    for package in ("tx", "runtime"):
+        shutil.copytree(REPO / package, root / package, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "tests", root / "tests", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
     for file, text, replacement in edits:

@@ -27,8 +27,9 @@ PRETRAIN_TEXTS = [f"the {a} {thing} was {b} and the {c} was {d}" for a, b, c, d,
     ["old", "new", "long", "short", "odd"] * 12, ["fun", "slow", "warm", "dull", "sharp", "bland"] * 10,
     ["cast", "plot", "score", "script"] * 15, ["good", "bad", "fine"] * 20, ["film", "movie", "story"] * 20,
     strict=True)]
-TINY = ["d_model=16", "n_heads=2", "n_layers=2", "d_ff=32", "max_len=32", "vocab_size=120", "batch_tokens=120",
-        "warmup_steps=2", "threads=1", "log_every=1", "eval_every=2", "mix="]
+TINY = ["model.d_model=16", "model.n_heads=2", "model.n_layers=2", "model.d_ff=32", "model.max_len=32",
+        "model.vocab_size=120", "batch_tokens=120", "warmup_steps=2", "threads=1", "log_every=1", "eval_every=2",
+        "mix="]
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +50,8 @@ def pretrained(pretrain_data, tmp_path_factory) -> Path:
 
 
 def tiny_task(pretrain_data: Path, **kw) -> PretrainTask:
-    config = PretrainConfig(data_dir=str(pretrain_data), out_dir="unused", vocab_size=120, d_model=16, n_heads=2,
-                            n_layers=1, d_ff=32, max_len=32, batch_tokens=4000, mix="", **kw)
+    model = MaskedLMConfig(vocab_size=120, d_model=16, n_heads=2, n_layers=1, d_ff=32, max_len=32)
+    config = PretrainConfig(data_dir=str(pretrain_data), out_dir="unused", batch_tokens=4000, mix="", model=model, **kw)
     return PretrainTask(config, quiet=True)
 
 
@@ -122,7 +123,7 @@ def test_pretrain_run_writes_a_masked_lm_with_a_mask_token(pretrained):
 
 def test_pretrain_resume_equals_a_straight_run(pretrain_data, tmp_path):
     def run(out: Path, steps: int) -> None:
-        sets = [*TINY, f"data_dir={pretrain_data}", f"out_dir={out}", f"max_steps={steps}", "dropout=0.3"]
+        sets = [*TINY, f"data_dir={pretrain_data}", f"out_dir={out}", f"max_steps={steps}", "model.dropout=0.3"]
         assert tx_train.main(["pretrain", *(x for s in sets for x in ("--set", s))]) == 0
 
     run(tmp_path / "straight", 6)
@@ -138,7 +139,7 @@ def test_sentiment_init_from_a_pretrained_masked_lm(pretrained, tmp_path):
     data = make_sentiment_data(tmp_path)
     source = load_model_dir(pretrained / "model", "mlm")
     config = SentimentConfig(data_dir=str(data), out_dir=str(tmp_path / "run"), init_from=str(pretrained / "model"),
-                             n_layers=1, dropout=0.0)
+                             model={"n_layers": 1, "dropout": 0.0})
     task = SentimentTask(config, quiet=True)
     model = task.build_model()
     assert task.tokenizer.to_str() == (pretrained / "model" / "tokenizer.json").read_text(encoding="utf-8")
@@ -226,9 +227,9 @@ def test_trained_classifier_ships_with_its_temperature_and_labels_unchanged(tmp_
     from tx.inference import SentimentAnalyzer
 
     data = make_sentiment_data(tmp_path)
-    sets = ["d_model=16", "n_heads=2", "n_layers=1", "d_ff=32", "max_len=32", "vocab_size=120",
-            "batch_tokens=120", "warmup_steps=2", "threads=1", f"data_dir={data}", f"out_dir={tmp_path / 'run'}",
-            "max_steps=12", "eval_every=6", "lr=0.01"]
+    sets = ["model.d_model=16", "model.n_heads=2", "model.n_layers=1", "model.d_ff=32", "model.max_len=32",
+            "model.vocab_size=120", "batch_tokens=120", "warmup_steps=2", "threads=1", f"data_dir={data}",
+            f"out_dir={tmp_path / 'run'}", "max_steps=12", "eval_every=6", "lr=0.01"]
     assert tx_train.main(["sentiment", *(x for s in sets for x in ("--set", s))]) == 0
     model_dir = tmp_path / "run" / "model"
     temperature = read_model_config(model_dir)["config"]["temperature"]

@@ -110,7 +110,7 @@ def paper_lr(step: int, d_model: int, warmup: int) -> float:
 
 
 def test_adam_hyper_parameters_are_the_papers(tmp_path):
-    trainer = Trainer(TrainConfig(out_dir=str(tmp_path)), tiny_classifier(), OneBatchTask(), {}, quiet=True)
+    trainer = Trainer(TrainConfig(out_dir=str(tmp_path)), tiny_classifier(), OneBatchTask(), quiet=True)
     assert isinstance(trainer.optimizer, torch.optim.Adam)
     group = trainer.optimizer.param_groups[0]
     assert group["betas"] == (0.9, 0.98)
@@ -123,7 +123,7 @@ def test_learning_rate_follows_the_papers_formula_at_every_step(tmp_path, warmup
     d_model = 512
     # With peak lr = (d_model · warmup)^-0.5 our schedule is the paper's formula exactly.
     config = TrainConfig(out_dir=str(tmp_path), lr=(d_model * warmup) ** -0.5, warmup_steps=warmup)
-    trainer = Trainer(config, tiny_classifier(), OneBatchTask(), {}, quiet=True)
+    trainer = Trainer(config, tiny_classifier(), OneBatchTask(), quiet=True)
     steps = sorted({1, 2, warmup // 2, warmup - 1, warmup, warmup + 1, 2 * warmup, 10 * warmup, 100 * warmup})
     seen = {}
     for step in range(1, max(steps) + 1):
@@ -137,7 +137,7 @@ def test_learning_rate_follows_the_papers_formula_at_every_step(tmp_path, warmup
 def test_training_steps_use_the_scheduled_rate_and_clip(tmp_path):
     warmup = 4
     config = TrainConfig(out_dir=str(tmp_path), lr=0.01, warmup_steps=warmup, clip_grad=0.5)
-    trainer = Trainer(config, tiny_classifier(dropout=0.0), OneBatchTask(), {}, quiet=True)
+    trainer = Trainer(config, tiny_classifier(dropout=0.0), OneBatchTask(), quiet=True)
     for step in range(1, 8):
         assert trainer.optimizer.param_groups[0]["lr"] == pytest.approx(0.01 * min(step / warmup,
                                                                                    math.sqrt(warmup / step)))
@@ -194,7 +194,7 @@ def test_classifier_loss_is_label_smoothed_by_hand():
 def test_recipe_defaults_are_the_papers():
     """ε_ls = 0.1 and P_drop = 0.1 for the translator (paper §5.4); the MLM loss is not smoothed."""
     assert TrainConfig().label_smoothing == 0.1
-    assert TranslateConfig().label_smoothing == 0.1 and TranslateConfig().dropout == 0.1
+    assert TranslateConfig().label_smoothing == 0.1 and TranslateConfig().model.dropout == 0.1
     assert SentimentConfig().label_smoothing == 0.1
     assert PretrainConfig().label_smoothing == 0.0
     assert TrainConfig().clip_grad > 0

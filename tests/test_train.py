@@ -19,6 +19,7 @@ import statistics
 import subprocess
 import sys
 from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -91,11 +92,11 @@ def make_sentiment_data(root: Path) -> Path:
 
 
 # Tiny models; a small token budget so an epoch has several batches.
-TINY = {"translate": ["d_model=16", "n_heads=2", "n_layers=1", "n_decoder_layers=1", "d_ff=32", "max_len=32",
-                      "max_src_len=24", "vocab_size=120", "batch_tokens=160", "eval_sentences=4", "warmup_steps=2",
-                      "average_last=0", "threads=1", "log_every=1"],
-        "sentiment": ["d_model=16", "n_heads=2", "n_layers=1", "d_ff=32", "max_len=32", "vocab_size=120",
-                      "batch_tokens=120", "warmup_steps=2", "patience=0", "threads=1", "log_every=1"]}
+SHAPE = ["model.d_model=16", "model.n_heads=2", "model.n_layers=1", "model.d_ff=32", "model.max_len=32",
+         "model.vocab_size=120"]
+TINY = {"translate": [*SHAPE, "model.n_decoder_layers=1", "max_src_len=24", "batch_tokens=160", "eval_sentences=4",
+                      "warmup_steps=2", "average_last=0", "threads=1", "log_every=1"],
+        "sentiment": [*SHAPE, "batch_tokens=120", "warmup_steps=2", "patience=0", "threads=1", "log_every=1"]}
 
 
 def train_args(task: str, data: Path, out: Path, *extra: str) -> list[str]:
@@ -174,7 +175,7 @@ def test_resume_gives_the_same_weights_as_a_straight_run(task, data_root, tmp_pa
     Dropout is on (so the restored RNG state matters); with several batches per epoch the split at
     step 4 falls inside an epoch, and the run crosses an epoch boundary (batch order per epoch)."""
     data = data_root / task
-    common = ("dropout=0.3", "eval_every=4", "lr=0.003")
+    common = ("model.dropout=0.3", "eval_every=4", "lr=0.003")
     run_train(task, data, tmp_path / "straight", "max_steps=8", *common)
     run_train(task, data, tmp_path / "split", "max_steps=4", *common)
     first_half = load_checkpoint(tmp_path / "split" / "last.pt")
@@ -199,11 +200,15 @@ def test_resume_gives_the_same_weights_as_a_straight_run(task, data_root, tmp_pa
 # --- settings: --set and --config -----------------------------------------------------------------------------------
 @pytest.mark.parametrize(("setting", "message"), [
     ("bogus=1", "unknown setting 'bogus'"),
-    ("d_model=abc", "d_model is int: 'abc' is not a number"),
-    ("d_model=1.5", "d_model is int"),
+    ("model.bogus=1", "unknown setting 'model.bogus'"),
+    ("d_model=64", "unknown setting 'd_model' (did you mean model.d_model?)"),
+    ("model.d_model=abc", "model.d_model is int: 'abc' is not a number"),
+    ("model.d_model=1.5", "model.d_model is int"),
+    ("model.n_heads=3", "d_model=256 is not divisible by n_heads=3"),
     ("lr=fast", "lr is float"),
     ("use_phrases=maybe", "use_phrases is a bool"),
-    ("d_model", "--set takes key=value"),
+    ("model.pre_norm=maybe", "model.pre_norm is a bool"),
+    ("model.d_model", "--set takes key=value"),
 ])
 def test_bad_set_is_a_clear_error_with_exit_code_2(setting, message, tmp_path, capsys):
     # data_dir points nowhere: were the setting wrongly accepted, the run fails fast instead of training
@@ -215,18 +220,41 @@ def test_bad_set_is_a_clear_error_with_exit_code_2(setting, message, tmp_path, c
 
 
 def test_set_parses_each_type():
-    config = tx_train.make_config("translate", None, ["use_phrases=false", "pre_norm=YES", "d_model=64",
-                                                      "warmup_steps=1e3", "lr=2e-4", "out_dir=runs/x"], False)
-    assert (config.use_phrases, config.pre_norm) == (False, True)
-    assert (config.d_model, config.warmup_steps, config.lr, config.out_dir) == (64, 1000, 2e-4, "runs/x")
-    assert type(config.d_model) is int and type(config.warmup_steps) is int and type(config.lr) is float
-    assert tx_train.make_config("sentiment", None, ["max_time=90"], False).max_time == 90.0
+    config, _ = tx_train.make_config("translate", None, ["use_phrases=false", "model.pre_norm=YES", "model.d_model=64",
+                                                         "warmup_steps=1e3", "lr=2e-4", "out_dir=runs/x"])
+    assert (config.use_phrases, config.model.pre_norm) == (False, True)
+    assert (config.model.d_model, config.warmup_steps, config.lr, config.out_dir) == (64, 1000, 2e-4, "runs/x")
+    assert type(config.model.d_model) is int and type(config.warmup_steps) is int and type(config.lr) is float
+    assert tx_train.make_config("sentiment", None, ["max_time=90"])[0].max_time == 90.0
+    none, _ = tx_train.make_config("translate", None, ["model.n_decoder_layers=none", "model.n_layers=2"])
+    assert (none.model.n_layers, none.model.n_decoder_layers) == (2, 2)  # None: as many as the encoder's
+
+
+def test_model_settings_keep_the_runs_defaults_and_derived_fields_follow():
+    """The run's model defaults (vocab 10k, 3 decoder layers) stay under a partial setting; the target vocabulary,
+    derived from vocab_size, follows a new vocab_size; the run config rebuilds from its asdict (checkpoints)."""
+    config, _ = tx_train.make_config("translate", None, ["model.vocab_size=16000", "model.n_layers=6"])
+    assert (config.model.vocab_size, config.model.tgt_vocab_size) == (16000, 16000)
+    assert (config.model.n_layers, config.model.n_decoder_layers, config.model.d_model) == (6, 3, 256)
+    assert type(config).__name__ == "TranslateConfig" and type(config)(**asdict(config)) == config
+    assert tx_train.make_config("translate", None, [])[0].model.vocab_size == 10000
+    assert tx_train.make_config("sentiment", None, [])[0].model.dropout == 0.3
+
+
+def test_list_prints_every_setting_with_its_default(capsys):
+    assert tx_train.main(["sentiment", "--list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "lr = 0.0005" in out and "model.d_model = 128" in out and "model.pooling = 'mean'" in out
 
 
 @pytest.mark.parametrize(("values", "message"), [
-    ({"d_model": "big"}, "d_model must be int"),
-    ({"d_model": 256.0}, "d_model must be int"),
-    ({"d_model": True}, "d_model must be int"),
+    ({"model": {"d_model": "big"}}, "model.d_model must be int"),
+    ({"model": {"d_model": 256.0}}, "model.d_model must be int"),
+    ({"model": {"d_model": True}}, "model.d_model must be int"),
+    ({"model": {"n_decoder_layers": "2"}}, "model.n_decoder_layers must be int or None"),
+    ({"model": {"nope": 1}}, "unknown settings ['model.nope']"),
+    ({"model": 512}, "model must be an object of settings"),
+    ({"d_model": 512}, "unknown settings ['d_model'] (did you mean model.d_model?)"),
     ({"use_phrases": 1}, "use_phrases must be bool"),
     ({"lr": "0.001"}, "lr must be float"),
     ({"nope": 3}, "unknown settings ['nope']"),
@@ -242,12 +270,20 @@ def test_config_file_with_a_wrong_type_exits_2(values, message, tmp_path, capsys
 
 def test_config_file_then_set_on_top(tmp_path, capsys):
     path = tmp_path / "config.json"
-    path.write_text(json.dumps({"d_model": 64, "dropout": 0, "lr": 1, "use_phrases": False}))
-    config = tx_train.make_config("translate", path, ["d_model=32"], False)
-    assert (config.d_model, config.dropout, config.lr, config.use_phrases) == (32, 0.0, 1.0, False)
+    path.write_text(json.dumps({"model": {"d_model": 64, "dropout": 0, "n_decoder_layers": None}, "lr": 1,
+                                "use_phrases": False}))
+    config, _ = tx_train.make_config("translate", path, ["model.d_model=32"])
+    assert (config.model.d_model, config.model.dropout, config.lr, config.use_phrases) == (32, 0.0, 1.0, False)
+    assert config.model.n_decoder_layers == config.model.n_layers == 3
     path.write_text("{not json")
     assert tx_train.main(["translate", "--config", str(path)]) == 2
     assert "cannot read the config file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "configs").glob("*.json")), ids=lambda p: p.name)
+def test_planned_configs_are_valid_settings(path):
+    config, _ = tx_train.make_config("translate", path, [])
+    assert config.model.d_model == 512 and config.model.tgt_vocab_size == config.model.vocab_size == 16000
 
 
 def test_resume_without_a_checkpoint_exits_2(tmp_path, capsys):
@@ -430,7 +466,7 @@ def test_sentiment_init_from_a_translator_copies_its_tokenizer_embeddings_and_en
     source_dir = trained["translate"] / "model"
     source = load_model_dir(source_dir, "seq2seq")
     config = SentimentConfig(data_dir=str(data_root / "sentiment"), out_dir=str(tmp_path / "run"),
-                             init_from=str(source_dir), n_layers=1, d_model=8, dropout=0.0)
+                             init_from=str(source_dir), model={"n_layers": 1, "d_model": 8, "dropout": 0.0})
     task = SentimentTask(config, quiet=True)
     model = task.build_model()
     assert task.tokenizer.to_str() == (source_dir / "tokenizer.json").read_text(encoding="utf-8")
@@ -451,7 +487,8 @@ def test_translate_init_from_continues_the_model_with_its_tokenizer(trained, dat
     source_dir = trained["translate"] / "model"
     source = load_model_dir(source_dir, "seq2seq")
     config = TranslateConfig(data_dir=str(data_root / "translate"), out_dir=str(tmp_path / "run"),
-                             init_from=str(source_dir), d_model=64, dropout=0.3, eval_everyday=False, eval_docs=0)
+                             init_from=str(source_dir), model={"d_model": 64, "dropout": 0.3}, eval_everyday=False,
+                             eval_docs=0)
     task = TranslateTask(config, quiet=True)
     model = task.build_model()
     assert task.tokenizer.to_str() == (source_dir / "tokenizer.json").read_text(encoding="utf-8")

@@ -15,17 +15,21 @@ Exact resume: a checkpoint holds model, optimizer, scheduler, step, the position
 and the RNG states, and batch order is a pure function of (seed, epoch), so N steps straight equal
 N/2 steps + resume + N/2 steps. Several processes: `torchrun` sets WORLD_SIZE/RANK; the model is
 wrapped in DistributedDataParallel (gloo on CPU, nccl on CUDA), a DistributedSampler deals batches
-to ranks, and only rank 0 evaluates, logs and writes files.
+to ranks, and only rank 0 evaluates, logs and writes files (`tx.run_files`: metrics.csv, TensorBoard,
+snapshots for averaging).
+
+Run configs: a task's subclass of `TrainConfig` nests its model config (`model_field`), so each model-shape
+field is declared once, in `tx.config`.
 """
 from __future__ import annotations
 
-import csv
 import math
 import os
 import shutil
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field, fields
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -35,6 +39,9 @@ from torch import nn
 from torch.utils.data import DistributedSampler
 
 from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from .run_files import METRICS_FILE, TensorBoard, append_metrics, averaged_weights, keep_snapshot
+
+LAST, BEST = "last.pt", "best.pt"  # in out_dir: the latest training state (resume from it), the best-scoring one
 
 
 @dataclass
@@ -62,6 +69,26 @@ class TrainConfig:
     threads: int = 0  # torch intra-op threads on CPU (0 = PyTorch's default)
     log_every: int = 20  # progress-bar refresh period in steps
 
+    def __post_init__(self) -> None:
+        for f in fields(self):  # a nested config given as a dict (JSON, a checkpoint's asdict, --set): see model_field
+            value = getattr(self, f.name)
+            if f.metadata.get("nested") and isinstance(value, dict):
+                setattr(self, f.name, f.default_factory(**value))
+
+
+def model_field(config_cls: type, **run_defaults: Any) -> Any:
+    """A run config's nested model config: `config_cls(**run_defaults)`, where run_defaults are this run's
+    defaults that differ from the model class's. Given as a dict, its fields are laid over the same defaults, so
+    a field the model derives in __post_init__ (tgt_vocab_size from vocab_size) follows the given values."""
+    return field(default_factory=partial(config_cls, **run_defaults), metadata={"nested": True})
+
+
+def read_last(out_dir: str | Path) -> dict[str, Any]:
+    """out_dir/last.pt, read once when a run resumes. What each part takes from it: the settings (`train_config`),
+    the task's extras (`tokenizer`), the model to rebuild (`kind`, `config`) and the training state
+    (`Trainer(..., resume=it)`: weights, optimizer, scheduler, position, RNG, best score, wall time)."""
+    return load_checkpoint(Path(out_dir) / LAST)
+
 
 class Task(Protocol):
     batches: list[dict[str, torch.Tensor]]
@@ -72,8 +99,6 @@ class Task(Protocol):
     def checkpoint_extra(self) -> dict[str, Any]: ...
     def save_model_dir(self, model: nn.Module, directory: Path) -> None: ...
 
-
-METRICS_FIELDS = ["step", "epoch", "train_loss", "lr", "tokens_per_s", "wall_time"]
 
 
 def inverse_sqrt_schedule(warmup: int, min_ratio: float = 0.0):
@@ -96,9 +121,10 @@ def distributed() -> tuple[int, int]:
 
 
 class Trainer:
-    def __init__(self, config: TrainConfig, model: nn.Module, task: Task, run_config: dict[str, Any],
-                 resume: bool = False, quiet: bool = False):
-        self.config, self.task, self.run_config, self.quiet = config, task, run_config, quiet
+    def __init__(self, config: TrainConfig, model: nn.Module, task: Task, resume: dict[str, Any] | None = None,
+                 quiet: bool = False):
+        """resume: the checkpoint to continue from (`read_last(config.out_dir)`); None starts at step 0."""
+        self.config, self.task, self.quiet = config, task, quiet
         self.rank, self.world = distributed()
         if torch.cuda.is_available():
             local = int(os.environ.get("LOCAL_RANK", "0"))
@@ -127,8 +153,9 @@ class Trainer:
         self.best_score, self.best_step, self.evals_since_best = -math.inf, -1, 0
         self.wall_before = 0.0  # training seconds spent by earlier runs of this checkpoint
         self.stop_requested = False
-        if resume:
-            self.load(self.out / "last.pt")
+        self.tensorboard = TensorBoard(self.out)
+        if resume is not None:
+            self.restore(resume)
 
     # --- checkpoints ---------------------------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -138,21 +165,21 @@ class Trainer:
         return dict(optimizer=self.optimizer.state_dict(), scheduler=self.scheduler.state_dict(), step=self.step,
                     epoch=self.epoch, batch_in_epoch=self.batch_in_epoch, rng=rng, best_score=self.best_score,
                     best_step=self.best_step, evals_since_best=self.evals_since_best,
-                    wall_time=self.wall_before + self.elapsed(), train_config=self.run_config,
+                    wall_time=self.wall_before + self.elapsed(), train_config=asdict(self.config),
                     **self.task.checkpoint_extra())
 
     def save(self, name: str) -> None:
         if self.rank == 0:
             save_checkpoint(self.out / name, self.model, **self.state())
 
-    def load(self, path: Path) -> None:
-        ckpt = load_checkpoint(path)
+    def restore(self, ckpt: dict[str, Any]) -> None:
+        """Continue from a checkpoint's training state (see `read_last`)."""
         try:
             self.model.load_state_dict(ckpt["model"])
             self.optimizer.load_state_dict(ckpt["optimizer"])
             self.scheduler.load_state_dict(ckpt["scheduler"])
         except (RuntimeError, ValueError, KeyError) as e:
-            raise CheckpointError(f"{path}: cannot resume from it ({str(e)[:300]})") from e
+            raise CheckpointError(f"{self.out / LAST}: cannot resume from it ({str(e)[:300]})") from e
         self.step, self.epoch, self.batch_in_epoch = ckpt["step"], ckpt["epoch"], ckpt["batch_in_epoch"]
         self.best_score, self.best_step = ckpt["best_score"], ckpt["best_step"]
         self.evals_since_best, self.wall_before = ckpt["evals_since_best"], ckpt["wall_time"]
@@ -263,18 +290,19 @@ class Trainer:
                    "lr": f"{self.scheduler.get_last_lr()[0]:.3e}", "tokens_per_s": round(rate),
                    "wall_time": round(self.wall_before + self.elapsed(), 1),
                    **{k: round(v, 4) for k, v in metrics.items()}}
-            self._append_metrics(row)
-            self._tensorboard(row)
+            append_metrics(self.out, row)
+            self.tensorboard.log(row, self.step)
             score = metrics[self.task.score_name]
             improved = score > self.best_score
             if improved:
                 self.best_score, self.best_step, self.evals_since_best = score, self.step, 0
             else:
                 self.evals_since_best += 1
-            self.save("last.pt")
+            self.save(LAST)
             if improved:
-                shutil.copyfile(self.out / "last.pt", self.out / "best.pt")
-            self._keep_snapshot()
+                shutil.copyfile(self.out / LAST, self.out / BEST)
+            if self.config.average_last > 1:  # weights of the last evaluations, for averaging at the end
+                keep_snapshot(self.out, self.model, self.step, self.config.average_last)
             if not self.quiet:
                 shown = ", ".join(f"{k} {v}" for k, v in row.items() if k not in ("lr",))
                 print(f"\n[eval] {shown}{'  (best)' if improved else ''}", flush=True)
@@ -287,56 +315,18 @@ class Trainer:
         per_epoch = max(1, len(self.task.batches) // self.world)
         return min(self.batch_in_epoch / per_epoch, 1.0)
 
-    def _append_metrics(self, row: dict[str, Any]) -> None:
-        path = self.out / "metrics.csv"
-        old_rows: list[dict[str, Any]] = []
-        if path.is_file():
-            with open(path, newline="") as f:
-                old_rows = [r for r in csv.DictReader(f) if int(r["step"]) < self.step]  # drop rows a resume redoes
-        fields = list(dict.fromkeys([*METRICS_FIELDS, *(k for r in old_rows for k in r), *row]))
-        tmp = path.with_suffix(".csv.tmp")
-        with open(tmp, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=fields)
-            writer.writeheader()
-            writer.writerows([*old_rows, row])
-        os.replace(tmp, path)
-
-    def _tensorboard(self, row: dict[str, Any]) -> None:
-        if not hasattr(self, "_writer"):
-            try:
-                from torch.utils.tensorboard import SummaryWriter
-
-                self._writer = SummaryWriter(str(self.out / "tensorboard"))
-            except ImportError:  # tensorboard is optional
-                self._writer = None
-        if self._writer is not None:
-            for k, v in row.items():
-                if k not in ("step",) and isinstance(v, int | float):
-                    self._writer.add_scalar(k, v, self.step)
-
-    def _keep_snapshot(self) -> None:
-        """Weights of the last `average_last` evaluations, for checkpoint averaging at the end."""
-        n = self.config.average_last
-        if n <= 1:
-            return
-        folder = self.out / "snapshots"
-        folder.mkdir(exist_ok=True)
-        torch.save({k: v.detach().cpu() for k, v in self.model.state_dict().items()}, folder / f"{self.step:08d}.pt")
-        for old in sorted(folder.glob("*.pt"))[:-n]:
-            old.unlink()
-
     # --- the end -------------------------------------------------------------------------------------------------
     def finish(self) -> dict[str, Any]:
         """Write `out_dir/model/` from the best weights (or their average, when that scores higher)."""
         result: dict[str, Any] = {"step": self.step, "best_step": self.best_step, self.task.score_name: self.best_score}
         if self.rank != 0:
             return result
-        best_path = self.out / "best.pt"
+        best_path = self.out / BEST
         if not best_path.is_file():
             return result
         self.model.load_state_dict(load_checkpoint(best_path)["model"])
         chosen = "best"
-        averaged = self._averaged_weights()
+        averaged = averaged_weights(self.out, self.model.state_dict()) if self.config.average_last > 1 else None
         if averaged is not None:
             best_state = {k: v.clone() for k, v in self.model.state_dict().items()}
             self.model.load_state_dict(averaged)
@@ -350,17 +340,6 @@ class Trainer:
         result["chosen"] = chosen
         self.model.eval()
         self.task.save_model_dir(self.model, self.out / "model")
-        if (self.out / "metrics.csv").is_file():
-            shutil.copyfile(self.out / "metrics.csv", self.out / "model" / "metrics.csv")
+        if (self.out / METRICS_FILE).is_file():
+            shutil.copyfile(self.out / METRICS_FILE, self.out / "model" / METRICS_FILE)
         return result
-
-    def _averaged_weights(self) -> dict[str, torch.Tensor] | None:
-        files = sorted((self.out / "snapshots").glob("*.pt")) if self.config.average_last > 1 else []
-        if len(files) < 2:
-            return None
-        total: dict[str, torch.Tensor] = {}
-        for f in files:
-            for k, v in torch.load(f, map_location="cpu", weights_only=True).items():
-                total[k] = total.get(k, 0) + v.float()
-        reference = self.model.state_dict()
-        return {k: (v / len(files)).to(reference[k].dtype) for k, v in total.items()}

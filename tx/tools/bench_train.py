@@ -104,7 +104,7 @@ def real_batches(data_dir: Path, rows: int, batch_tokens: int, vocab: int, token
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "train.tsv").write_text("\n".join([header, *body]) + "\n", encoding="utf-8")
         (Path(tmp) / "valid.tsv").write_text("\n".join([header, *body[:1]]) + "\n", encoding="utf-8")
-        cfg = TranslateConfig(data_dir=tmp, batch_tokens=batch_tokens, vocab_size=vocab, seed=seed)
+        cfg = TranslateConfig(data_dir=tmp, batch_tokens=batch_tokens, seed=seed, model={"vocab_size": vocab})
         task = TranslateTask(cfg, tokenizer=Tokenizer.load(tokenizer) if tokenizer else None, quiet=True)
     how = f"tokenizer {tokenizer}" if tokenizer else "BPE trained on them"
     return task.batches, task.tokenizer.vocab_size, f"{data_dir}/train.tsv, first {len(body):,} pairs × 2 " \
@@ -131,15 +131,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = tool_parser("bench_train", __doc__)
     parser.add_argument("--steps", type=int, default=20, help="timed steps per model")
     parser.add_argument("--warmup", type=int, default=3, help="untimed steps per model first")
-    parser.add_argument("--d-model", type=int, default=256)
-    parser.add_argument("--heads", type=int, default=4)
-    parser.add_argument("--layers", type=int, default=3, help="encoder layers")
-    parser.add_argument("--decoder-layers", type=int, default=3)
-    parser.add_argument("--d-ff", type=int, default=1024)
-    parser.add_argument("--dropout", type=float, default=0.1)
+    shape = TranslateConfig().model  # the translator's default shape unless told otherwise
+    parser.add_argument("--d-model", type=int, default=shape.d_model)
+    parser.add_argument("--heads", type=int, default=shape.n_heads)
+    parser.add_argument("--layers", type=int, default=shape.n_layers, help="encoder layers")
+    parser.add_argument("--decoder-layers", type=int, default=shape.n_decoder_layers)
+    parser.add_argument("--d-ff", type=int, default=shape.d_ff)
+    parser.add_argument("--dropout", type=float, default=shape.dropout)
     parser.add_argument("--batch-tokens", type=int, default=4000, help="padded tokens per batch (rows × longest)")
     parser.add_argument("--threads", type=int, default=2, help="torch intra-op threads")
-    parser.add_argument("--vocab", type=int, default=10000, help="vocabulary size (random ids / tokenizer training)")
+    parser.add_argument("--vocab", type=int, default=shape.vocab_size,
+                        help="vocabulary size (random ids / tokenizer training)")
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA, help="prepared translation data")
     parser.add_argument("--rows", type=int, default=20000, help="training pairs read for real batches")
     parser.add_argument("--tokenizer", type=Path, help="tokenizer.json to use instead of training one")
@@ -162,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     max_len = max(max(b["src_ids"].size(1), b["tgt_ids"].size(1)) for b in batches)
     config = Seq2SeqConfig(vocab_size=vocab, d_model=args.d_model, n_heads=args.heads, n_layers=args.layers,
                            n_decoder_layers=args.decoder_layers, d_ff=args.d_ff, dropout=args.dropout,
-                           max_len=max(256, max_len), pad_id=PAD_ID)
+                           max_len=max(shape.max_len, max_len), pad_id=PAD_ID)
     models = {"ours (tx.Seq2SeqTransformer)": Seq2SeqTransformer(config).train(),
               "torch.nn.Transformer": ReferenceTransformer(config).train()}
     params = {name: sum(p.numel() for p in m.parameters()) for name, m in models.items()}

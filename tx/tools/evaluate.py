@@ -19,7 +19,7 @@ from ..data.translate import read_everyday
 from ..evaluation import NEGATION, cross_validate, evaluate_sentiment, evaluate_translation
 from ..tasks import SentimentConfig
 from . import tool_parser
-from .settings import apply_overrides
+from .settings import apply_overrides, nest
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--length-penalty", type=float, default=0.6)
     parser.add_argument("--out", type=Path, help="where eval.json and the samples go (default: the model dir)")
     parser.add_argument("--cv", type=int, default=0, help="sentiment: N-fold cross-validation (trains N models)")
-    parser.add_argument("--set", action="append", default=[], help="cross-validation training settings key=value")
+    parser.add_argument("--set", action="append", default=[],
+                        help="cross-validation training settings key=value, as `python -m tx train`'s")
     parser.add_argument("--baselines", action="store_true",
                         help="sentiment: fit TF-IDF+LR and NB-SVM (C tuned on valid), score them on test, the "
                              "negation probes and 10-fold CV; writes baselines.json into --out or the model dir")
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.task != "sentiment":
                 parser.error("--cv is for sentiment")
             base = {"data_dir": str(data_dir), "out_dir": "runs/sentiment-cv"}
-            config = SentimentConfig(**apply_overrides(SentimentConfig, base, args.set))
+            config = SentimentConfig(**nest(apply_overrides(SentimentConfig, base, args.set)))
             result = cross_validate(config, args.cv)
             out = args.out or Path(config.out_dir)
             out.mkdir(parents=True, exist_ok=True)

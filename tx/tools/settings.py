@@ -55,10 +55,10 @@ def type_name(kind: Any) -> str:
     return " or ".join("None" if k is NONE else k.__name__ for k in typing.get_args(kind) or (kind,))
 
 
-def unknown(keys: list[str], names: dict[str, Any]) -> str:
-    """"'d_model'", with a hint where the name is a nested config's field: "(did you mean model.d_model?)"."""
+def suggestion(keys: list[str], names: dict[str, Any]) -> str:
+    """" (did you mean model.d_model?)" where an unknown name is a nested config's field, else ""."""
     hints = [n for key in keys for n in names if n.endswith(f".{key}")]
-    return ", ".join(map(repr, keys)) + (f" (did you mean {', '.join(hints)}?)" if hints else "")
+    return f" (did you mean {', '.join(hints)}?)" if hints else ""
 
 
 def parse_value(text: str, kind: Any, key: str) -> Any:
@@ -103,7 +103,7 @@ def apply_overrides(config_cls: type, values: dict[str, Any], overrides: list[st
         if not sep:
             raise ValueError(f"--set takes key=value, got {item!r}")
         if key not in names:
-            raise ValueError(f"unknown setting {unknown([key], names)}; settings are: {', '.join(names)}")
+            raise ValueError(f"unknown setting {key!r}{suggestion([key], names)}; settings are: {', '.join(names)}")
         out[key] = parse_value(raw, names[key], key)
     return out
 
@@ -123,7 +123,7 @@ def load_config_file(config_cls: type, path: Path) -> dict[str, Any]:
     values = flatten(values)
     strangers = sorted(set(values) - set(names))
     if strangers:
-        raise ValueError(f"{path}: unknown settings [{unknown(strangers, names)}]")
+        raise ValueError(f"{path}: unknown settings {strangers}{suggestion(strangers, names)}")
     for key, value in values.items():
         if not fits(value, names[key]):
             raise ValueError(f"{path}: {key} must be {type_name(names[key])}, got {value!r}")

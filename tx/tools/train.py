@@ -5,54 +5,59 @@ last.pt / best.pt (full training state), metrics.csv, tensorboard/ (when install
 the end model/ — the shipped form (config.json, model.pt, tokenizer.json, metrics.csv).
 Several processes: `torchrun --nproc_per_node=N -m tx train ...` (gloo on CPU, nccl on GPU).
 
+Settings: `--set key=value` (the model's as model.key), or a JSON file of them (`--config`, the model's
+nested: {"lr": 5e-4, "model": {"d_model": 512}}); `--list` prints them with their defaults.
+
 Examples:
-    python -m tx train translate --set max_time=2700 --set d_model=256
+    python -m tx train translate --set max_time=2700 --set model.d_model=256
     python -m tx train translate --resume --set max_time=3600     # continue the same run
-    python -m tx train sentiment --set out_dir=runs/sent-small --set n_layers=1
+    python -m tx train sentiment --set out_dir=runs/sent-small --set model.n_layers=1
 """
 from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from ..checkpoint import CheckpointError, build_model, load_checkpoint
+from ..checkpoint import CheckpointError, build_model
 from ..data import DataError
 from ..tasks import TASKS
 from ..tokenizer import Tokenizer
-from ..trainer import TrainConfig, Trainer
+from ..trainer import LAST, TrainConfig, Trainer, read_last
 from . import tool_parser
-from .settings import apply_overrides, load_config_file
+from .settings import command_line, flatten, nest
 
 
-def build_run(task_name: str, config: TrainConfig, resume: bool, quiet: bool = False):
-    """(task, model) for a fresh run, or rebuilt from out_dir/last.pt when resuming."""
+def make_config(task_name: str, config_file: Path | None, overrides: list[str], resume: bool = False
+                ) -> tuple[TrainConfig, dict[str, Any] | None]:
+    """The run's settings, and out_dir/last.pt when resuming (read once here; build_run and the Trainer take
+    the rest of it): the run's own settings, then what this command line changes (e.g. a longer max_time)."""
+    config_cls, _ = TASKS[task_name]
+    values = command_line(config_cls, config_file, overrides)
+    out_dir = values.get("out_dir", config_cls.out_dir)
+    last = read_last(out_dir) if resume else None
+    if last is not None:
+        values = {**flatten(last["train_config"]), **values}
+    try:
+        return config_cls(**nest(values)), last
+    except TypeError as e:  # only a checkpoint's settings can hold names the command line would have refused
+        raise ValueError(f"{Path(out_dir) / LAST}: its settings are not this version's ({e})") from e
+
+
+def build_run(task_name: str, config: TrainConfig, last: dict[str, Any] | None = None, quiet: bool = False):
+    """(task, model) for a fresh run, or rebuilt from the run's last checkpoint (`last`) when resuming."""
     _, task_cls = TASKS[task_name]
-    if resume:
-        ckpt = load_checkpoint(Path(config.out_dir) / "last.pt")
-        task = task_cls(config, tokenizer=Tokenizer.from_str(ckpt["tokenizer"]), quiet=quiet)
-        model = build_model(ckpt["kind"], ckpt["config"], source=str(Path(config.out_dir) / "last.pt"))
-        return task, model
+    if last is not None:
+        task = task_cls(config, tokenizer=Tokenizer.from_str(last["tokenizer"]), quiet=quiet)
+        return task, build_model(last["kind"], last["config"], source=str(Path(config.out_dir) / LAST))
     torch.manual_seed(config.seed)
     task = task_cls(config, quiet=quiet)
     torch.manual_seed(config.seed)  # the same initial weights whatever the tokenizer training consumed
     return task, task.build_model()
-
-
-def make_config(task_name: str, config_file: Path | None, overrides: list[str], resume: bool) -> TrainConfig:
-    config_cls, _ = TASKS[task_name]
-    values: dict[str, Any] = {}
-    if config_file is not None:
-        values.update(load_config_file(config_cls, config_file))
-    out_dir = apply_overrides(config_cls, values, overrides).get("out_dir", config_cls.out_dir)
-    if resume:  # the run's own settings, then what this command line changes (e.g. a longer max_time)
-        saved = load_checkpoint(Path(out_dir) / "last.pt").get("train_config", {})
-        values = {**saved, **values}
-    return config_cls(**apply_overrides(config_cls, values, overrides))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,15 +69,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resume", action="store_true", help="continue the run in out_dir from last.pt")
     parser.add_argument("--list", action="store_true", help="print the settings with their defaults and exit")
     args = parser.parse_args(argv)
-    config_cls, _ = TASKS[args.task]
     if args.list:
-        for f in fields(config_cls):
-            print(f"{f.name} = {f.default!r}")
+        config_cls, _ = TASKS[args.task]
+        for name, value in flatten(asdict(config_cls())).items():
+            print(f"{name} = {value!r}")
         return 0
     try:
-        config = make_config(args.task, args.config, args.set, args.resume)
-        task, model = build_run(args.task, config, args.resume)
-        trainer = Trainer(config, model, task, asdict(config), resume=args.resume)
+        config, last = make_config(args.task, args.config, args.set, args.resume)
+        task, model = build_run(args.task, config, last)
+        trainer = Trainer(config, model, task, resume=last)
         n_params = sum(p.numel() for p in model.parameters())
         if trainer.rank == 0:
             print(f"{args.task}: {n_params / 1e6:.2f}M parameters on {trainer.device} "
