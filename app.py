@@ -2,9 +2,9 @@
 import onnxruntime as ort
 import streamlit as st
 
-import playground as pg
+from playground import cards, models
 
-pg.page_setup("Home")
+models.page_setup("Home")
 st.title("Transformer playground")
 st.markdown(
     "A Transformer written from scratch in PyTorch after *Attention Is All You Need* (`tx/`), trained on "
@@ -14,20 +14,20 @@ st.markdown(
 )
 
 st.subheader("Models")
-st.caption(f"Model directory: `{pg.models_root()}` (set `{pg.MODELS_ENV}` to use another)")
-for task in pg.TASKS:
-    problem = pg.load_problem(task)  # the files really opened: a readable config alone is not a working model
-    if problem and not (pg.model_dir(task) / "config.json").is_file():
+st.caption(f"Model directory: `{models.models_root()}` (set `{models.MODELS_ENV}` to use another)")
+for task in models.TASKS:
+    problem = models.load_problem(task)  # the files really opened: a readable config alone is not a working model
+    if problem and not (models.model_dir(task) / "config.json").is_file():
         st.warning(problem)
         continue
-    st.markdown(f"- {'✅' if problem is None else '❌'} {pg.card_line(task)}")
+    st.markdown(f"- {'✅' if problem is None else '❌'} {cards.card_line(task)}")
     if problem:
         st.error(problem)
 
 st.subheader("Execution provider")
-loaded = next((m for m in (pg.onnx_model(t, "auto", quiet=True) for t in pg.TASKS) if m is not None), None)
+loaded = next((m for m in (models.onnx_model(t, "auto", quiet=True) for t in models.TASKS) if m is not None), None)
 if loaded is None:
-    st.info("No exported model loaded, so no onnxruntime session runs yet. " + pg.create_hint("translate"))
+    st.info("No exported model loaded, so no onnxruntime session runs yet. " + models.create_hint("translate"))
 else:
     st.markdown(f"onnxruntime {ort.__version__} runs the models on **{loaded.provider}** (asked for: `auto`).")
     if loaded.provider_note:
@@ -41,5 +41,5 @@ ABOUT = {"Translate": "DE↔EN with greedy, beam search or sampling; cross-atten
          "Attention explorer": "every layer and head of every attention kind; the positional encoding",
          "Latency": "PyTorch eager vs onnxruntime fp32 vs int8 on your input, p50/p90, speed-ups",
          "Model card": "data and licence, training curves, test metrics, the ONNX export report"}
-for script, label, icon in pg.PAGES[1:]:
+for script, label, icon in models.PAGES[1:]:
     st.page_link(script, label=f"{label}: {ABOUT[label]}", icon=icon)

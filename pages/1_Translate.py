@@ -2,25 +2,26 @@
 import pandas as pd
 import streamlit as st
 
-import playground as pg
+from playground import cards, figures, inputs, models
+from runtime import providers, spec, text
 
-pg.page_setup("Translate")
+models.page_setup("Translate")
 st.title("Translate")
 
-problem = pg.model_problem("translate")
+problem = models.model_problem("translate")
 if problem:
     st.error(problem)
     st.stop()
-known_languages = sorted({pg.LANGUAGES.get(lang, lang) for pair in pg.directions() for lang in pair})
+known_languages = sorted({models.LANGUAGES.get(lang, lang) for pair in models.directions() for lang in pair})
 st.caption(f"This model knows {' and '.join(known_languages)} only: it translates "
-           f"{', '.join(pg.direction_label(d) for d in pg.directions())}. Text in any other language or script "
-           "gets a warning, and every output shows how sure the model was.")
+           f"{', '.join(models.direction_label(d) for d in models.directions())}. Text in any other language or "
+           "script gets a warning, and every output shows how sure the model was.")
 
 with st.sidebar:
     st.header("Decoding")
-    direction = st.radio("Direction", pg.directions(), format_func=pg.direction_label, key="translate_direction",
-                         horizontal=True)
-    method = st.selectbox("Method", ["beam", "greedy", "sample"], key="translate_method",
+    direction = st.radio("Direction", models.directions(), format_func=models.direction_label,
+                         key="translate_direction", horizontal=True)
+    method = st.selectbox("Method", text.METHODS, key="translate_method",
                           format_func={"beam": "beam search", "greedy": "greedy", "sample": "sampling"}.get)
     beam = st.slider("Beam size", 1, 16, 4, key="translate_beam", disabled=method != "beam")
     length_penalty = st.slider("Length penalty α", 0.0, 2.0, 0.6, 0.1, key="translate_length_penalty",
@@ -31,11 +32,11 @@ with st.sidebar:
     top_p = st.slider("Top-p (1 = off)", 0.05, 1.0, 1.0, 0.05, key="translate_top_p", disabled=method != "sample")
     seed = st.number_input("Sampling seed", 0, 2**31 - 1, 0, key="translate_seed", disabled=method != "sample")
     st.header("Runtime")
-    precision = st.radio("Precision", pg.PRECISIONS, key="translate_precision", horizontal=True)
-    provider = st.selectbox("Execution provider", pg.PROVIDERS, key="translate_provider")
+    precision = st.radio("Precision", spec.PRECISIONS, key="translate_precision", horizontal=True)
+    provider = st.selectbox("Execution provider", providers.PROVIDER_CHOICES, key="translate_provider")
 
 src, tgt = direction
-curated = pg.curated_examples(src, tgt)
+curated = inputs.curated_examples(src, tgt)
 by_source = {row["source"]: row for row in curated}
 # One text box per source language: switching DE→EN to EN→DE must not leave German in a box labelled "English".
 text_key = f"translate_text_{src}"
@@ -48,32 +49,33 @@ def use_example(key: str) -> None:
 
 example_key = f"translate_example_{src}"
 judged = any(row.get("verdict") for row in curated)
-st.selectbox(f"Examples ({pg.LANGUAGES.get(src, src)}): " + ("✓ = translated right, ✗ = a known failure "
+st.selectbox(f"Examples ({models.LANGUAGES.get(src, src)}): " + ("✓ = translated right, ✗ = a known failure "
              "(judged by hand on this model's beam-4 output)" if judged else "sentences from the test set"),
              list(by_source), index=None, key=example_key, placeholder="pick one to fill the text box",
-             format_func=lambda text: pg.verdict_label(by_source[text]), on_change=use_example, args=(example_key,))
-text = st.text_area(f"{pg.LANGUAGES.get(src, src)} text: one sentence per line (several lines are translated "
-                    "as a batch)", key=text_key, height=120)
+             format_func=lambda source: inputs.verdict_label(by_source[source]), on_change=use_example,
+             args=(example_key,))
+typed = st.text_area(f"{models.LANGUAGES.get(src, src)} text: one sentence per line (several lines are "
+                     "translated as a batch)", key=text_key, height=120)
 clicked = st.button("Translate", key="translate_go", type="primary")
 
-model = pg.onnx_model("translate", provider, precision)
+model = models.onnx_model("translate", provider, precision)
 if model is None:
     st.stop()
-pg.provider_caption(model)
+models.provider_caption(model)
 
 if clicked:
-    lines = pg.split_lines(text)
+    lines = inputs.split_lines(typed)
     st.session_state.pop("translate_results", None)
     if not lines:
         st.info("Type a sentence (or pick an example) to translate.")
     else:
         try:
             with st.spinner(f"Translating {len(lines)} line(s)…"):
-                results, ms = pg.timed(lambda: model.translate(
+                results, ms = inputs.timed(lambda: model.translate(
                     lines, src_lang=src, tgt_lang=tgt, method=method, beam=beam, length_penalty=length_penalty,
                     temperature=temperature, top_k=top_k, top_p=top_p, seed=int(seed), attention="cross"))
         except Exception as e:
-            pg.show_error(e, "translate")
+            models.show_error(e, "translate")
         else:
             st.session_state["translate_results"] = {"lines": lines, "results": results, "ms": ms,
                                                      "direction": direction, "method": method}
@@ -85,7 +87,7 @@ if done:
     if cut:
         st.warning(f"Input too long: line(s) {', '.join(map(str, cut))} exceeded the model's "
                    f"{model.max_src_len}-token limit and were truncated; only their beginning was translated.")
-    st.subheader(f"{pg.direction_label(done['direction'])} · {done['method']} · {done['ms']:.0f} ms")
+    st.subheader(f"{models.direction_label(done['direction'])} · {done['method']} · {done['ms']:.0f} ms")
     outside = [i + 1 for i, r in enumerate(results) if r.warning]
     if len(results) == 1 and outside:
         st.warning(results[0].warning)
@@ -95,7 +97,7 @@ if done:
                    "(German and English only): their translations mean little.")
     if len(results) == 1 and not outside:
         only = results[0]
-        low, meaning = pg.confidence_judgement(only.confidence)
+        low, meaning = cards.confidence_judgement(only.confidence)
         if low:
             st.warning(f"Low confidence: probably wrong. {meaning}")
         # A plain, copyable box, never a green "success": the model is often wrong.
@@ -108,7 +110,7 @@ if done:
         known = by_source.get(lines[0]) if done["direction"] == direction else None
         if known and known.get("verdict") == "fails":
             st.warning(f"A known failure of this model: judged wrong by hand ({known.get('note') or 'see the card'}).")
-    lows = [pg.confidence_judgement(r.confidence)[0] for r in results]
+    lows = [cards.confidence_judgement(r.confidence)[0] for r in results]
     table = pd.DataFrame({"source": lines, "translation": [r.text for r in results],
                           "confidence": [round(r.confidence, 3) for r in results],
                           "low confidence": lows,
@@ -119,7 +121,7 @@ if done:
             flagged = ", ".join(str(i + 1) for i, low in enumerate(lows) if low)
             st.warning(f"Low confidence (probably wrong): line(s) {flagged}.")
         st.dataframe(table, hide_index=True, width="stretch")
-    st.download_button("Download CSV", pg.csv_bytes(table), "translations.csv", "text/csv",
+    st.download_button("Download CSV", inputs.csv_bytes(table), "translations.csv", "text/csv",
                        key="translate_download")
 
     st.subheader("Cross-attention")
@@ -131,18 +133,18 @@ if done:
     cross = chosen.attention["cross"]
     heads = cross[0].shape[0]
     left, middle, right = st.columns(3)
-    layer = left.selectbox("Decoder layer", [pg.MEAN, *range(1, len(cross) + 1)], index=len(cross),
-                           key="translate_layer", format_func=lambda v: pg.choice_label(v, "layer"))
-    head = middle.selectbox("Head", [pg.MEAN, *range(1, heads + 1)], key="translate_head",
-                            format_func=lambda v: pg.choice_label(v, "head"))
-    grid = right.toggle("All heads of the layer", key="translate_all_heads", disabled=layer == pg.MEAN)
-    if grid and layer != pg.MEAN:
-        fig = pg.heads_grid(cross[int(layer) - 1], chosen.src_tokens, chosen.tokens,
-                            f"Cross-attention, layer {layer}, every head")
+    layer = left.selectbox("Decoder layer", [figures.MEAN, *range(1, len(cross) + 1)], index=len(cross),
+                           key="translate_layer", format_func=lambda v: figures.choice_label(v, "layer"))
+    head = middle.selectbox("Head", [figures.MEAN, *range(1, heads + 1)], key="translate_head",
+                            format_func=lambda v: figures.choice_label(v, "head"))
+    grid = right.toggle("All heads of the layer", key="translate_all_heads", disabled=layer == figures.MEAN)
+    if grid and layer != figures.MEAN:
+        fig = figures.heads_grid(cross[int(layer) - 1], chosen.src_tokens, chosen.tokens,
+                                 f"Cross-attention, layer {layer}, every head")
     else:
-        fig = pg.heatmap(pg.pick_map(cross, layer, head), chosen.src_tokens, chosen.tokens,
-                         f"Cross-attention ({pg.choice_label(layer, 'layer')}, {pg.choice_label(head, 'head')})",
-                         "source tokens", "target tokens")
+        fig = figures.heatmap(figures.pick_map(cross, layer, head), chosen.src_tokens, chosen.tokens,
+                              f"Cross-attention ({figures.choice_label(layer, 'layer')}, "
+                              f"{figures.choice_label(head, 'head')})", "source tokens", "target tokens")
     st.plotly_chart(fig, width="stretch", key="translate_chart")
     st.caption("Row t: the step that produced target token t; each row sums to 1 over the source tokens. "
                "Recorded by the search that produced the text (no second pass).")

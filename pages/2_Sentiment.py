@@ -2,27 +2,28 @@
 import pandas as pd
 import streamlit as st
 
-import playground as pg
+from playground import figures, inputs, models
+from runtime import providers, spec
 
-pg.page_setup("Sentiment")
+models.page_setup("Sentiment")
 st.title("Sentiment")
 
-problem = pg.model_problem("sentiment")
+problem = models.model_problem("sentiment")
 if problem:
     st.error(problem)
     st.stop()
 
 with st.sidebar:
     st.header("Runtime")
-    precision = st.radio("Precision", pg.PRECISIONS, key="sentiment_precision", horizontal=True)
-    provider = st.selectbox("Execution provider", pg.PROVIDERS, key="sentiment_provider")
+    precision = st.radio("Precision", spec.PRECISIONS, key="sentiment_precision", horizontal=True)
+    provider = st.selectbox("Execution provider", providers.PROVIDER_CHOICES, key="sentiment_provider")
 
-model = pg.onnx_model("sentiment", provider, precision)
+model = models.onnx_model("sentiment", provider, precision)
 if model is None:
     st.stop()
-pg.provider_caption(model)
+models.provider_caption(model)
 
-reviews = pg.examples("sentiment", "text")
+reviews = inputs.examples("sentiment", "text")
 st.session_state.setdefault("sentiment_text", reviews[0])
 
 
@@ -50,11 +51,11 @@ with single:
         else:
             try:
                 with st.spinner("Classifying…"):
-                    found, ms = pg.timed(lambda: model.classify([text.strip()], attention=True))
+                    found, ms = inputs.timed(lambda: model.classify([text.strip()], attention=True))
                 st.session_state["sentiment_result"] = {"prediction": found[0], "ms": ms,
                                                         "runtime": (precision, model.provider)}
             except Exception as e:
-                pg.show_error(e, "sentiment")
+                models.show_error(e, "sentiment")
 
     done = st.session_state.get("sentiment_result")
     if done and done["runtime"] != (precision, model.provider):  # never an fp32 result under an "int8" caption
@@ -74,14 +75,15 @@ with single:
                    f"{done['runtime'][1]}")
         labels = list(prediction.probs)
         left, right = st.columns([1, 2])
-        left.plotly_chart(pg.bar(labels, [prediction.probs[k] for k in labels], "Class probabilities",
-                                 "probability"), width="stretch", key="sentiment_probs_chart")
+        left.plotly_chart(figures.bar(labels, [prediction.probs[k] for k in labels], "Class probabilities",
+                                      "probability"), width="stretch", key="sentiment_probs_chart")
         layers = len(prediction.attention)
-        layer = right.selectbox("Encoder layer", [pg.MEAN, *range(1, layers + 1)], index=layers,
-                                key="sentiment_layer", format_func=lambda v: pg.choice_label(v, "layer"))
-        right.plotly_chart(pg.bar(prediction.tokens, pg.attention_received(prediction.attention, layer).tolist(),
-                                  "Which tokens the classifier attended to (attention received, heads averaged)",
-                                  "mean attention"), width="stretch", key="sentiment_tokens_chart")
+        layer = right.selectbox("Encoder layer", [figures.MEAN, *range(1, layers + 1)], index=layers,
+                                key="sentiment_layer", format_func=lambda v: figures.choice_label(v, "layer"))
+        received = figures.attention_received(prediction.attention, layer).tolist()
+        right.plotly_chart(figures.bar(prediction.tokens, received,
+                                       "Which tokens the classifier attended to (attention received, heads averaged)",
+                                       "mean attention"), width="stretch", key="sentiment_tokens_chart")
 
 with batch:
     lines_text = st.text_area("One review per line", key="sentiment_batch_text", height=150)
@@ -89,16 +91,16 @@ with batch:
     if st.button("Classify all", key="sentiment_batch_go"):
         st.session_state.pop("sentiment_batch", None)
         try:
-            texts = pg.texts_from_csv(upload.getvalue()) if upload is not None else []
-            texts = pg.split_lines("\n".join(texts)) if texts else pg.split_lines(lines_text)
+            texts = inputs.texts_from_csv(upload.getvalue()) if upload is not None else []
+            texts = inputs.split_lines("\n".join(texts)) if texts else inputs.split_lines(lines_text)
             if not texts:
                 st.info("Paste some reviews (one per line) or upload a CSV first.")
             else:
                 with st.spinner(f"Classifying {len(texts)} reviews…"):
-                    found, ms = pg.timed(lambda: model.classify(texts))
+                    found, ms = inputs.timed(lambda: model.classify(texts))
                 st.session_state["sentiment_batch"] = {"texts": texts, "predictions": found, "ms": ms}
         except Exception as e:
-            pg.show_error(e, "sentiment")
+            models.show_error(e, "sentiment")
 
     done = st.session_state.get("sentiment_batch")
     if done:
@@ -117,5 +119,5 @@ with batch:
             st.warning(f"{outside} of them are mostly outside what the model was trained on (see the warning "
                        "column): their labels mean little.")
         st.dataframe(table, hide_index=True, width="stretch")
-        st.download_button("Download CSV", pg.csv_bytes(table), "sentiment.csv", "text/csv",
+        st.download_button("Download CSV", inputs.csv_bytes(table), "sentiment.csv", "text/csv",
                            key="sentiment_download")

@@ -1,4 +1,9 @@
-"""Latency: PyTorch eager vs onnxruntime fp32 vs int8 (and CUDA when it loads), warm-up then N timed runs."""
+"""Latency: PyTorch eager vs onnxruntime fp32 vs int8 (and CUDA when it loads), warm-up then N timed runs.
+
+onnxruntime is the app's own runtime. The PyTorch column needs torch, which `pip install .` leaves out: torch is
+imported inside `pytorch()` only, and where it is missing the page times onnxruntime alone and says how to add it.
+"""
+import contextlib
 import os
 import statistics
 
@@ -6,21 +11,45 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-import torch
 
-import playground as pg
-from export.bench import interleaved, table
-from export.providers import cuda_unavailable_reason
-from export.runtime import torch_threads
+from playground import cards, inputs, models
+from runtime import providers, spec, timing
 
-pg.page_setup("Latency")
+TRAIN_EXTRA = "pip install '.[train]'"
+
+
+def pytorch():
+    """(tx.inference: the PyTorch wrappers and torch_threads, None) or (None, why the PyTorch column is left out)."""
+    try:
+        from tx import inference
+    except ImportError as e:
+        if (e.name or "").split(".")[0] == "torch":
+            return None, f"PyTorch is not installed here: the PyTorch column needs the training extra: {TRAIN_EXTRA}"
+        return None, f"PyTorch is left out: {models.first_line(e)}"
+    return inference, None
+
+
+def torch_thread_count() -> int:
+    import torch  # only called once the PyTorch column ran, so torch is there
+
+    return torch.get_num_threads()
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def pytorch_model(task: str, path: str, version: tuple):
+    inference, _ = pytorch()
+    return (inference.Translator if task == "translate" else inference.SentimentAnalyzer).from_dir(path)
+
+
+models.page_setup("Latency")
 st.title("Latency")
 st.markdown("Each run calls every system once on the same input, in rotating order, so drifts in machine load "
             "hit all alike; p50/p90 are over the runs after warm-up. PyTorch decodes with its KV cache, "
             "like the ONNX decoder graph.")
 
-task = st.radio("Model", pg.TASKS, key="latency_task", horizontal=True, format_func=lambda t: pg.TASK_TITLES[t])
-problem = pg.model_problem(task)
+task = st.radio("Model", models.TASKS, key="latency_task", horizontal=True,
+                format_func=lambda t: models.TASK_TITLES[t])
+problem = models.model_problem(task)
 if problem:
     st.error(problem)
     st.stop()
@@ -29,13 +58,13 @@ left, right = st.columns(2)
 source = left.radio("Input", ["my text", "standard set"], key="latency_input", horizontal=True,
                     help="standard set: the model's example sentences (samples.tsv), one per run in turn")
 if task == "translate":
-    direction = left.radio("Direction", pg.directions(), format_func=pg.direction_label, key="latency_direction",
-                           horizontal=True)
+    direction = left.radio("Direction", models.directions(), format_func=models.direction_label,
+                           key="latency_direction", horizontal=True)
     method = left.radio("Decoding", ["greedy", "beam"], key="latency_method", horizontal=True)
-    standard = pg.examples("translate", direction[0], limit=50)
+    standard = inputs.examples("translate", direction[0], limit=50)
 else:
     direction, method = None, None
-    standard = pg.examples("sentiment", "text", limit=50)
+    standard = inputs.examples("sentiment", "text", limit=50)
 text = left.text_input("Text", value=standard[0], key=f"latency_text_{task}", disabled=source != "my text")
 # Defaults that finish in seconds: beam search on the real translator costs ~0.5 s per round of all systems.
 runs = right.slider("Timed runs (N)", 5, 200, 10, key="latency_runs")
@@ -43,9 +72,12 @@ warmup = right.slider("Warm-up runs", 0, 20, 2, key="latency_warmup")
 cores = os.cpu_count() or 1
 threads = right.number_input("Threads (onnxruntime intra-op and torch.set_num_threads)", 1, cores, min(2, cores),
                              key="latency_threads")
-cuda_reason = cuda_unavailable_reason()
-right.caption("CUDA: loads here, measured as a fourth system." if cuda_reason is None
+cuda_reason = providers.cuda_unavailable_reason()
+right.caption("CUDA: loads here, measured as one more system." if cuda_reason is None
               else f"CUDA not measured: {cuda_reason}")
+inference, no_pytorch = pytorch()
+if no_pytorch:
+    st.info(no_pytorch)
 
 if st.button("Run", key="latency_go", type="primary"):
     st.session_state.pop(f"latency_result_{task}", None)
@@ -54,15 +86,18 @@ if st.button("Run", key="latency_go", type="primary"):
         st.info("Type a text to time (or choose the standard set).")
     else:
         systems = {}
-        torch_side = pg.torch_model(task)
-        if torch_side is not None:
-            systems["PyTorch eager"] = torch_side
-        for precision in pg.PRECISIONS:
-            found = pg.onnx_model(task, "cpu", precision, int(threads))
+        if inference is not None:
+            try:
+                with st.spinner(f"Loading the PyTorch {models.TASK_NOUNS[task]} model…"):
+                    systems["PyTorch eager"] = models.load(pytorch_model, task)
+            except Exception as e:
+                st.warning(f"PyTorch model not available, so it is left out: {models.first_line(e)}")
+        for precision in spec.PRECISIONS:
+            found = models.onnx_model(task, "cpu", precision, int(threads))
             if found is not None:
                 systems[f"onnxruntime {precision}"] = found
         if cuda_reason is None:
-            found = pg.onnx_model(task, "cuda", "fp32", int(threads), quiet=True)
+            found = models.onnx_model(task, "cuda", "fp32", int(threads), quiet=True)
             if found is not None and found.provider == "CUDAExecutionProvider":
                 systems["onnxruntime CUDA fp32"] = found
 
@@ -93,16 +128,18 @@ if st.button("Run", key="latency_go", type="primary"):
         try:
             if not systems:
                 raise RuntimeError("no system could be loaded (see the messages above)")
-            with torch_threads(int(threads)):
-                measured = interleaved({name: call(s) for name, s in systems.items()}, int(runs), int(warmup),
-                                       progress)
-                bar.empty()
-                st.session_state[f"latency_result_{task}"] = {"measured": measured, "threads": int(threads),
-                                                              "torch_threads": torch.get_num_threads(),
-                                                              "texts": len(texts), "method": method,
-                                                              "truncated": sorted(truncated)}
+            with_torch = "PyTorch eager" in systems
+            # torch's thread count pinned like onnxruntime's while they are timed, and read back for the caption
+            with inference.torch_threads(int(threads)) if with_torch else contextlib.nullcontext():
+                measured = timing.interleaved({name: call(s) for name, s in systems.items()}, int(runs),
+                                              int(warmup), progress)
+                torch_threads = torch_thread_count() if with_torch else None
+            bar.empty()
+            st.session_state[f"latency_result_{task}"] = {"measured": measured, "threads": int(threads),
+                                                          "torch_threads": torch_threads, "texts": len(texts),
+                                                          "method": method, "truncated": sorted(truncated)}
         except Exception as e:
-            pg.show_error(e, task)
+            models.show_error(e, task)
 
 done = st.session_state.get(f"latency_result_{task}")
 if done:
@@ -114,14 +151,15 @@ if done:
         rows.append({"system": name, "p50 ms": round(p50 * 1e3, 2),
                      "p90 ms": round(float(np.percentile(times, 90)) * 1e3, 2),
                      "tokens/s": round(tokens / sum(times), 1) if sum(times) else 0.0,
-                     "speed-up vs PyTorch": round(base / p50, 2) if base else None})
+                     **({"speed-up vs PyTorch": round(base / p50, 2)} if base else {})})
     frame = pd.DataFrame(rows)
     st.subheader("Results")
     if done.get("truncated"):
         st.warning(f"{len(done['truncated'])} input(s) exceeded the model's token limit and were truncated: the "
                    "times are for their beginning only.")
+    torch_part = f"torch {done['torch_threads']} thread(s)" if done["torch_threads"] else "no PyTorch column"
     st.caption(f"{len(next(iter(measured.values()))[0])} timed runs after warm-up · onnxruntime "
-               f"{done['threads']} intra-op thread(s) · torch {done['torch_threads']} thread(s) · "
+               f"{done['threads']} intra-op thread(s) · {torch_part} · "
                f"{done['texts']} distinct input(s)" + (f" · {done['method']} decoding" if done["method"] else ""))
     st.dataframe(frame, hide_index=True, width="stretch")
     if base:
@@ -136,10 +174,10 @@ if done:
     st.plotly_chart(fig, width="stretch", key="latency_chart")
 
 st.subheader("Latest `export.bench` results")
-bench = pg.bench_results(task)
+bench = cards.bench_results(task)
 if bench is None:
-    st.info(f"No benchmark saved for this model yet: `python -m export.bench {pg.model_dir(task)}` writes "
-            f"`{pg.model_dir(task)}/onnx/bench.json`.")
+    st.info(f"No benchmark saved for this model yet: `python -m export.bench {models.model_dir(task)}` writes "
+            f"`{models.model_dir(task)}/onnx/bench.json`.")
 else:
     st.caption(f"{bench.get('model_dir')} · {bench.get('threads')} threads · {bench.get('repeats')} repeats · "
                f"CPU: {bench.get('versions', {}).get('cpu', '?')} · onnxruntime "
@@ -150,7 +188,9 @@ else:
         st.markdown(f"- target **{name}**: ≥ {target.get('target')}× — reached {target.get('reached', 0):.2f}× "
                     f"({mark})")
     with st.expander("As text"):
-        try:
-            st.code(table(bench), language="markdown")
-        except (KeyError, TypeError, ValueError):
+        if isinstance(bench.get("table"), str):  # the markdown table export.bench printed, saved with its results
+            st.code(bench["table"], language="markdown")
+        else:
+            st.info("This bench.json is older than the saved table: re-run "
+                    f"`python -m export.bench {models.model_dir(task)}` to get it.")
             st.json(bench, expanded=False)

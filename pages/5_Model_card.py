@@ -5,21 +5,21 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-import playground as pg
+from playground import cards, figures, models
 
-pg.page_setup("Model card")
+models.page_setup("Model card")
 st.title("Model card")
 
-task = st.radio("Model", pg.TASKS, key="card_model", horizontal=True, format_func=lambda t: pg.TASK_TITLES[t])
-d = pg.model_dir(task)
+task = st.radio("Model", models.TASKS, key="card_model", horizontal=True, format_func=lambda t: models.TASK_TITLES[t])
+d = models.model_dir(task)
 if not (d / "config.json").is_file():
-    st.error(pg.model_problem(task))
+    st.error(models.model_problem(task))
     st.stop()
 
-st.markdown(pg.card_line(task))
-stored = pg.model_meta(task)
-sections = pg.readme_sections(task)
-metrics, metrics_problem = pg.model_metrics(task)  # metrics.json through its one schema (tx.metrics_file)
+st.markdown(cards.card_line(task))
+stored = models.model_meta(task)
+sections = cards.readme_sections(task)
+metrics, metrics_problem = cards.model_metrics(task)  # metrics.json through its one schema (tx/metrics_file.py)
 
 
 def readme_parts(pattern: str) -> list[tuple[str, str]]:
@@ -37,7 +37,7 @@ data_parts = readme_parts(r"data|licen[cs]e|split|provenance")
 if data_parts:
     show_parts(data_parts)
 else:
-    st.markdown(f"Data: {pg.data_source(task) or 'not recorded'}")
+    st.markdown(f"Data: {cards.data_source(task) or 'not recorded'}")
 if metrics:
     st.markdown("**Split sizes**")
     st.dataframe(pd.DataFrame(metrics.data.split_rows()), hide_index=True)
@@ -45,7 +45,7 @@ if metrics:
 
 st.header("Architecture")
 config = stored["config"]
-params = pg.parameter_count(task, pg.stamp(task, "metrics.json"))
+params = cards.parameter_count(task)
 st.markdown(", ".join(f"{k} {v}" for k, v in config.items() if k in (
     "d_model", "n_heads", "n_layers", "n_decoder_layers", "d_ff", "vocab_size", "max_len", "pre_norm", "pooling"))
     + (f" · **{params:,} parameters**" if params else ""))
@@ -64,9 +64,9 @@ else:
     scores = [c for c in numeric if re.search(r"bleu|chrf|acc|f1", c, re.IGNORECASE)]
     left, right = st.columns(2)
     if losses:
-        left.plotly_chart(pg.curves(curve, losses, "Loss", x), width="stretch", key=f"card_{task}_loss")
+        left.plotly_chart(figures.curves(curve, losses, "Loss", x), width="stretch", key=f"card_{task}_loss")
     if scores:
-        right.plotly_chart(pg.curves(curve, scores, "Validation score", x), width="stretch",
+        right.plotly_chart(figures.curves(curve, scores, "Validation score", x), width="stretch",
                            key=f"card_{task}_score")
     with st.expander(f"metrics.csv ({len(curve)} rows)"):
         st.dataframe(curve, hide_index=True, width="stretch")
@@ -90,12 +90,12 @@ else:
     st.dataframe(pd.DataFrame([{"accuracy %": test.accuracy, "macro-F1 %": test.macro_f1,
                                 "reviews": test.reviews}]), hide_index=True, width="stretch")
     if test.confusion:
-        fig = pg.heatmap(np.asarray(test.confusion, dtype=float), test.labels, test.labels,
+        fig = figures.heatmap(np.asarray(test.confusion, dtype=float), test.labels, test.labels,
                          "Confusion matrix (test)", "predicted", "true")
         fig["data"][0]["texttemplate"] = "%{z:.0f}"
         st.plotly_chart(fig, width="stretch", key=f"card_{task}_confusion")
 
-baselines = pg.read_json(d / "baselines.json") if task == "sentiment" else None
+baselines = cards.read_json(d / "baselines.json") if task == "sentiment" else None
 if isinstance(baselines, dict):
     st.header("Against n-gram baselines")
     st.markdown("Trained on the same train split, C tuned on valid (`python -m tx.evaluate sentiment --baselines`). "
@@ -107,7 +107,7 @@ if isinstance(baselines, dict):
             for name, e in baselines.items() if isinstance(e, dict) and "test" in e]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
-calibration = pg.read_json(d / "calibration.json") if task == "sentiment" else None
+calibration = cards.read_json(d / "calibration.json") if task == "sentiment" else None
 if task == "sentiment":
     st.header("Calibration")
     if not isinstance(calibration, dict) or not calibration.get("splits"):
@@ -124,11 +124,11 @@ if task == "sentiment":
                 for name, entry in calibration["splits"].items()]
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
         shown = "test" if "test" in calibration["splits"] else next(iter(calibration["splits"]))
-        st.plotly_chart(pg.reliability_figure(calibration["splits"][shown], shown), width="stretch",
+        st.plotly_chart(figures.reliability_figure(calibration["splits"][shown], shown), width="stretch",
                         key="card_sentiment_reliability")
 
 st.header("Export report")
-report = pg.export_report(task)
+report = cards.export_report(task)
 if report is None:
     st.info(f"Not exported yet: `python -m export {d}` writes `{d}/onnx/export_report.json`.")
 else:
@@ -150,7 +150,7 @@ else:
         st.markdown(f"**Agreement on held-out text ({name})**: {section.get('origin', '')}")
         systems = section.get("systems")
         if isinstance(systems, dict) and systems:
-            st.dataframe(pd.DataFrame([{"system": k, **pg.flatten(v)} for k, v in systems.items()]),
+            st.dataframe(pd.DataFrame([{"system": k, **cards.flatten(v)} for k, v in systems.items()]),
                          hide_index=True, width="stretch")
 
 st.header("Known limitations")

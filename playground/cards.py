@@ -1,17 +1,22 @@
-"""What a model directory says about itself: metrics.json (through tx.metrics_file), the export and bench
+"""What a model directory says about itself: metrics.json (in tx/metrics_file.py's layout), the export and bench
 reports, the README model card, and the measured meaning of a translation's confidence.
 """
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 import re
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import streamlit as st
 
-from tx.metrics_file import METRICS_FILE, MetricsFormatError, ModelMetrics
+from runtime.confidence import CONFIDENCE_FILE, read_threshold
 
+from . import weights
 from .models import TASK_TITLES, direction_label, directions, model_dir, model_meta, stamp
 
 # ---------------------------------------------------------------- model cards
@@ -37,34 +42,48 @@ def flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def model_metrics(task: str) -> tuple[ModelMetrics | None, str | None]:
-    """(the task's metrics.json read through its one schema, None) or (None, why not: missing or wrong layout)."""
-    path = model_dir(task) / METRICS_FILE
+@functools.cache
+def metrics_schema() -> ModuleType:
+    """tx/metrics_file.py, the one layout of metrics.json, loaded from its file: it needs only the standard library,
+    but `import tx.metrics_file` would first run tx/__init__.py, which imports torch (the app runs without it).
+    find_spec("tx") only locates the package; nothing of tx runs but this one module."""
+    package = importlib.util.find_spec("tx")
+    if package is None or not package.submodule_search_locations:
+        raise ImportError("the tx package (tx/metrics_file.py: the layout of metrics.json) is not installed")
+    path = Path(next(iter(package.submodule_search_locations))) / "metrics_file.py"
+    spec = importlib.util.spec_from_file_location("playground._tx_metrics_file", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path}: cannot be loaded")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the classes are made
+    spec.loader.exec_module(module)
+    return module
+
+
+def model_metrics(task: str) -> tuple[Any, str | None]:
+    """(the task's metrics.json read through its one schema, a `ModelMetrics`; None) or (None, why not: missing
+    or in the wrong layout)."""
+    try:
+        schema = metrics_schema()
+    except ImportError as e:  # an install without tx/: the file cannot be checked, so it is not shown
+        return None, str(e)
+    path = model_dir(task) / schema.METRICS_FILE
     if not path.is_file():
         return None, None
     try:
-        return ModelMetrics.read(path), None
-    except MetricsFormatError as e:
+        return schema.ModelMetrics.read(path), None
+    except schema.MetricsFormatError as e:
         return None, f"{e} (the layout `python -m tx.ship` writes: see tx/metrics_file.py)"
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def parameter_count(task: str, version: tuple) -> int | None:
-    """Parameters in model.pt (tied weights counted once)."""
-    import torch
+def _parameter_count(task: str, version: tuple) -> int | None:
+    return weights.parameter_count(model_dir(task) / "model.pt")
 
-    try:
-        state = torch.load(model_dir(task) / "model.pt", map_location="cpu", weights_only=True, mmap=True)
-    except Exception:
-        return None
-    seen, total = set(), 0
-    tensors = [t for t in state.values() if isinstance(t, torch.Tensor)] if isinstance(state, dict) else []
-    for tensor in tensors:
-        key = (tensor.untyped_storage().data_ptr(), tensor.storage_offset(), tuple(tensor.shape))
-        if key not in seen:
-            seen.add(key)
-            total += tensor.numel()
-    return total or None
+
+def parameter_count(task: str) -> int | None:
+    """Parameters in the task's model.pt (tied weights counted once), read without torch once per version."""
+    return _parameter_count(task, stamp(task))
 
 
 def export_report(task: str) -> dict[str, Any] | None:
@@ -94,7 +113,7 @@ def card_line(task: str) -> str:
     else:
         parts[0] += f" ({' / '.join(meta.get('labels', []))})"
     parts.append(f"data: {data_source(task) or 'not recorded (see the model card)'}")
-    params = parameter_count(task, stamp(task, "metrics.json"))
+    params = parameter_count(task)
     if params:
         parts.append(f"{params / 1e6:.1f}M parameters" if params >= 1e5 else f"{params / 1e3:.1f}k parameters")
     metrics, problem = model_metrics(task)
@@ -132,23 +151,26 @@ def readme_sections(task: str) -> list[tuple[str, str]]:
 
 # --- translation confidence --------------------------------------------------------------------------------------
 @st.cache_data(show_spinner=False, max_entries=4)
-def _confidence_report(path: str, version: tuple) -> Any:
-    return read_json(Path(path))
+def _confidence_report(path: str, version: tuple) -> tuple[float | None, Any]:
+    """(runtime.confidence's threshold, the whole report for its bins), read once per version of the file."""
+    return read_threshold(Path(path).parent), read_json(Path(path))
 
 
 def confidence_judgement(confidence: float) -> tuple[bool, str]:
     """(low?, a sentence saying what this confidence meant on the model's hand-judged outputs), from the model's
-    `confidence.json` (`python -m tx.confidence`, read once per version of the file); without one, the number."""
-    report = _confidence_report(str(model_dir("translate") / "confidence.json"), stamp("translate", "confidence.json"))
+    `confidence.json` (`python -m tx.confidence`); without one, the number."""
+    threshold, report = _confidence_report(str(model_dir("translate") / CONFIDENCE_FILE),
+                                           stamp("translate", CONFIDENCE_FILE))
     shown = f"Confidence {confidence:.0%} (geometric mean of the model's token probabilities)"
     try:
-        threshold = float(report["threshold"])
         bins = [b for b in report["bins"] if b["from"] <= confidence < b["to"] or confidence >= 1.0 == b["to"]]
+        judged = report["all"]["outputs"]
     except (TypeError, KeyError, ValueError):
+        bins = None
+    if threshold is None or bins is None:
         return False, shown + "."
-    judged = report["all"]
     if bins and bins[0]["outputs"]:
         b = bins[0]
         shown += (f": outputs between {b['from']:.0%} and {b['to']:.0%} were right {b['share_right']:.0%} of the "
-                  f"time ({b['outputs']} of {judged['outputs']} hand-judged everyday translations)")
+                  f"time ({b['outputs']} of {judged} hand-judged everyday translations)")
     return confidence < threshold, shown + "."

@@ -10,8 +10,6 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
-from tx import PositionalEncoding
-
 MEAN = "average"  # the layer/head choice that averages instead of picking one
 
 # ---------------------------------------------------------------- attention and plots
@@ -97,8 +95,13 @@ def attention_received(weights: list[np.ndarray], layer: Any) -> np.ndarray:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def positional_encoding(d_model: int, positions: int) -> np.ndarray:
-    """tx.PositionalEncoding's sinusoid table (positions × dimensions)."""
-    return PositionalEncoding(d_model, positions).pe.numpy()
+    """The sinusoid table (positions × dimensions) of "Attention Is All You Need" §3.5, the one tx.PositionalEncoding
+    adds to the embeddings: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)).
+    Written here in numpy so the app needs no torch (tests/test_app.py checks the two tables agree)."""
+    angle = np.arange(positions)[:, None] / 10000.0 ** (np.arange(0, d_model, 2) / d_model)  # (pos, d_model / 2)
+    table = np.zeros((positions, d_model), dtype=np.float32)
+    table[:, 0::2], table[:, 1::2] = np.sin(angle), np.cos(angle)
+    return table
 
 
 def positional_figures(d_model: int, positions: int) -> tuple[Figure, Figure]:

@@ -12,8 +12,6 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from tx import data
-
 from .models import first_line, model_dir, stamp
 
 MAX_LINES = 200  # lines per batch request: more waits too long in a browser
@@ -50,11 +48,15 @@ def split_lines(text: str | None) -> list[str]:
 
 
 def read_tsv(path: Path) -> list[dict[str, str]]:
-    """tx.data's reader; a missing or broken file reads as no rows (the page shows built-in examples)."""
+    """A model directory's samples.tsv or examples.tsv (the TSV tx.data writes: a header line, tab-separated fields,
+    no quoting), one dict per row; a missing or broken file (a row with too few or too many fields, not UTF-8)
+    reads as no rows, and the page shows built-in examples."""
     try:
-        return data.read_tsv(path)
-    except (data.DataError, OSError, csv.Error):
+        with open(path, encoding="utf-8", newline="") as f:
+            rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    except (OSError, UnicodeDecodeError, csv.Error):
         return []
+    return [] if any(None in row or None in row.values() for row in rows) else rows
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

