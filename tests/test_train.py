@@ -291,6 +291,32 @@ def test_resume_without_a_checkpoint_exits_2(tmp_path, capsys):
     assert "last.pt" in capsys.readouterr().err
 
 
+# --- the one entry: python -m tx TOOL -------------------------------------------------------------------------------
+DOCS = ["README.md", "configs/README.md", "tx/evalsets/README.md", "models/translate/README.md",
+        "models/sentiment/README.md"]
+
+
+def test_python_m_tx_lists_the_tools_and_refuses_others(capsys):
+    from tx.__main__ import main
+    from tx.tools import TOOLS
+
+    assert main(["--help"]) == 0
+    listed = capsys.readouterr().out
+    assert all(f"  {name}" in listed for name in TOOLS)
+    assert main(["nope"]) == 2 and "unknown tool 'nope'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_documented_commands_name_real_tools(doc):
+    import re
+
+    from tx.tools import TOOLS
+
+    text = (REPO / doc).read_text(encoding="utf-8")
+    assert not re.findall(r"-m tx\.(?:train|evaluate|ship|calibration|confidence|bench_decode|bench_train)\b", text)
+    assert set(re.findall(r"-m tx (\w+)", text)) - {"TOOL"} <= set(TOOLS)
+
+
 # --- budgets --------------------------------------------------------------------------------------------------------
 def test_max_time_stops_cleanly_with_a_checkpoint(data_root, tmp_path):
     """No evaluation is due before the budget runs out, so the one checkpoint is the one the stop writes."""

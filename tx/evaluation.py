@@ -19,9 +19,14 @@ from .calibration import expected_calibration_error
 from .data import LABELS, read_tsv
 from .inference import SentimentAnalyzer, Translator
 from .tasks import SentimentConfig, SentimentTask
-from .trainer import Trainer
+from .trainer import MODEL_DIR, Trainer
 
 NEGATION = Path(__file__).resolve().parent / "evalsets" / "negation.tsv"  # sentiment's hand-written probes
+
+
+def eval_files(split: str) -> tuple[str, str]:
+    """The scores (JSON) and outputs (TSV) an evaluation of `split` writes; the test split's are what ship reads."""
+    return "eval.json" if split == "test" else f"eval_{split}.json", f"{split}_outputs.tsv"
 
 
 def evaluate_translation(model_dir: Path, rows: list[dict[str, str]], method: str = "beam", beam: int = 4,
@@ -100,7 +105,7 @@ def cross_validate(config: SentimentConfig, folds: int, log: Callable[[str], Non
         fold_config = replace(config, out_dir=f"{config.out_dir}/cv{folds}/fold{k}")
         task = SentimentTask(fold_config, quiet=True, rows=(train, valid))
         Trainer(fold_config, task.build_model(), task, quiet=True).fit()
-        test_scores, _ = evaluate_sentiment(Path(fold_config.out_dir) / "model", test)
+        test_scores, _ = evaluate_sentiment(Path(fold_config.out_dir) / MODEL_DIR, test)
         accuracies.append(test_scores["accuracy"])
         log(f"fold {k}: test accuracy {test_scores['accuracy']:.2f} ({len(train)} train, {len(test)} test)")
     return {**fold_summary(accuracies), "config": {k: v for k, v in asdict(config).items() if k != "out_dir"}}

@@ -1,4 +1,4 @@
-"""The one layout of a shipped model's `metrics.json`: `python -m tx.ship` writes it, the app reads it.
+"""The one layout of a shipped model's `metrics.json`: `python -m tx ship` writes it, the app reads it.
 
     {"task": "translate" | "sentiment",
      "test":    TranslationScores | ClassificationScores   (the full test split),
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 METRICS_FILE = "metrics.json"
+SAMPLES_FILE = "samples.tsv"  # the test rows a model directory shows, with its outputs; "samples" scores them
 
 
 class MetricsFormatError(ValueError):

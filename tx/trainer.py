@@ -41,7 +41,8 @@ from torch.utils.data import DistributedSampler
 from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from .run_files import METRICS_FILE, TensorBoard, append_metrics, averaged_weights, keep_snapshot
 
-LAST, BEST = "last.pt", "best.pt"  # in out_dir: the latest training state (resume from it), the best-scoring one
+# in out_dir: the latest training state (resume from it), the best-scoring one, and the shipped form at the end
+LAST, BEST, MODEL_DIR = "last.pt", "best.pt", "model"
 
 
 @dataclass
@@ -339,7 +340,7 @@ class Trainer:
                 self.model.load_state_dict(best_state)
         result["chosen"] = chosen
         self.model.eval()
-        self.task.save_model_dir(self.model, self.out / "model")
+        self.task.save_model_dir(self.model, self.out / MODEL_DIR)
         if (self.out / METRICS_FILE).is_file():
-            shutil.copyfile(self.out / METRICS_FILE, self.out / "model" / METRICS_FILE)
+            shutil.copyfile(self.out / METRICS_FILE, self.out / MODEL_DIR / METRICS_FILE)
         return result

@@ -38,7 +38,6 @@ from ..tokenizer import BOS, EOS, PAD, SPECIALS, Tokenizer
 from . import tool_parser
 
 PAD_ID, BOS_ID, EOS_ID = (SPECIALS.index(t) for t in (PAD, BOS, EOS))  # every tokenizer's ids; random batches too
-DEFAULT_DATA = Path("data/processed/translate")
 
 
 class ReferenceTransformer(nn.Module):
@@ -142,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2, help="torch intra-op threads")
     parser.add_argument("--vocab", type=int, default=shape.vocab_size,
                         help="vocabulary size (random ids / tokenizer training)")
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA, help="prepared translation data")
+    parser.add_argument("--data-dir", type=Path, default=Path(TranslateConfig.data_dir),
+                        help="prepared translation data")
     parser.add_argument("--rows", type=int, default=20000, help="training pairs read for real batches")
     parser.add_argument("--tokenizer", type=Path, help="tokenizer.json to use instead of training one")
     parser.add_argument("--random", action="store_true", help="random token ids even when the data exists")

@@ -14,6 +14,7 @@ from ..calibration import CALIBRATION_FILE, fit_classifier, report
 from ..checkpoint import TOKENIZER_FILE, CheckpointError, load_model_dir, read_model_config
 from ..data import DataError, read_tsv
 from ..files import atomic_write
+from ..tasks import SentimentConfig
 from ..tokenizer import Tokenizer
 from . import tool_parser
 
@@ -21,7 +22,7 @@ from . import tool_parser
 def main(argv: list[str] | None = None) -> int:
     parser = tool_parser("calibration", __doc__)
     parser.add_argument("model_dir", type=Path, help="a sentiment model directory")
-    parser.add_argument("--data-dir", type=Path, default=Path("data/processed/sentiment"),
+    parser.add_argument("--data-dir", type=Path, default=Path(SentimentConfig.data_dir),
                         help="valid.tsv (fitted on) and test.tsv (reported)")
     parser.add_argument("--bins", type=int, default=10)
     parser.add_argument("--dry-run", action="store_true", help="report only; leave config.json as it is")

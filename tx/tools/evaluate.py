@@ -16,8 +16,9 @@ from ..baselines import run_baselines
 from ..checkpoint import CheckpointError
 from ..data import LABELS, DataError, read_tsv, write_tsv
 from ..data.translate import read_everyday
-from ..evaluation import NEGATION, cross_validate, evaluate_sentiment, evaluate_translation
-from ..tasks import SentimentConfig
+from ..evaluation import NEGATION, cross_validate, eval_files, evaluate_sentiment, evaluate_translation
+from ..tasks import TASKS, SentimentConfig
+from ..trainer import MODEL_DIR
 from . import tool_parser
 from .settings import apply_overrides, nest
 
@@ -25,8 +26,8 @@ from .settings import apply_overrides, nest
 def main(argv: list[str] | None = None) -> int:
     parser = tool_parser("evaluate", __doc__)
     parser.add_argument("task", choices=["translate", "sentiment"])
-    parser.add_argument("--model", type=Path, help="model directory (default runs/<task>/model)")
-    parser.add_argument("--data-dir", type=Path, help="prepared data (default data/processed/<task>)")
+    parser.add_argument("--model", type=Path, help="model directory (default: the task's out_dir/model)")
+    parser.add_argument("--data-dir", type=Path, help="prepared data (default: the task's data_dir)")
     parser.add_argument("--split", default="test", choices=["test", "valid", "train", "docs_valid", "docs_test",
                                                             "everyday", "negation"],
                         help="a prepared split, or a hand-written set (tx/evalsets): translate's everyday dev set, "
@@ -43,8 +44,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="sentiment: fit TF-IDF+LR and NB-SVM (C tuned on valid), score them on test, the "
                              "negation probes and 10-fold CV; writes baselines.json into --out or the model dir")
     args = parser.parse_args(argv)
-    data_dir = args.data_dir or Path("data/processed") / args.task
-    model_dir = args.model or Path("runs") / args.task / "model"
+    config_cls, _ = TASKS[args.task]
+    data_dir = args.data_dir or Path(config_cls.data_dir)
+    model_dir = args.model or Path(config_cls.out_dir) / MODEL_DIR
     try:
         if args.baselines:
             if args.task != "sentiment":
@@ -83,19 +85,19 @@ def main(argv: list[str] | None = None) -> int:
             rows = rows[:args.limit]
         out = args.out or model_dir
         out.mkdir(parents=True, exist_ok=True)
+        scores_name, outputs_name = eval_files(args.split)
         if args.task == "translate":
             scores, samples = evaluate_translation(model_dir, rows, args.method, args.beam, args.length_penalty)
-            write_tsv(out / f"{args.split}_outputs.tsv", ["direction", "source", "reference", "hypothesis"], samples)
+            write_tsv(out / outputs_name, ["direction", "source", "reference", "hypothesis"], samples)
         else:
             scores, samples = evaluate_sentiment(model_dir, rows)
-            write_tsv(out / f"{args.split}_outputs.tsv", ["label", "predicted", "p_positive", "text"], samples)
+            write_tsv(out / outputs_name, ["label", "predicted", "p_positive", "text"], samples)
             print(f"accuracy {scores['accuracy']:.2f}  macro-F1 {scores['macro_f1']:.2f}  ECE {scores['ece']:.2f}%  "
                   f"confusion {scores['confusion']['rows_gold_cols_predicted']}")
     except (FileNotFoundError, CheckpointError, ValueError, DataError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     scores = {"task": args.task, "split": args.split, "data_dir": str(data_dir), **scores}
-    name = "eval.json" if args.split == "test" else f"eval_{args.split}.json"  # eval.json: what `tx ship` reads
-    (out / name).write_text(json.dumps(scores, indent=2, ensure_ascii=False) + "\n")
-    print(f"wrote {out / name} and {out / (args.split + '_outputs.tsv')}")
+    (out / scores_name).write_text(json.dumps(scores, indent=2, ensure_ascii=False) + "\n")
+    print(f"wrote {out / scores_name} and {out / outputs_name}")
     return 0

@@ -17,8 +17,10 @@ from typing import Any
 import sacrebleu
 
 from ..data import read_tsv, write_tsv
-from ..evaluation import classification_scores
-from ..metrics_file import METRICS_FILE, MetricsFormatError, ModelMetrics
+from ..data.io import MANIFEST
+from ..evaluation import classification_scores, eval_files
+from ..metrics_file import METRICS_FILE, SAMPLES_FILE, MetricsFormatError, ModelMetrics
+from ..tasks import TASKS
 from . import tool_parser
 
 
@@ -41,18 +43,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("model_dir", type=Path)
     parser.add_argument("--eval", type=Path, required=True, help="folder with eval.json and test_outputs.tsv")
     parser.add_argument("--samples", type=int, default=100, help="test rows kept in samples.tsv (sentiment: 0 = all)")
-    parser.add_argument("--data-dir", type=Path, help="prepared data, for the manifest (default data/processed/<task>)")
+    parser.add_argument("--data-dir", type=Path, help="prepared data, for the manifest (default: the task's data_dir)")
     args = parser.parse_args(argv)
-    evaluation = json.loads((args.eval / "eval.json").read_text())
-    outputs = read_tsv(args.eval / "test_outputs.tsv")
-    manifest_path = (args.data_dir or Path("data/processed") / args.task) / "manifest.json"
+    scores_name, outputs_name = eval_files("test")
+    evaluation = json.loads((args.eval / scores_name).read_text())
+    outputs = read_tsv(args.eval / outputs_name)
+    manifest_path = (args.data_dir or Path(TASKS[args.task][0].data_dir)) / MANIFEST
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
     if args.task == "translate":
         rows, sample_scores = translation_samples(outputs, args.samples)
-        write_tsv(args.model_dir / "samples.tsv", ["de", "en", "output_en", "output_de"], rows)
+        write_tsv(args.model_dir / SAMPLES_FILE, ["de", "en", "output_en", "output_de"], rows)
     else:
         kept = outputs[:args.samples] if args.samples else outputs
-        write_tsv(args.model_dir / "samples.tsv", ["label", "text", "predicted", "p_positive"],
+        write_tsv(args.model_dir / SAMPLES_FILE, ["label", "text", "predicted", "p_positive"],
                   [[r["label"], r["text"], r["predicted"], r["p_positive"]] for r in kept])
         sample_scores = classification_scores([r["label"] for r in kept], [r["predicted"] for r in kept])
     written = {"task": args.task, "test": evaluation, "samples": sample_scores,
@@ -64,5 +67,5 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e} (is {manifest_path} the data manifest of `python -m tx.data prepare`?)", file=sys.stderr)
         return 2
     metrics.write(args.model_dir / METRICS_FILE)
-    print(f"wrote {args.model_dir / 'metrics.json'} and {args.model_dir / 'samples.tsv'}")
+    print(f"wrote {args.model_dir / METRICS_FILE} and {args.model_dir / SAMPLES_FILE}")
     return 0

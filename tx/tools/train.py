@@ -27,7 +27,7 @@ from ..checkpoint import CheckpointError, build_model
 from ..data import DataError
 from ..tasks import TASKS
 from ..tokenizer import Tokenizer
-from ..trainer import LAST, TrainConfig, Trainer, read_last
+from ..trainer import LAST, MODEL_DIR, TrainConfig, Trainer, read_last
 from . import tool_parser
 from .settings import command_line, flatten, nest
 
@@ -89,5 +89,5 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if trainer.rank == 0:
         print(json.dumps(result, indent=2))
-        print(f"model directory: {Path(config.out_dir) / 'model'}")
+        print(f"model directory: {Path(config.out_dir) / MODEL_DIR}")
     return 0
