@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 
+from .decoding import top_k_numpy
 from .model_files import ModelFiles
 from .providers import CPU, CUDA, SessionHandle, session_options
 from .spec import decoder_explain_graph, decoder_graph, encoder_explain_graph, encoder_graph
@@ -139,9 +140,14 @@ class OnnxBackend:
         """The last step's cross-attention: L × (B, H, 1, S) -> (B, L, H, S)."""
         return np.stack([w[:, :, -1] for w in state.attention], axis=1)
 
-    def top_k(self, values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """onnxruntime's TopK (ties: lower index first), on the CPU: the log-probs are on the host already."""
-        session = op_session(TOP_K, CPU, self.threads).session
+    @staticmethod
+    def top_k(values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """onnxruntime's TopK (ties: lower index first) on one CPU thread: the log-probs are on the host already,
+        and at (4..64, 10k) a second thread costs more than it brings (measured). NaN (a broken model) goes
+        through numpy, which ranks it as +inf as the interface says; TopK's comparisons would put it anywhere."""
+        if np.isnan(values).any():
+            return top_k_numpy(values, k)
+        session = op_session(TOP_K, CPU, 1).session
         top_values, top_index = session.run(None, {"values": np.ascontiguousarray(values, dtype=np.float32),
                                                    "k": np.array([min(k, values.shape[1])], dtype=np.int64)})
         return top_values, top_index

@@ -11,8 +11,7 @@ from conftest import tiny_seq2seq
 
 import runtime.decoding.beam as beam_module
 from runtime.decoding import beam_search, greedy, keep_top_k, keep_top_p, normalized_score, sample, top_k_numpy
-from runtime.onnx_backend import TOP_K, op_session
-from runtime.providers import CPU
+from runtime.onnx_backend import OnnxBackend
 from tx.decoding import FullPrefixBackend, TorchBackend
 
 BOS, EOS = 1, 2
@@ -27,12 +26,7 @@ def padded_batch(lengths: list[int], vocab: int = 40, seed: int = 0) -> tuple[np
     return ids.numpy(), ids.numpy() != 0
 
 
-def onnx_top_k(values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The ONNX backend's top_k (runtime/ops/top_k.onnx) without a model."""
-    return tuple(op_session(TOP_K, CPU, 1).session.run(None, {"values": values, "k": np.array([k])}))
-
-
-TOP_KS = {"numpy": top_k_numpy, "onnxruntime": onnx_top_k, "torch": TorchBackend.top_k}
+TOP_KS = {"numpy": top_k_numpy, "onnxruntime": OnnxBackend.top_k, "torch": TorchBackend.top_k}
 
 
 def one_by_one(search, backend, src, mask, **kw):
