@@ -34,6 +34,7 @@ class TorchBackend:
         self.model = model.eval()  # dropout off: decoding must be deterministic
         self.max_source_len = self.max_target_len = model.config.max_len
         self.device = next(model.parameters()).device
+        self._weight_t, self._weight_t_key = None, None  # the generator's (D, V) copy and what it was made from
 
     @torch.inference_mode()
     def encode(self, src_ids: np.ndarray, src_mask: np.ndarray) -> TorchState:
@@ -104,7 +105,7 @@ class TorchBackend:
         """
         weight = self.model.generator.weight
         key = (weight.data_ptr(), weight._version)
-        if getattr(self, "_weight_t_key", None) != key:
+        if self._weight_t_key != key:
             self._weight_t, self._weight_t_key = weight.detach().t().contiguous(), key
         return self._weight_t
 
