@@ -56,7 +56,7 @@ try:
 except (OSError, ValueError):
     curve = None
 if curve is None or curve.empty:
-    st.info(f"No training curve (`{d}/metrics.csv`): `python -m tx.train {task}` writes one per evaluation.")
+    st.info(f"No training curve (`{d}/metrics.csv`): `python -m tx train {task}` writes one per evaluation.")
 else:
     x = next((c for c in ("step", "steps", "epoch") if c in curve.columns), curve.columns[0])
     numeric = [c for c in curve.columns if c != x and pd.to_numeric(curve[c], errors="coerce").notna().any()]
@@ -76,7 +76,7 @@ if metrics_problem:
     st.warning(f"metrics.json does not fit its schema, so no test metrics are shown: {metrics_problem}")
 elif not metrics:
     st.info(f"No `{d}/metrics.json` yet: it is written when the model is evaluated and shipped "
-            f"(`python -m tx.evaluate {task}`, then `python -m tx.ship {task}`).")
+            f"(`python -m tx evaluate {task}`, then `python -m tx ship {task} {d}`).")
 elif task == "translate":
     test = metrics.test
     st.dataframe(pd.DataFrame([{"direction": name, "BLEU": s.bleu, "chrF": s.chrf,
@@ -98,7 +98,7 @@ else:
 baselines = cards.read_json(d / "baselines.json") if task == "sentiment" else None
 if isinstance(baselines, dict):
     st.header("Against n-gram baselines")
-    st.markdown("Trained on the same train split, C tuned on valid (`python -m tx.evaluate sentiment --baselines`). "
+    st.markdown("Trained on the same train split, C tuned on valid (`python -m tx evaluate sentiment --baselines`). "
                 "A Transformer trained from scratch on ~10k snippets has to beat these to be worth its cost.")
     rows = [{"model": name, "test accuracy": (e.get("test") or {}).get("accuracy"),
              "test macro-F1": (e.get("test") or {}).get("macro_f1"), "test ECE %": (e.get("test") or {}).get("ece"),
@@ -111,7 +111,7 @@ calibration = cards.read_json(d / "calibration.json") if task == "sentiment" els
 if task == "sentiment":
     st.header("Calibration")
     if not isinstance(calibration, dict) or not calibration.get("splits"):
-        st.info(f"No `{d}/calibration.json`: `python -m tx.calibration {d}` fits the temperature on the valid "
+        st.info(f"No `{d}/calibration.json`: `python -m tx calibration {d}` fits the temperature on the valid "
                 "split and reports how well the percentages match the accuracy.")
     else:
         t = calibration.get("temperature", config.get("temperature", 1.0))

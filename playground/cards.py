@@ -73,7 +73,7 @@ def model_metrics(task: str) -> tuple[Any, str | None]:
     try:
         return schema.ModelMetrics.read(path), None
     except schema.MetricsFormatError as e:
-        return None, f"{e} (the layout `python -m tx.ship` writes: see tx/metrics_file.py)"
+        return None, f"{e} (the layout `python -m tx ship` writes: see tx/metrics_file.py)"
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -158,7 +158,7 @@ def _confidence_report(path: str, version: tuple) -> tuple[float | None, Any]:
 
 def confidence_judgement(confidence: float) -> tuple[bool, str]:
     """(low?, a sentence saying what this confidence meant on the model's hand-judged outputs), from the model's
-    `confidence.json` (`python -m tx.confidence`); without one, the number."""
+    `confidence.json` (`python -m tx confidence`); without one, the number."""
     threshold, report = _confidence_report(str(model_dir("translate") / CONFIDENCE_FILE),
                                            stamp("translate", CONFIDENCE_FILE))
     shown = f"Confidence {confidence:.0%} (geometric mean of the model's token probabilities)"

@@ -64,7 +64,7 @@ def model_dir(task: str) -> Path:
 def create_hint(task: str) -> str:
     d = model_dir(task)
     return (f"`make run` exports the shipped models and starts this app; to train your own: "
-            f"`python -m tx.train {task}`, then `python -m export {d}`.")
+            f"`python -m tx train {task}`, then `python -m export {d}`.")
 
 
 def model_problem(task: str) -> str | None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from export_fixtures import ENGLISH, GERMAN, exported
 
-# tx.metrics_file's layout (what `python -m tx.ship` writes and the app reads).
+# tx.metrics_file's layout (what `python -m tx ship` writes and the app reads).
 TRANSLATE_METRICS = {
     "task": "translate",
     "test": {"split": "test", "method": "beam", "beam": 4, "sentences": 1500,

@@ -14,6 +14,7 @@ import importlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -597,7 +598,7 @@ def test_missing_models_name_the_command_that_creates_them(open_page, page):
     at = open_page(page, root=empty_models_root())
     assert not at.exception
     messages = " ".join(values(at.error) + values(at.warning) + values(at.info))
-    assert "python -m tx.train" in messages and "make run" in messages
+    assert "python -m tx train" in messages and "make run" in messages
     if page == "attention":
         assert len(plotly_figures(at)) == 2  # the positional encoding needs no model
 
@@ -634,7 +635,7 @@ def test_damaged_tokenizer_says_restore_it_not_re_export(open_page, model_root, 
     assert not at.exception
     error = " ".join(values(at.error))
     assert "tokenizer.json" in error and "restore the model's own tokenizer.json" in error, error
-    assert "tx.train" not in error  # the fix is putting the file back, not training a new model
+    assert "tx train" not in error  # the fix is putting the file back, not training a new model
 
 
 # ---------------------------------------------------------------- the playground package
@@ -701,6 +702,16 @@ def test_the_app_imports_no_torch_tx_or_export():
         for node, module in imports(tree):
             if module.split(".")[0] in TORCH_SIDE:
                 assert path.name == "4_Latency.py" and id(node) in lazy, f"{path.name}: imports {module}"
+
+
+def test_the_commands_the_app_names_are_real_tools():
+    """Every fix the app suggests runs: `python -m tx TOOL` with a tool tx has (no old `python -m tx.train`)."""
+    from tx.tools import TOOLS
+
+    for path in [*SCRIPTS, *sorted((ROOT / "playground").glob("*.py"))]:
+        text = path.read_text(encoding="utf-8")
+        assert not re.findall(r"-m tx\.\w", text), path.name
+        assert set(re.findall(r"-m tx (\w+)", text)) <= set(TOOLS), path.name
 
 
 # Runs in a fresh interpreter where torch cannot be imported, as after `pip install .` without the [train] extra.
