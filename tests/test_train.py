@@ -169,18 +169,28 @@ def assert_same_state(a: dict, b: dict, what: str) -> None:
 
 
 @pytest.mark.parametrize("task", ["translate", "sentiment"])
-def test_resume_gives_the_same_weights_as_a_straight_run(task, data_root, tmp_path):
+def test_resume_gives_the_same_weights_as_a_straight_run(task, data_root, tmp_path, monkeypatch):
     """8 steps straight == 4 steps, then --resume to 8: identical weights and optimizer moments.
 
     Dropout is on (so the restored RNG state matters); with several batches per epoch the split at
-    step 4 falls inside an epoch, and the run crosses an epoch boundary (batch order per epoch)."""
+    step 4 falls inside an epoch, and the run crosses an epoch boundary (batch order per epoch).
+    The resumed run reads last.pt once (settings, tokenizer, model and training state all come from that read)."""
     data = data_root / task
     common = ("model.dropout=0.3", "eval_every=4", "lr=0.003")
     run_train(task, data, tmp_path / "straight", "max_steps=8", *common)
     run_train(task, data, tmp_path / "split", "max_steps=4", *common)
     first_half = load_checkpoint(tmp_path / "split" / "last.pt")
     assert first_half["step"] == 4 and first_half["batch_in_epoch"] > 0  # stopped mid-epoch
+    loaded, torch_load = [], torch.load
+
+    def load(path, *args, **kwargs):
+        loaded.append(Path(path).name)
+        return torch_load(path, *args, **kwargs)
+
+    monkeypatch.setattr(torch, "load", load)
     assert tx_train.main([task, "--resume", "--set", f"out_dir={tmp_path / 'split'}", "--set", "max_steps=8"]) == 0
+    monkeypatch.undo()
+    assert loaded.count("last.pt") == 1
     straight = load_checkpoint(tmp_path / "straight" / "last.pt")
     resumed = load_checkpoint(tmp_path / "split" / "last.pt")
     assert straight["step"] == resumed["step"] == 8
