@@ -47,9 +47,6 @@ class TextTask:
         if not quiet:
             print(f"{self.name}: {what}, {len(self.batches):,} batches; vocab {tokenizer.vocab_size:,}", flush=True)
 
-    def make_batches(self, rows: Rows, max_tokens: int, seed: int) -> list[Batch]:
-        raise NotImplementedError
-
     def id_batches(self, ids: list[list[int]], max_tokens: int, seed: int, max_rows: int,
                    labels: list[int] | None = None) -> list[Batch]:
         """Length-bucketed batches of padded `input_ids` (and `labels`, one per row, when given)."""
