@@ -17,7 +17,7 @@ st.subheader("Models")
 st.caption(f"Model directory: `{models.models_root()}` (set `{models.MODELS_ENV}` to use another)")
 for task in models.TASKS:
     problem = models.load_problem(task)  # the files really opened: a readable config alone is not a working model
-    if problem and not (models.model_dir(task) / "config.json").is_file():
+    if problem and not models.has_model(task):
         st.warning(problem)
         continue
     st.markdown(f"- {'✅' if problem is None else '❌'} {cards.card_line(task)}")

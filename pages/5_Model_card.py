@@ -12,7 +12,7 @@ st.title("Model card")
 
 task = st.radio("Model", models.TASKS, key="card_model", horizontal=True, format_func=lambda t: models.TASK_TITLES[t])
 d = models.model_dir(task)
-if not (d / "config.json").is_file():
+if not models.has_model(task):
     st.error(models.model_problem(task))
     st.stop()
 

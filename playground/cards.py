@@ -15,9 +15,11 @@ from typing import Any
 import streamlit as st
 
 from runtime.confidence import CONFIDENCE_FILE, read_threshold
+from runtime.model_files import WEIGHTS_FILE
+from runtime.spec import ONNX_DIR
 
 from . import weights
-from .models import TASK_TITLES, direction_label, directions, model_dir, model_meta, stamp
+from .models import TASK_TITLES, direction_label, directions, export_report_path, model_dir, model_meta, stamp
 
 # ---------------------------------------------------------------- model cards
 
@@ -78,7 +80,7 @@ def model_metrics(task: str) -> tuple[Any, str | None]:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _parameter_count(task: str, version: tuple) -> int | None:
-    return weights.parameter_count(model_dir(task) / "model.pt")
+    return weights.parameter_count(model_dir(task) / WEIGHTS_FILE)
 
 
 def parameter_count(task: str) -> int | None:
@@ -87,12 +89,12 @@ def parameter_count(task: str) -> int | None:
 
 
 def export_report(task: str) -> dict[str, Any] | None:
-    return read_json(model_dir(task) / "onnx" / "export_report.json")
+    return read_json(export_report_path(task))
 
 
 def bench_results(task: str) -> dict[str, Any] | None:
     """The latest `python -m export.bench` output for the task (MODEL_DIR/onnx/bench.json)."""
-    found = read_json(model_dir(task) / "onnx" / "bench.json")
+    found = read_json(model_dir(task) / ONNX_DIR / "bench.json")
     if isinstance(found, list):  # a --json file holding several models
         found = next((b for b in found if b.get("task") == task), None)
     return found if isinstance(found, dict) and found.get("results") else None

@@ -20,6 +20,8 @@ from runtime import (
     ProviderError,
     read_model_config,
 )
+from runtime.model_files import CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE
+from runtime.spec import ONNX_DIR, REPORT_FILE
 from runtime.text import DEFAULT_DIRECTIONS
 
 MODELS_ENV = "TX_MODELS_DIR"
@@ -61,6 +63,15 @@ def model_dir(task: str) -> Path:
     return models_root() / task
 
 
+def has_model(task: str) -> bool:
+    """Whether the task's directory holds a model (its config.json), exported or not."""
+    return (model_dir(task) / CONFIG_FILE).is_file()
+
+
+def export_report_path(task: str) -> Path:
+    return model_dir(task) / ONNX_DIR / REPORT_FILE
+
+
 def create_hint(task: str) -> str:
     d = model_dir(task)
     return (f"`make run` exports the shipped models and starts this app; to train your own: "
@@ -71,9 +82,9 @@ def model_problem(task: str) -> str | None:
     """Why the task's ONNX model cannot serve (a message naming the fixing command), or None."""
     d = model_dir(task)
     noun = TASK_NOUNS[task]
-    if not (d / "config.json").is_file():
+    if not has_model(task):
         return f"No {noun} model found in `{d}`. {create_hint(task)}"
-    if not (d / "onnx" / "export_report.json").is_file():
+    if not export_report_path(task).is_file():
         return (f"The {noun} model in `{d}` is not exported to ONNX yet: run `python -m export {d}` "
                 f"(`make run` does it for the shipped models).")
     return None
@@ -82,7 +93,7 @@ def model_problem(task: str) -> str | None:
 def stamp(task: str, *names: str) -> tuple[int, ...]:
     """Changes whenever the model, its export, or the named files of its directory change: a cache key."""
     d = model_dir(task)
-    files = [d / "config.json", d / "model.pt", d / "tokenizer.json", d / "onnx" / "export_report.json",
+    files = [d / CONFIG_FILE, d / WEIGHTS_FILE, d / TOKENIZER_FILE, export_report_path(task),
              *(d / name for name in names)]
     return tuple(p.stat().st_mtime_ns if p.exists() else 0 for p in files)
 
