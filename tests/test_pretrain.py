@@ -248,7 +248,7 @@ def test_trained_classifier_ships_with_its_temperature_and_labels_unchanged(tmp_
 def test_onnx_gives_the_same_calibrated_probabilities_as_pytorch():
     from export_fixtures import REVIEWS, SENTIMENT_TEMPERATURE, exported
 
-    from export.runtime import OnnxSentimentClassifier
+    from runtime import OnnxSentimentClassifier
     from tx.inference import SentimentAnalyzer
 
     model_dir = exported("sentiment")  # exported with temperature SENTIMENT_TEMPERATURE in its config
