@@ -8,9 +8,8 @@ Every graph, lean ones included, traces the model's explicit-softmax attention
 (`need_weights=True`; the lean graphs drop the weights). Why: the exporter decomposes
 `F.scaled_dot_product_attention` into reshape-to-3D, Transpose(K), scale both Q and K, MatMul;
 the scaling between Transpose and MatMul blocks onnxruntime's Transpose+MatMul fusion, so every
-layer copied its whole K (the full KV cache, in the decoder) at every call. Measured with the
-default-size model, 2 threads: decoder step 6.7 vs 9.0 ms at batch 64, 2.0 vs 2.5 ms at batch 16,
-0.67 vs 0.76 ms at batch 1; classifier 2.8 vs 3.9 ms at 1 x 64 tokens, 10.7 vs 16.4 ms at 1 x 256.
+layer would copy its whole K (the full KV cache, in the decoder) at every call. The timings:
+docs/export-and-runtime.md#graph-layout.
 """
 from __future__ import annotations
 
@@ -46,10 +45,12 @@ class LogSoftmaxOutput(nn.Module):
         return logits.log_softmax(dim=-1)
 
 
-class ClassifierGraph(nn.Module):
-    """(input_ids, attention_mask) -> logits [, attn_encoder_0..L-1]."""
+class GraphModule(nn.Module):
+    """What every graph module holds: the model in eval mode, and whether the graph adds attention outputs.
 
-    def __init__(self, model: SentimentClassifier, explain: bool):
+    `pack` here is for graphs whose spec-ordered inputs are `forward`'s arguments as they are."""
+
+    def __init__(self, model: SentimentClassifier | Seq2SeqTransformer, explain: bool = False):
         super().__init__()
         self.model, self.explain = model.eval(), explain
 
@@ -57,38 +58,36 @@ class ClassifierGraph(nn.Module):
     def pack(flat: Sequence[Any]) -> tuple:
         return tuple(flat)
 
+
+class ClassifierGraph(GraphModule):
+    """(input_ids, attention_mask) -> logits [, attn_encoder_0..L-1]."""
+
     def forward(self, input_ids: Tensor, attention_mask: Tensor):
-        # need_weights: the explicit-softmax path (see module doc)
+        # need_weights=True: the explicit-softmax path (module doc)
         logits, weights = self.model.classify(input_ids, attention_mask, need_weights=True)
         return (logits, *weights) if self.explain else logits
 
 
-class EncoderGraph(nn.Module):
-    """(src_ids, src_mask) -> memory, cross_k_0, cross_v_0, ...: all a decoder step needs from the source."""
-
-    def __init__(self, model: Seq2SeqTransformer):
-        super().__init__()
-        self.model = model.eval()
-
-    @staticmethod
-    def pack(flat: Sequence[Any]) -> tuple:
-        return tuple(flat)
+class EncoderGraph(GraphModule):
+    """(src_ids, src_mask) -> memory, then cross_k_0, cross_v_0, ... (all a decoder step needs from the source)
+    or, explaining, attn_encoder_0..L-1."""
 
     def forward(self, src_ids: Tensor, src_mask: Tensor):
-        memory = self.model.encode(src_ids, src_mask, need_weights=True).memory  # explicit path: see module doc
+        memory, weights = self.model.encode(src_ids, src_mask, need_weights=True)  # explicit-softmax path: module doc
+        if self.explain:
+            return (memory, *weights)
         cross = [t for layer in self.model.decoder.layers for t in layer.cross_attn.project_kv(memory)]
         return (memory, *cross)
 
 
-class DecoderStepGraph(nn.Module):
+class DecoderStepGraph(GraphModule):
     """(tokens, src_mask, past self K/V..., cross K/V...) -> log_probs, present self K/V..., cross weights...
 
     tokens (B, T) are the new target tokens at positions P..P+T-1, P = the past length.
     """
 
     def __init__(self, model: Seq2SeqTransformer):
-        super().__init__()
-        self.model = model.eval()
+        super().__init__(model)
         self.layers = model.config.n_decoder_layers
         self.output = LogSoftmaxOutput(model.generator)
 
@@ -99,37 +98,16 @@ class DecoderStepGraph(nn.Module):
     def forward(self, tokens: Tensor, src_mask: Tensor, past: list[Tensor], cross: list[Tensor]):
         cache = [(past[2 * i], past[2 * i + 1], cross[2 * i], cross[2 * i + 1]) for i in range(self.layers)]
         hidden, present, weights = self.model.decode(tokens, None, src_mask, cache=cache,
-                                                     need_weights=True)  # explicit path: see module doc
+                                                     need_weights=True)  # explicit-softmax path: module doc
         return (self.output(hidden), *(t for layer in present for t in layer[:2]), *weights["cross"])
 
 
-class EncoderExplainGraph(nn.Module):
-    """(src_ids, src_mask) -> memory, attn_encoder_0..L-1 (explicit-softmax attention path)."""
-
-    def __init__(self, model: Seq2SeqTransformer):
-        super().__init__()
-        self.model = model.eval()
-
-    @staticmethod
-    def pack(flat: Sequence[Any]) -> tuple:
-        return tuple(flat)
-
-    def forward(self, src_ids: Tensor, src_mask: Tensor):
-        memory, weights = self.model.encode(src_ids, src_mask, need_weights=True)
-        return (memory, *weights)
-
-
-class DecoderExplainGraph(nn.Module):
+class DecoderExplainGraph(GraphModule):
     """(tgt_ids, memory, src_mask) -> log_probs, attn_self_0.., attn_cross_0..: one teacher-forced pass."""
 
     def __init__(self, model: Seq2SeqTransformer):
-        super().__init__()
-        self.model = model.eval()
+        super().__init__(model, explain=True)
         self.output = LogSoftmaxOutput(model.generator)
-
-    @staticmethod
-    def pack(flat: Sequence[Any]) -> tuple:
-        return tuple(flat)
 
     def forward(self, tgt_ids: Tensor, memory: Tensor, src_mask: Tensor):
         hidden, _, weights = self.model.decode(tgt_ids, memory, src_mask, need_weights=True)
@@ -143,7 +121,7 @@ def wrapper_for(model: nn.Module, spec: GraphSpec) -> nn.Module:
         "classifier_explain": lambda: ClassifierGraph(model, explain=True),
         "encoder": lambda: EncoderGraph(model),
         "decoder": lambda: DecoderStepGraph(model),
-        "encoder_explain": lambda: EncoderExplainGraph(model),
+        "encoder_explain": lambda: EncoderGraph(model, explain=True),
         "decoder_explain": lambda: DecoderExplainGraph(model),
     }
     if spec.name not in builders:

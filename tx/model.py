@@ -1,4 +1,5 @@
-"""The two models: an encoder-decoder translator and an encoder-only classifier.
+"""The models: an encoder-decoder translator, and two encoder-only ones (a classifier, and the masked language
+model it can be pretrained as).
 
 `forward` returns logits only; losses live in the training code.
 """
@@ -9,13 +10,13 @@ from typing import NamedTuple
 import torch
 from torch import Tensor, nn
 
-from .config import ClassifierConfig, MaskedLMConfig, Seq2SeqConfig
+from .config import ClassifierConfig, EncoderConfig, MaskedLMConfig, Seq2SeqConfig
 from .layers import Decoder, Embeddings, Encoder, LayerCache, PositionalEncoding
 from .masks import causal_mask, padding_mask
 
 
 class Encoded(NamedTuple):
-    """What `Seq2SeqTransformer.encode` returns, whether or not weights were asked for."""
+    """What `encode` returns (`Seq2SeqTransformer`'s and `EncoderModel`'s), whether or not weights were asked for."""
 
     memory: Tensor  # (B, S, D) encoder output
     weights: list[Tensor] | None  # L × (B, H, S, S) self-attention weights with need_weights, else None
@@ -102,17 +103,30 @@ class Seq2SeqTransformer(nn.Module):
         return self.generator(self.decode(tgt, memory, src_mask).hidden)
 
 
-class SentimentClassifier(nn.Module):
-    """Encoder, pooling over real tokens (mean, or max), dropout, linear head -> class logits."""
+class EncoderModel(nn.Module):
+    """Token embeddings, positional encoding and the encoder stack, under the module names both encoder-only
+    models share (embed, positional, encoder): a pretrained `MaskedLanguageModel`'s weights load into a
+    `SentimentClassifier` as they are. Subclasses add their head, then `xavier_init`."""
 
-    def __init__(self, config: ClassifierConfig):
+    def __init__(self, config: EncoderConfig):
         super().__init__()
         c = self.config = config
         self.embed = Embeddings(c.vocab_size, c.d_model)
         self.positional = PositionalEncoding(c.d_model, c.max_len, c.dropout)
         self.encoder = Encoder(c.n_layers, c.d_model, c.n_heads, c.d_ff, c.dropout, c.pre_norm)
-        self.dropout = nn.Dropout(c.dropout)
-        self.head = nn.Linear(c.d_model, c.n_classes)
+
+    def encode(self, input_ids: Tensor, keep: Tensor, need_weights: bool = False) -> Encoded:
+        """input_ids (B, S), keep (B, S) True at real tokens -> Encoded(states (B, S, D), weights or None)."""
+        return Encoded(*self.encoder(self.positional(self.embed(input_ids)), keep, need_weights))
+
+
+class SentimentClassifier(EncoderModel):
+    """Encoder, pooling over real tokens (mean, or max), dropout, linear head -> class logits."""
+
+    def __init__(self, config: ClassifierConfig):
+        super().__init__(config)
+        self.dropout = nn.Dropout(config.dropout)
+        self.head = nn.Linear(config.d_model, config.n_classes)
         xavier_init(self)
 
     def pool(self, x: Tensor, keep: Tensor) -> Tensor:
@@ -127,7 +141,7 @@ class SentimentClassifier(nn.Module):
                  need_weights: bool = False) -> Classified:
         """input_ids (B, S), attention_mask (B, S) True/1 at real tokens -> Classified(logits (B, C), weights)."""
         keep = padding_mask(input_ids, self.config.pad_id) if attention_mask is None else attention_mask.bool()
-        x, weights = self.encoder(self.positional(self.embed(input_ids)), keep, need_weights)
+        x, weights = self.encode(input_ids, keep, need_weights)
         return Classified(self.head(self.dropout(self.pool(x, keep))) / self.config.temperature, weights)
 
     def forward(self, input_ids: Tensor, attention_mask: Tensor | None = None) -> Tensor:
@@ -135,19 +149,16 @@ class SentimentClassifier(nn.Module):
         return self.classify(input_ids, attention_mask).logits
 
 
-class MaskedLanguageModel(nn.Module):
-    """The classifier's encoder (same module names: embed, positional, encoder) plus BERT's prediction
-    head: a dense layer, ReLU, LayerNorm, then scores over the vocabulary with the embedding matrix
-    itself (tied, as in the paper's §3.4) and a bias. Pretrained with `tx.train pretrain`."""
+class MaskedLanguageModel(EncoderModel):
+    """The classifier's encoder (an `EncoderModel` too) plus BERT's prediction head: a dense layer, ReLU,
+    LayerNorm, then scores over the vocabulary with the embedding matrix itself (tied, as in the paper's §3.4)
+    and a bias. Pretrained with `tx.train pretrain`."""
 
     def __init__(self, config: MaskedLMConfig):
-        super().__init__()
-        c = self.config = config
-        self.embed = Embeddings(c.vocab_size, c.d_model)
-        self.positional = PositionalEncoding(c.d_model, c.max_len, c.dropout)
-        self.encoder = Encoder(c.n_layers, c.d_model, c.n_heads, c.d_ff, c.dropout, c.pre_norm)
-        self.transform = nn.Sequential(nn.Linear(c.d_model, c.d_model), nn.ReLU(), nn.LayerNorm(c.d_model))
-        self.bias = nn.Parameter(torch.zeros(c.vocab_size))
+        super().__init__(config)
+        d = config.d_model
+        self.transform = nn.Sequential(nn.Linear(d, d), nn.ReLU(), nn.LayerNorm(d))
+        self.bias = nn.Parameter(torch.zeros(config.vocab_size))
         xavier_init(self)
 
     def forward(self, input_ids: Tensor, select: Tensor | None = None) -> Tensor:
@@ -155,7 +166,7 @@ class MaskedLanguageModel(nn.Module):
         `select` (B, S) is True: the loss needs only the masked ones, and the (D, V) product is
         most of the cost."""
         keep = padding_mask(input_ids, self.config.pad_id)
-        x, _ = self.encoder(self.positional(self.embed(input_ids)), keep)
+        x = self.encode(input_ids, keep).memory
         if select is not None:
             x = x[select]  # (B, S, D) -> (N, D)
         return self.transform(x) @ self.embed.table.weight.T + self.bias  # (..., D) @ (D, V) -> (..., V)
