@@ -11,11 +11,12 @@ Each round runs every case and system once (systems on the same input), in rotat
 in machine load hit all alike (batch-16 cases run in fewer rounds, spread over the whole measurement);
 p10/p50/p90 are over the rounds after warm-up; "× torch" is PyTorch's p50 over the system's, "÷ CTranslate2"
 CTranslate2's over onnxruntime's at the same precision (when ctranslate2 is installed), CTranslate2 at its
-faster thread setting: with --threads above 1 it also runs at 1 thread, which was the faster here. The
-1-minute load average is recorded before and after; `distrusted` names each ratio whose two p10-p90 ranges
-overlap, or every ratio when other work held more than half the cores (export/bench_stats.py).
-Also recorded: provider, threads, CPU, versions, the fused/contrib operators onnxruntime's graph
-optimiser left in each graph, and the int8 quality deltas from export_report.json.
+faster thread setting: with --threads above 1 it also runs at 1 thread (its OpenMP threads can make that
+the faster: docs/export-and-runtime.md#ctranslate2). The 1-minute load average is recorded before and after;
+`distrusted` names each ratio whose two p10-p90 ranges overlap, or every ratio when other work held more than
+half the cores (export/bench_stats.py). Also recorded: provider, threads, CPU, versions, the fused/contrib
+operators onnxruntime's graph optimiser left in each graph, and the int8 quality deltas from export_report.json;
+the targets and the printed table are export/bench_report.py's.
 Writes MODEL_DIR/onnx/bench.json (read by the app) unless --json names one file for all.
 """
 from __future__ import annotations
@@ -37,29 +38,25 @@ import onnx
 import onnxruntime as ort
 
 from runtime import OnnxSentimentClassifier, OnnxTranslator
+from runtime.files import atomic_write
 from runtime.model_files import ModelLoadError
 from runtime.providers import PROVIDER_CHOICES, session_options
 from runtime.spec import ONNX_DIR, PRECISIONS
 from runtime.timing import interleaved
 from tx import read_model_config
-from tx.files import atomic_write
 from tx.inference import SentimentAnalyzer, Translator, torch_threads
 from tx.tools.bench_decode import GERMAN_SENTENCES
 
+from .bench_report import check_targets, int8_quality, table
 from .bench_stats import CaseResult, distrusted, machine_busy, summarise
 from .feeds import FIRST_PLAIN_ID
-from .quality import INT8_MAX_ACCURACY_DROP, INT8_MAX_BLEU_DROP, held_out_texts
-from .report import read_report, versions
+from .quality import held_out_texts
+from .report import versions
 
 SYSTEMS = ("torch", "ort-fp32", "ort-int8")
 CLASSIFIER_CASES = [(1, 16), (1, 64), (1, 256), (32, 64)]  # (batch, tokens)
 TRANSLATION_CASES = [("greedy", 1), ("greedy", 16), ("beam", 1), ("beam", 16)]  # (method, batch)
 BEAM = 4
-TARGETS = {"translate greedy fp32": 2.5, "translate greedy int8": 5.0,
-           "classifier b1 <=64 fp32": 2.5, "classifier b1 <=64 int8": 5.0}
-# The export's own gate (quality.py), so that the bench never calls "met" what the export would fail, or back.
-INT8_QUALITY_LIMITS = {"translate": ("BLEU drop", INT8_MAX_BLEU_DROP),
-                       "sentiment": ("accuracy drop (pt)", round(100 * INT8_MAX_ACCURACY_DROP, 2))}
 
 
 def translation_case_name(method: str, batch: int) -> str:
@@ -171,8 +168,8 @@ def ct2_systems(model_dir: Path, threads: int, notes: list[str]) -> dict[str, An
         out = convert(model_dir, folder / precision, quantization)
         systems[f"ct2-{precision}"] = Ct2TextTranslator(model_dir, out, threads)
         if threads > 1:
-            # Its best setting, not only ours: on a 2-core AMD EPYC (2026-11-25) CTranslate2 int8 ran 1.1-2.8x
-            # faster at 1 intra-op thread than at 2, in every case (its OpenMP threads, measured without torch).
+            # Its best setting, not only ours: its OpenMP threads can make 1 intra-op thread the faster
+            # (docs/export-and-runtime.md#ctranslate2).
             systems[f"ct2-{precision}-t1"] = Ct2TextTranslator(model_dir, out, 1)
     notes.append("CTranslate2 beam search normalises by length^α and stops when the beam has finished; its outputs "
                  "may differ from ours (greedy ones are identical in fp32)")
@@ -200,40 +197,6 @@ def graph_fusions(model_dir: Path, threads: int) -> dict[str, dict[str, int]]:
         if "_explain." not in path.name:
             found[path.name] = optimized_ops(path, threads)
     return found
-
-
-def int8_quality(task: str, model_dir: Path) -> dict[str, Any] | None:
-    """The int8 quality deltas the export measured (export_report.json), against the issue's limits."""
-    report = read_report(model_dir) or {}
-    section = (report.get("quality") or {}).get("translation" if task == "translate" else "sentiment") or {}
-    int8 = (section.get("systems") or {}).get("int8")
-    if not int8:
-        return None
-    name, limit = INT8_QUALITY_LIMITS[task]
-    if task == "translate":
-        drop = -min(int8.get("bleu_delta", {}).values(), default=0.0)
-    else:
-        drop = -100 * int8.get("accuracy_delta", 0.0)
-    drop = round(drop, 2) + 0.0  # no "-0.00"
-    return {"measure": name, "drop": drop, "limit": limit, "met": drop <= limit,
-            "agreement": int8.get("agreement"), "texts": section.get("sentences", section.get("texts")),
-            "origin": section.get("origin")}
-
-
-def check_targets(task: str, results: list[CaseResult]) -> dict[str, dict[str, Any]]:
-    """Each target's reached ratio (the worst case it covers)."""
-    reached = {}
-    for system, precision in (("ort-fp32", "fp32"), ("ort-int8", "int8")):
-        if task == "translate":
-            ratios = [r.speedup for r in results if r.system == system and r.case.startswith("greedy")]
-            name = f"translate greedy {precision}"
-        else:
-            ratios = [r.speedup for r in results if r.system == system and r.case.startswith("b1x")
-                      and int(r.case.split("x")[1]) <= 64]
-            name = f"classifier b1 <=64 {precision}"
-        if ratios:
-            reached[name] = {"target": TARGETS[name], "reached": min(ratios), "met": min(ratios) >= TARGETS[name]}
-    return reached
 
 
 def load_average() -> float | None:
@@ -267,62 +230,6 @@ def bench_model_dir(model_dir: Path, threads: int, repeats: int, warmup: int, da
     if fusions:
         bench["fusions"] = graph_fusions(model_dir, threads)
     return bench
-
-
-def table(bench: dict[str, Any]) -> str:
-    """The results as a markdown table with a header naming what was measured where."""
-    v = bench.get("versions", {})
-    provider = bench.get("provider", "?")
-    lines = [f"{bench['model_dir']} ({bench['task']}): {bench['threads']} threads, {bench.get('repeats', '?')} "
-             f"repeats after {bench.get('warmup', '?')} warm-up, onnxruntime on {provider}",
-             f"CPU {v.get('cpu', '?')}; torch {v.get('torch', '?')}, onnxruntime {v.get('onnxruntime', '?')}, "
-             f"onnx {v.get('onnx', '?')}, python {v.get('python', '?')}"]
-    load = bench.get("load_average") or {}
-    if load.get("before") is not None:
-        lines.append(f"machine load (1-min average) {load['before']} before, {load.get('after')} after, "
-                     f"{bench.get('cpu_count', '?')} CPUs: timings are only comparable within one run")
-        busy = machine_busy(load, bench.get("cpu_count") or 1, bench["threads"])
-        if busy:
-            lines.append(f"WARNING: the machine was busy ({busy}); PyTorch's OpenMP threads suffer most (each op "
-                         "can wait for a preempted thread), which inflates the ratios: re-run on an idle machine"
-                         + (", or with --threads 1" if bench["threads"] > 1 else ""))
-    if bench.get("provider_note"):
-        lines.append(f"({bench['provider_note']})")
-    if bench.get("direction"):
-        lines.append(f"translating {bench['direction']}, sentences from {bench.get('sentences', '?')}"
-                     + (f", at most {bench['max_len']} tokens" if bench.get("max_len") else ""))
-    lines += ["", "| case | system | p50 ms | p10-p90 ms | tokens/s | × torch | ÷ CTranslate2 |",
-              "|---|---|--:|--:|--:|--:|--:|"]
-    for r in bench["results"]:
-        vs, peer = r.get("vs_ct2"), r.get("ct2_peer")
-        spread = f"{r.get('p10_ms', 0):.1f}-{r['p90_ms']:.1f}"
-        # Name the peer when it is not the same-threads row (e.g. CTranslate2 was faster at 1 thread).
-        named = f" ({peer})" if peer and peer != r["system"].replace("ort-", "ct2-") else ""
-        lines.append(f"| {r['case']} | {r['system']} | {r['p50_ms']:.2f} | {spread} | {r['tokens_per_s']:.0f} | "
-                     f"{r['speedup']:.2f} | {'' if vs is None else f'{vs:.2f}{named}'} |")
-    lines.append("")
-    doubts = bench.get("distrusted", [])
-    if bench.get("busy") and doubts:  # every ratio: one line naming them all, not one line each
-        lines.append(f"WARNING: no ratio trusted, the machine was busy ({bench['busy']}): "
-                     + ", ".join(d.split(": ", 1)[0] for d in doubts))
-    else:
-        lines += [f"WARNING: ratio not trusted, {doubt}" for doubt in doubts]
-    for name, t in bench.get("targets", {}).items():
-        lines.append(f"target {name}: >= {t['target']}x, reached {t['reached']:.2f}x "
-                     f"({'met' if t['met'] else 'MISSED'})")
-    quality = bench.get("int8_quality")
-    if quality:
-        lines.append(f"int8 {quality['measure']} {quality['drop']:.2f} (limit {quality['limit']}: "
-                     f"{'met' if quality['met'] else 'MISSED'}), agreement with PyTorch {quality['agreement']} "
-                     f"on {quality['texts']} {'sentences each way' if bench['task'] == 'translate' else 'texts'} "
-                     f"(export_report.json)")
-    elif "int8_quality" in bench:
-        lines.append("int8 quality: not in export_report.json (export with --precision fp32,int8 and test data)")
-    for note in bench.get("notes", []):
-        lines.append(f"note: {note}")
-    for name, ops in (bench.get("fusions") or {}).items():
-        lines.append(f"onnxruntime ops in {name}: {', '.join(f'{k} {n}' for k, n in ops.items()) or 'no fusions'}")
-    return "\n".join(lines)
 
 
 def all_case_names() -> list[str]:

@@ -589,7 +589,7 @@ def test_bench_case_filter_uses_the_requested_names(tmp_path):
                                                  (1.2, 1.5, True),   # other work before it started
                                                  (0.2, 3.4, True)])  # other work appeared during the run
 def test_bench_busy_warning_discounts_its_own_threads(before, after, busy):
-    from export.bench import table
+    from export.bench_report import table
 
     bench = {"model_dir": "m", "task": "sentiment", "threads": 2, "cpu_count": 2, "results": [],
              "load_average": {"before": before, "after": after}}
@@ -794,7 +794,7 @@ def test_int8_verdict_fails_past_the_limit_and_warns_past_the_targets(deltas, ag
 
 
 def test_a_ratio_whose_spreads_overlap_is_named_as_distrusted():
-    from export.bench import CaseResult, distrusted
+    from export.bench_stats import CaseResult, distrusted
 
     results = [CaseResult("greedy-b1", "torch", 10.0, 12.0, 100, 1.0, 8.0),
                CaseResult("greedy-b1", "ort-int8", 9.0, 11.0, 110, 1.11, 8.5, vs_ct2=1.0),
