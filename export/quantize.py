@@ -87,8 +87,8 @@ import onnx
 from onnxruntime.quantization import QuantType, quantize_dynamic
 from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
 
+from runtime.files import atomic_write
 from runtime.spec import META_INT8_BLOCK_SIZE, META_INT8_WEIGHT_BITS, META_INT8_WEIGHT_TYPE, META_PRECISION
-from tx.files import atomic_write
 
 from .onnx_export import set_metadata
 

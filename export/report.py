@@ -8,10 +8,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from runtime.files import atomic_write
 from runtime.model_files import sha256_of
 from runtime.spec import ONNX_DIR, REPORT_FILE, SPEC_VERSION
 from tx.checkpoint import CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE
-from tx.files import atomic_write
 
 
 def cpu_model() -> str:

@@ -29,9 +29,9 @@ from pathlib import Path
 import onnx
 from onnx import TensorProto
 
+from runtime.files import atomic_write
 from runtime.model_files import ModelFiles, ModelLoadError, export_command, sha256_of
 from runtime.spec import BATCH, PRECISIONS, GraphSpec, graphs_for
-from tx.files import atomic_write
 
 from .validate import check_interface
 

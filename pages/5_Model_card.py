@@ -19,7 +19,7 @@ if not models.has_model(task):
 st.markdown(cards.card_line(task))
 stored = models.model_meta(task)
 sections = cards.readme_sections(task)
-metrics, metrics_problem = cards.model_metrics(task)  # metrics.json through its one schema (tx/metrics_file.py)
+metrics, metrics_problem = cards.model_metrics(task)  # metrics.json through its one schema (runtime/metrics_file.py)
 
 
 def readme_parts(pattern: str) -> list[tuple[str, str]]:

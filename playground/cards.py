@@ -1,19 +1,16 @@
-"""What a model directory says about itself: metrics.json (in tx/metrics_file.py's layout), the export and bench
+"""What a model directory says about itself: metrics.json (in runtime/metrics_file.py's layout), the export and bench
 reports, the README model card, and the measured meaning of a translation's confidence.
 """
 from __future__ import annotations
 
-import functools
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import streamlit as st
 
+from runtime import metrics_file
 from runtime.confidence import CONFIDENCE_FILE, read_threshold
 from runtime.model_files import WEIGHTS_FILE
 from runtime.spec import ONNX_DIR
@@ -44,38 +41,16 @@ def flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-@functools.cache
-def metrics_schema() -> ModuleType:
-    """tx/metrics_file.py, the one layout of metrics.json, loaded from its file: it needs only the standard library,
-    but `import tx.metrics_file` would first run tx/__init__.py, which imports torch (the app runs without it).
-    find_spec("tx") only locates the package; nothing of tx runs but this one module."""
-    package = importlib.util.find_spec("tx")
-    if package is None or not package.submodule_search_locations:
-        raise ImportError("the tx package (tx/metrics_file.py: the layout of metrics.json) is not installed")
-    path = Path(next(iter(package.submodule_search_locations))) / "metrics_file.py"
-    spec = importlib.util.spec_from_file_location("playground._tx_metrics_file", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"{path}: cannot be loaded")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the classes are made
-    spec.loader.exec_module(module)
-    return module
-
-
 def model_metrics(task: str) -> tuple[Any, str | None]:
     """(the task's metrics.json read through its one schema, a `ModelMetrics`; None) or (None, why not: missing
     or in the wrong layout)."""
-    try:
-        schema = metrics_schema()
-    except ImportError as e:  # an install without tx/: the file cannot be checked, so it is not shown
-        return None, str(e)
-    path = model_dir(task) / schema.METRICS_FILE
+    path = model_dir(task) / metrics_file.METRICS_FILE
     if not path.is_file():
         return None, None
     try:
-        return schema.ModelMetrics.read(path), None
-    except schema.MetricsFormatError as e:
-        return None, f"{e} (the layout `python -m tx ship` writes: see tx/metrics_file.py)"
+        return metrics_file.ModelMetrics.read(path), None
+    except metrics_file.MetricsFormatError as e:
+        return None, f"{e} (the layout `python -m tx ship` writes: see runtime/metrics_file.py)"
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

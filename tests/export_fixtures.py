@@ -27,8 +27,8 @@ from pathlib import Path
 import torch
 
 import tx
-from runtime.cpu import cpu_has_vnni
 from export.pipeline import ExportOptions, export_model_dir
+from runtime.cpu import cpu_has_vnni
 
 GERMAN = [
     "Ich trinke keinen Alkohol.", "Kannst du Auto fahren?", "Das Wetter ist heute schön.",

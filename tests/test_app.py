@@ -530,7 +530,7 @@ def test_model_card_translation(open_page):
     assert [t["name"] for t in loss["data"]] == ["train_loss", "valid_loss"]
     assert [t["name"] for t in score["data"]] == ["valid_bleu"]
     tables = [d.value for d in at.dataframe]
-    scores = next(t for t in tables if "BLEU" in t.columns)  # metrics.json through tx.metrics_file
+    scores = next(t for t in tables if "BLEU" in t.columns)  # metrics.json through runtime.metrics_file
     assert list(scores["direction"]) == ["de-en", "en-de"] and list(scores["BLEU"]) == [12.3, 9.8]
     report = next(t for t in tables if "parity ok" in t.columns)
     assert len(report) == 8 and report["parity ok"].all()  # 4 graphs × fp32/int8

@@ -1,4 +1,4 @@
-"""tx.files.atomic_write: the one atomic write (checkpoints, model dirs, TSVs, reports, Triton files)."""
+"""runtime.files.atomic_write: the one atomic write (checkpoints, model dirs, TSVs, reports, Triton files)."""
 from __future__ import annotations
 
 import os
@@ -6,7 +6,7 @@ import stat
 
 import pytest
 
-from tx.files import atomic_write, atomic_write_bytes
+from runtime.files import atomic_write, atomic_write_bytes
 
 
 def test_atomic_write_gets_umask_permissions_without_touching_the_umask(tmp_path, monkeypatch):

@@ -1,4 +1,4 @@
-"""tx.metrics_file: the one metrics.json layout; `python -m tx ship` writes it, the shipped files follow it."""
+"""runtime.metrics_file: the one metrics.json layout; `python -m tx ship` writes it, the shipped files follow it."""
 from __future__ import annotations
 
 import copy
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tx.metrics_file import MetricsFormatError, ModelMetrics
+from runtime.metrics_file import MetricsFormatError, ModelMetrics
 from tx.tools import ship
 
 REPO = Path(__file__).resolve().parents[1]

@@ -18,10 +18,10 @@ from typing import Any
 import torch
 from torch import nn
 
+from runtime.files import atomic_write
 from runtime.model_files import CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE, CheckpointError, read_model_config
 
 from .config import ClassifierConfig, MaskedLMConfig, Seq2SeqConfig
-from .files import atomic_write
 from .model import MaskedLanguageModel, SentimentClassifier, Seq2SeqTransformer
 
 # kind name stored in files -> (config class, model class)

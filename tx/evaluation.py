@@ -54,7 +54,7 @@ def evaluate_translation(model_dir: Path, rows: list[dict[str, str]], method: st
 
 
 def classification_scores(gold: list[str], predicted: list[str], labels: Sequence[str] = LABELS) -> dict[str, Any]:
-    """Accuracy and macro-F1 (percent) and the confusion matrix, in `tx.metrics_file`'s layout."""
+    """Accuracy and macro-F1 (percent) and the confusion matrix, in `runtime.metrics_file`'s layout."""
     labels = list(labels)
     confusion = [[sum(1 for g, p in zip(gold, predicted, strict=True) if g == a and p == b) for b in labels]
                  for a in labels]

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..files import atomic_write_bytes
+from runtime.files import atomic_write_bytes
 
 # --- paths and the file contract ------------------------------------------------------------------------------
 DATA_DIR = Path("data")

@@ -1,7 +1,7 @@
 """The command-line tools, one module each with `main(argv) -> int`: `python -m tx TOOL ...` runs one.
 
 A tool reads its arguments, calls the library and prints; what it does lives in the library (`tx.tasks`,
-`tx.trainer`, `tx.evaluation`, `tx.baselines`, `tx.calibration`, `tx.confidence`, `tx.metrics_file`), which
+`tx.trainer`, `tx.evaluation`, `tx.baselines`, `tx.calibration`, `tx.confidence`, `runtime.metrics_file`), which
 never imports a tool.
 """
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Turns an evaluation (`python -m tx evaluate ... --out EVAL_DIR`: eval.json + test_outputs.tsv)
 into the files a shipped model directory carries besides its weights:
-- metrics.json (layout: `tx.metrics_file`): the test metrics (with sacrebleu signatures), the data
+- metrics.json (layout: `runtime.metrics_file`): the test metrics (with sacrebleu signatures), the data
   manifest's provenance, and the metrics of `samples.tsv` alone, which the slow tests recompute;
 - samples.tsv: the first N test rows with references and the model's outputs (translation: both
   directions side by side; sentiment: gold label, predicted label, p(positive)).
@@ -16,10 +16,11 @@ from typing import Any
 
 import sacrebleu
 
+from runtime.metrics_file import METRICS_FILE, SAMPLES_FILE, MetricsFormatError, ModelMetrics
+
 from ..data import read_tsv, write_tsv
 from ..data.io import MANIFEST
 from ..evaluation import classification_scores, eval_files
-from ..metrics_file import METRICS_FILE, SAMPLES_FILE, MetricsFormatError, ModelMetrics
 from ..tasks import TASKS
 from . import tool_parser
 
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     written = {"task": args.task, "test": evaluation, "samples": sample_scores,
                "data": {k: manifest.get(k) for k in ("source", "sources", "version", "license", "licence", "counts")
                         if manifest.get(k) is not None}}
-    try:  # the one layout the app reads (tx.metrics_file); a gap is an error here, not a guess there
+    try:  # the one layout the app reads (runtime.metrics_file); a gap is an error here, not a guess there
         metrics = ModelMetrics.from_json(written, "the metrics to ship")
     except MetricsFormatError as e:
         print(f"error: {e} (is {manifest_path} the data manifest of `python -m tx.data prepare`?)", file=sys.stderr)

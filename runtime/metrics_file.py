@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from .files import atomic_write
+
 METRICS_FILE = "metrics.json"
 SAMPLES_FILE = "samples.tsv"  # the test rows a model directory shows, with its outputs; "samples" scores them
 
@@ -186,7 +188,5 @@ class ModelMetrics:
                 "data": self.data.to_json()}
 
     def write(self, path: str | Path) -> None:
-        from .files import atomic_write
-
         text = json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
         atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
