@@ -44,8 +44,8 @@ from runtime.providers import PROVIDER_CHOICES, session_options
 from runtime.spec import ONNX_DIR, PRECISIONS
 from runtime.timing import interleaved
 from tx import read_model_config
+from tx.evaluation import BENCH_SENTENCES
 from tx.inference import SentimentAnalyzer, Translator, torch_threads
-from tx.tools.bench_decode import GERMAN_SENTENCES
 
 from .bench_report import check_targets, int8_quality, table
 from .bench_stats import CaseResult, distrusted, machine_busy, summarise
@@ -122,7 +122,7 @@ def bench_translation(model_dir: Path, threads: int, repeats: int, warmup: int, 
     if texts.rows:
         sentences, origin = [r[src_lang] for r in texts.rows], texts.origin
     else:
-        sentences, origin = GERMAN_SENTENCES, "tx.tools.bench_decode.GERMAN_SENTENCES"
+        sentences, origin = BENCH_SENTENCES, "tx.evaluation.BENCH_SENTENCES"
     notes: list[str] = []
     wrappers = onnx_systems(lambda p: OnnxTranslator(model_dir, provider, p, threads), PRECISIONS, notes)
     systems: dict[str, Any] = {"torch": torch_side} | wrappers | ct2_systems(model_dir, threads, notes)

@@ -4,7 +4,7 @@ Where a translation's time goes besides the graphs: per decoder step, the time i
 sessions' `run`, inside the searches' one-node top-k graph (onnxruntime work that replaced torch.topk), in the
 backend's `reorder` (numpy copies of the KV cache that follow the beams), and the rest: the Python of the search
 and the text API around them. Cases as `export.bench`: greedy and beam 4, batch 1
-(16 sentences one by one) and batch 16 (one call), on the bench's German sentences. Medians over rounds.
+(16 sentences one by one) and batch 16 (one call), on tx.evaluation.BENCH_SENTENCES. Medians over rounds.
 """
 from __future__ import annotations
 
@@ -17,15 +17,9 @@ from pathlib import Path
 import onnxruntime as ort
 
 from runtime import OnnxTranslator
+from tx.evaluation import BENCH_SENTENCES as SENTENCES
 
 CASES = (("greedy", 1), ("beam", 1), ("greedy", 16), ("beam", 16))
-SENTENCES = [
-    "Das Wetter ist heute schön.", "Wo ist der Bahnhof?", "Ich habe keine Zeit.", "Kannst du mir helfen?",
-    "Der Zug hat Verspätung.", "Wir gehen morgen ins Kino.", "Das Essen war sehr gut.", "Ich lerne Deutsch.",
-    "Wie spät ist es?", "Mein Bruder wohnt in Berlin.", "Die Tür ist offen.", "Ich trinke gern Kaffee.",
-    "Das Buch liegt auf dem Tisch.", "Es regnet seit gestern.", "Sie arbeitet in einem Krankenhaus.",
-    "Wir haben das Spiel gewonnen.",
-]
 
 
 class RunClock:

@@ -19,29 +19,12 @@ from runtime.decoding import beam_search, greedy
 
 from ..config import Seq2SeqConfig
 from ..decoding import FullPrefixBackend, TorchBackend
+from ..evaluation import BENCH_SENTENCES
 from ..inference import Translator
 from ..model import Seq2SeqTransformer
 from ..tokenizer import BOS, EOS, SPECIALS
 from . import tool_parser
 
-GERMAN_SENTENCES = [
-    "Ich trinke keinen Alkohol.",
-    "Kannst du Auto fahren?",
-    "Das Wetter ist heute schön.",
-    "Wir treffen uns morgen um acht Uhr am Bahnhof.",
-    "Er hat das Buch gestern Abend zu Ende gelesen.",
-    "Wo ist die nächste Apotheke?",
-    "Sie arbeitet seit zehn Jahren in einem kleinen Krankenhaus auf dem Land.",
-    "Ich verstehe nicht, was du meinst.",
-    "Das Konzert wurde wegen des Regens abgesagt.",
-    "Könnten Sie bitte etwas langsamer sprechen?",
-    "Mein Bruder wohnt in einer Wohnung in der Nähe des Flusses.",
-    "Hast du Lust, heute Abend ins Kino zu gehen?",
-    "Die Kinder spielen im Garten.",
-    "Wie viel kostet diese Jacke?",
-    "Nach dem Essen machten wir einen langen Spaziergang durch den Wald.",
-    "Es tut mir leid, ich habe mich verspätet.",
-]
 BOS_ID, EOS_ID = SPECIALS.index(BOS), SPECIALS.index(EOS)  # every tokenizer's ids; a random model uses them too
 
 
@@ -67,7 +50,7 @@ def model_and_sources(model_dir: str | None, n_sentences: int, seed: int) -> tup
     """The model to time and the source id lists (tag and EOS included) to decode."""
     if model_dir is not None:
         translator = Translator.from_dir(model_dir)
-        texts = (GERMAN_SENTENCES * (n_sentences // len(GERMAN_SENTENCES) + 1))[:n_sentences]
+        texts = (BENCH_SENTENCES * (n_sentences // len(BENCH_SENTENCES) + 1))[:n_sentences]
         return translator.model, [translator.source_ids(text, "en")[0] for text in texts]
     torch.manual_seed(seed)
     model = Seq2SeqTransformer(Seq2SeqConfig(vocab_size=8000)).eval()
