@@ -4,15 +4,15 @@ Converts a `tx` translator to CTranslate2, the engine people pick for fast CPU t
 every speed claim of `export` can be measured against it on the same weights (`python -m export.bench`
 adds its rows when `ctranslate2` is installed: `pip install ctranslate2`, optional).
 
-What must match for identical output (measured; see shared notes): the position table is written out
+What must match for identical output (measured): the position table is written out
 (tx interleaves sin on even and cos on odd dimensions, CTranslate2's built-in table does not);
 embeddings are scaled by √d_model; Q/K/V become one fused matrix (cross-attention: K/V fused);
 LayerNorm ε 1e-5; the source is the `<2xx>` tag, the BPE pieces and `</s>`; decoding starts from `<s>`.
 After converting, `--check N` translates the first N sample sentences (samples.tsv; `--test-sentences N`: N
 held-out ones, the export's sample of data/processed/translate/test.tsv) greedily in every direction with both
-and counts identical outputs (token for token); the command fails when any differs in fp32. Measured on the
-shipped translator: fp32 identical on 1000/1000 (500 test sentences each way), int8 on 73.6% (CTranslate2
-quantises differently from onnxruntime; our own int8 agrees on 81.4%, export/quantize.py).
+and counts identical outputs (token for token); the command fails when any differs in fp32 (int8 differs more
+often: CTranslate2 quantises differently from onnxruntime; the shipped translator's figures are in
+docs/export-and-runtime.md#ctranslate2).
 """
 from __future__ import annotations
 

@@ -61,10 +61,10 @@ def describe_scheme(scheme: Int8Scheme, vnni: bool) -> dict[str, object]:
         why = (f"blockwise MatMulNBits, 8-bit weights with a scale per {scheme.block_size} input rows, int8 "
                "activations per row and block, embeddings fp32: measured the most faithful int8 "
                + ("and fastest at batch 1 on this CPU with VNNI" if vnni else
-                  "(without VNNI its kernels run little faster than fp32)") + " (export/quantize.py)")
+                  "(without VNNI its kernels run little faster than fp32)") + " (docs/export-and-runtime.md)")
     elif scheme.weight_type == "uint8":
         why = ("unsigned 8-bit weights: onnxruntime's u8 x u8 kernel sums in int32 on any CPU (no VNNI needed); "
-               "measured the most faithful scheme at the same size (export/quantize.py)")
+               "measured the most faithful scheme at the same size (docs/export-and-runtime.md)")
     elif scheme.weight_bits == 7:
         why = "signed 7-bit weights (reduce_range): safe from the int16 saturation of CPUs without VNNI"
     elif vnni:

@@ -75,7 +75,7 @@ def translation_int8_verdict(int8: dict[str, Any]) -> tuple[list[str], list[str]
         warnings.append(f"int8 loses {worst_drop:.2f} BLEU (target <= {INT8_TARGET_BLEU_DROP})")
     if int8["agreement"] < INT8_TARGET_AGREEMENT:
         warnings.append(f"int8 greedy output identical to fp32 for {int8['agreement']:.1%} of sentences "
-                        f"(target >= {INT8_TARGET_AGREEMENT:.0%}; export/quantize.py has the schemes measured)")
+                        f"(target >= {INT8_TARGET_AGREEMENT:.0%}; docs/export-and-runtime.md has the schemes measured)")
     return failures, warnings
 
 

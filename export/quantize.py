@@ -2,71 +2,28 @@
 where the CPU has VNNI, its blockwise 8-bit MatMulNBits.
 
 Weights become int8 once; activations are quantised per call (one scale per tensor, or per row and block of
-`block_size` inputs for MatMulNBits), so no calibration data is needed. Which scheme (`default_scheme`) was
-chosen by measurement on the shipped translator (d_model 512), the export's own check: 500 held-out
-sentences each way, greedy, int8 vs fp32 (= PyTorch), AMD EPYC without VNNI, 2026-11-24 (BLEU drop: fp32
-minus int8, de-en / en-de; sizes: encoder + decoder):
-    scheme                                        identical  BLEU drop       MB   time
-    s8 weights, 7-bit, per tensor (until 2026-11)    67.2%  -0.11 / -0.07   39.0   6.4 s
-    s8 weights, 7-bit, per channel                   75.5%   0.24 /  0.13   39.3   6.5 s
-    s8 weights, 8-bit, per channel (saturates)       64.6%  -0.12 / -0.06   39.3   6.3 s
-    u8 weights, 8-bit, per tensor                    76.9%  -0.06 /  0.08   39.0   7.3 s
-    u8 weights, 8-bit, per channel    <- default     81.4%  -0.16 /  0.13   39.3   7.5 s
-    ... + output projection fp32                     81.8%   0.05 /  0.27   54.6   8.3 s
-    ... + embeddings fp32                            83.3%   0.06 / -0.05   70.0   7.7 s
-    ... + embeddings, output fp32                    83.7%   0.14 / -0.06   85.3   8.4 s
-    ... + the whole decoder stack fp32               85.1%   0.20 /  0.27   76.9   9.6 s
-    ... + embeddings, all attention fp32             88.2%   0.12 /  0.08   98.2   8.6 s
-  (time: the 1000 int8 translations, 1 thread; fp32 took 12 s. Keeping any single layer fp32 gained at most
-  1.5 points; CTranslate2's own int8 of the same weights agrees on 73.6%.) The errors come from the per-tensor
-  activation scales spread over every layer, not from one sensitive layer: onnxruntime's MatMulNBits with
-  8-bit weights and int8 activations per block of 32 or 128 agreed on 89.3% / 86.9%, but ran no faster than
-  fp32 here (14.0 / 13.2 s). Migrating activation outliers into the weights first (SmoothQuant, per input
-  channel from 150 validation sentences, alpha 0.2 / 0.5 / 0.8) agreed on 79.2% / 78.0% / 79.9%: no gain.
-  Hence the default without VNNI: every MatMul and embedding int8, per-channel scales, full 8 bits; the 85%
-  target is not met by any scheme of similar size and speed (the export warns; past a 0.5 BLEU drop it fails).
-On an Intel Xeon with VNNI (avx512_vnni, amx_int8), 2026-11-24, the same 500-sentence check each way:
-    s8 weights, 8-bit, per channel   (then default)    80.9%  0.11 / 0.18
-    u8 weights, 8-bit, per channel                      81.7% -0.15 / 0.12
-  equally faithful, and s8 is faster there: one decoder step (past 12, source 20, 2 threads, 30 interleaved
-  rounds) s8 / u8 / fp32 = 1.34 / 1.36 / 2.47 ms at batch 1, 1.62 / 1.88 / 3.11 at 4, 2.83 / 4.35 / 6.22 at 16.
-On an AMD EPYC with VNNI (Zen 4, avx512_vnni), 2026-11-25, the same check, blockwise 8-bit MatMulNBits
-(symmetric, accuracy_level 4) against the dynamic kernels (time: the 1000 int8 translations, 2 threads):
-    scheme                                        identical  BLEU drop       MB   time
-    s8 weights, 8-bit, per channel (dynamic)         81.0%   0.17 / -0.01   39.3   4.3 s
-    MatMulNBits, blocks of 32, int8 embeddings       84.7%   0.21 /  0.11   42.4   5.3 s
-    MatMulNBits, blocks of 64, int8 embeddings       84.6%   0.05 / -0.08   40.7   5.2 s
-    MatMulNBits, blocks of 128, int8 embeddings      83.9%   0.08 / -0.14   39.8   4.6 s
-    MatMulNBits, blocks of 64, fp32 embeddings       86.0%   0.00 / -0.16   71.4   5.0 s  <- default with VNNI
-    MatMulNBits, blocks of 32, fp32 embeddings       88.5%   0.08 /  0.10   73.1   5.6 s
-  (on 100 sample sentences: 4-bit blocks of 32 agreed on 32.5%, useless; MatMulNBits on the attention only,
-  the feed-forwards only or the output projection only, the rest s8 dynamic: ~82%, so every MatMul goes
-  blockwise; asymmetric blocks measured the same as symmetric.) One decoder step there, p50 ms (past 12,
-  source 20, 2 threads, 30 interleaved rounds) at batch 1 / 4 / 16 / 64:
-    s8 dynamic        0.86 / 1.27 / 2.98 /  7.93
-    blocks of 32      0.77 / 1.55 / 4.08 / 12.46
-    blocks of 64      0.64 / 1.35 / 3.68 / 11.48
-    blocks of 128     0.55 / 1.26 / 3.45 / 10.64
-    fp32              2.4  / 3.3  / 5.8  / 17-26
-  MatMulNBits is the faster kernel at batch 1 and the slower from batch 4 on (its int32 block sums are scaled to
-  float block by block, work that grows with the rows); blocks of 64 are the measured middle. And it quantises
-  activations per row and block, so a sentence's translation does not depend on its batch mates: 128 of 128
-  held-out greedy outputs the same alone and in batches of 16, against 107 of 128 with the dynamic kernels, whose
-  one activation scale spans the batch (2026-11-25). Without VNNI its int8 dot products have no fast kernel (run
-  no faster than fp32, above), so the dynamic kernels stay there.
+`block_size` inputs for MatMulNBits), so no calibration data is needed. `default_scheme` is the scheme measured
+the most faithful at a similar size and speed on the shipped translator by the export's own check (held-out
+sentences each way, greedy int8 vs fp32); every scheme tried, with its agreement, BLEU drop, size and time, is
+in docs/export-and-runtime.md#int8-schemes.
+- Without VNNI: every MatMul and embedding int8 on the dynamic kernels, unsigned 8-bit weights with per-channel
+  scales. The errors come from the per-tensor activation scales spread over every layer, not from one
+  sensitive layer, so keeping a layer fp32 gains little; MatMulNBits is more faithful but its int8 dot
+  products have no fast kernel there (no faster than fp32).
+- With VNNI: MatMulNBits with blocks of 64 and fp32 embeddings, the most faithful and the fastest at batch 1
+  (slower than the dynamic kernels from batch 4 on: its int32 block sums are scaled to float block by block).
+  It quantises activations per row and block, so a sentence's translation does not depend on its batch mates,
+  where the dynamic kernels' one activation scale spans the batch.
 Why the weight type matters:
 - without VNNI (AVX2 only, like the older AMD EPYC machines), onnxruntime's u8 x s8 kernel adds pairs of products in
   int16 (vpmaddubsw), which full-range signed 8-bit weights saturate: hence the old `reduce_range` (7-bit)
   weights, or unsigned 8-bit weights, whose u8 x u8 kernel widens to int16 and sums in int32 (no saturation,
-  full resolution, asymmetric; ~13% slower than s8 at batch 1 and 16 in an interleaved run on a shared box).
-  On the trained sentiment model (d_model 64) the s8 weights measured 8-bit 99.36% / -0.32 pt, 7-bit 99.36% /
-  +0.16 pt, 7-bit per channel 99.76% / -0.08 pt (label agreement / accuracy delta on 1249 reviews);
+  full resolution, asymmetric; a little slower than s8);
 - with VNNI (avx512_vnni / avx_vnni in /proc/cpuinfo, `cpu_has_vnni`) the u8 x s8 kernel accumulates in int32,
   so signed 8-bit weights are safe and take its fastest dynamic kernel (`--block-size 0`). Such files are marked
   (`tx.int8_weight_bits` = "8") and refuse to load on a CPU without VNNI instead of quietly saturating; unsigned
   files carry no such mark (`tx.int8_weight_type` = "uint8") and run the same everywhere, as do MatMulNBits
-  files (`tx.int8_block_size` > 0), whose kernels sum in int32 on any CPU. On the sentiment model, blocks of 64
-  with fp32 embeddings: 99.84% / -0.16 pt (2026-11-25, VNNI).
+  files (`tx.int8_block_size` > 0), whose kernels sum in int32 on any CPU.
 Three things the quantiser needs on our dynamo-exported graphs (measured):
 - `graph.value_info` cleared first, else its shape inference fails on the exporter's symbolic dims;
 - a temp working directory: it leaves ~20 MB `<uuid>.data` files in the current directory;
@@ -110,7 +67,7 @@ class Int8Scheme:
     # 0: the MatMuls run onnxruntime's dynamic int8 kernels (one activation scale per tensor per call);
     # 16..256 (a power of 2): they become MatMulNBits with 8-bit weights, one scale per block of this many
     # input rows, activations quantised per row and block at run time (accuracy_level 4: int8 dot products),
-    # and the embedding Gathers stay fp32 (measured: int8 tables cost 1.4 points of agreement there);
+    # and the embedding Gathers stay fp32 (int8 tables cost agreement there: docs/export-and-runtime.md);
     # per_channel / weight_bits / weight_type then do not apply.
     block_size: int = 0
 
@@ -118,7 +75,7 @@ class Int8Scheme:
         return asdict(self) | {"keep_fp32": list(self.keep_fp32)}
 
 
-BLOCK_SIZE_WITH_VNNI = 64  # measured: see the module doc (32 is more faithful and slower, 128 the reverse)
+BLOCK_SIZE_WITH_VNNI = 64  # the measured middle: 32 is more faithful and slower, 128 the reverse (module doc)
 
 
 def default_scheme(vnni: bool) -> Int8Scheme:
@@ -170,7 +127,8 @@ def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = True, we
     weight_type: "int8" (onnxruntime's u8 x s8 kernel: 8 bits need VNNI) or "uint8" (its u8 x u8 kernel, which
     sums in int32 on any CPU); keep_fp32: module-path prefixes whose MatMuls/Gathers stay fp32 (`nodes_in`);
     block_size: > 0 makes the MatMuls blockwise MatMulNBits (`blockwise_matmuls`), leaves the embedding
-    Gathers fp32 and the other arguments unused. See the module doc for the measurements behind each.
+    Gathers fp32 and the other arguments unused. The module doc says why each; docs/export-and-runtime.md has the
+    measurements.
     """
     if weight_bits not in (7, 8):
         raise ValueError(f"weight_bits must be 7 or 8, got {weight_bits}")
