@@ -2,8 +2,8 @@
 
 The searches (greedy, beam, sampling) are runtime.decoding's own; this file only moves arrays
 between them and onnxruntime. Two ways of running a graph:
-- plain `session.run` with numpy arrays: the CPU path (binding brings nothing there, ~15 µs
-  per step of extra calls, measured);
+- plain `session.run` with numpy arrays: the CPU path (binding brings nothing there but extra
+  calls per step: docs/export-and-runtime.md#decoding-backend);
 - IOBinding with the KV cache kept as OrtValues on the session's device: the CUDA path, so
   the cache never crosses PCIe between steps; beam reordering then runs a one-node Gather
   graph on the same device. Only log-probs come back to the host. This path runs in the
@@ -143,7 +143,7 @@ class OnnxBackend:
     @staticmethod
     def top_k(values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """onnxruntime's TopK (ties: lower index first) on one CPU thread: the log-probs are on the host already,
-        and at (4..64, 10k) a second thread costs more than it brings (measured). NaN (a broken model) goes
+        and at (4..64, 10k) a second thread costs more than it brings. NaN (a broken model) goes
         through numpy, which ranks it as +inf as the interface says; TopK's comparisons would put it anywhere."""
         if np.isnan(values).any():
             return top_k_numpy(values, k)
@@ -161,10 +161,10 @@ class OnnxBackend:
             take = lambda a: a.take(rows, axis=0)
         sources = state.sources[rows]
         past = tuple(map(take, state.past))
-        # Compared as lists: np.array_equal cost ~20 µs per beam step here, right after a decoder step (measured).
+        # Compared as lists: cheaper than np.array_equal here, right after a decoder step (docs/export-and-runtime.md).
         if sources.tolist() == state.sources.tolist():
             # Beam search mostly permutes beams within a sentence: rows of one source hold identical
-            # cross K/V, so they need no copy (measured: the copies were ~20% of a beam-16 step).
+            # cross K/V, so they need no copy (the copies were a large share of a beam step).
             return OnnxState(state.src_mask, state.cross, past, state.sources)
         return OnnxState(state.src_mask.take(rows, axis=0), tuple(map(take, state.cross)), past, sources)
 

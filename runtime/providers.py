@@ -20,7 +20,7 @@ import onnxruntime as ort
 
 CUDA, CPU = "CUDAExecutionProvider", "CPUExecutionProvider"
 PROVIDER_CHOICES = ("auto", "cuda", "cpu")
-SPIN_US = 100  # how long an idle intra-op thread spins before it sleeps (measured: see session_options)
+SPIN_US = 100  # how long an idle intra-op thread spins before it sleeps (why: session_options)
 
 
 class ProviderError(RuntimeError):
@@ -71,14 +71,10 @@ def session_options(threads: int | None) -> ort.SessionOptions:
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL  # our graphs are chains; parallel branches don't pay
-    # Idle intra-op threads spin for at most SPIN_US, then sleep. Unbounded spinning (onnxruntime's default) took
-    # CPU a busy box does not have: 26-29% slower under 5 busy processes (greedy int8, 8 sentences, 2 threads, 2
-    # cores, 2026-11-24); on a 2-core VNNI EPYC even quiet runs were 1.6-3x slower, a spinning thread holding the
-    # core the search's Python needs between steps. Never spinning makes each of a step's ~140 ops wake a sleeping
-    # thread (a batch-1 int8 decoder step alone: 0.94 ms vs 0.61 spinning). 100 µs bridges the gaps between ops,
-    # not the search's work between steps. Measured 2026-11-25 (int8, 2 threads, medians of 3 passes, searches with
-    # torch single-threaded): greedy 8 x b1 92 ms vs 99 never spinning, beam 4 8 x b1 210 vs 228, beam 4 b16 300
-    # vs 304; under 5 busy processes greedy 412 vs 380 and beam 958 vs 912 ms, within those runs' noise.
+    # Idle intra-op threads spin for at most SPIN_US, then sleep. Unbounded spinning (onnxruntime's default) takes
+    # CPU a busy box does not have, and holds the core the search's Python needs between steps; never spinning
+    # makes each of a step's ops wake a sleeping thread. SPIN_US bridges the gaps between ops, not the search's
+    # work between steps. The timings: docs/export-and-runtime.md#threading-and-spinning.
     options.add_session_config_entry("session.intra_op.allow_spinning", "1")
     options.add_session_config_entry("session.intra_op.spin_duration_us", str(SPIN_US))
     if threads is not None:
