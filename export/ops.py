@@ -4,7 +4,7 @@
 builds. Why files rather than graphs built at run time: the runtime imports onnxruntime, not onnx.
 - gather_rows.onnx: data[index] along axis 0 (reordering the KV cache on the device under IOBinding);
 - top_k.onnx: the k largest of each row, largest first, ties to the lower index (ONNX TopK's rule): beam search's
-  shortlist; faster than torch.topk and ~10x faster than numpy's argpartition on (64, 10k) log-probs (measured).
+  shortlist (the fastest exact top-k measured here: docs/export-and-runtime.md#the-searches-in-numpy-issue-28).
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def gather_rows_model() -> bytes:
 def top_k_model() -> bytes:
     """(top_values, top_indices) = the k largest of each row of values (N, M), largest first, ties to the lower
     index. NaN is the caller's to handle (onnxruntime's comparisons put it anywhere): runtime.onnx_backend checks
-    for it in numpy, which costs less than an IsNaN + Where pass in the graph (measured)."""
+    for it in numpy, which costs less than an IsNaN + Where pass in the graph."""
     return finish(helper.make_graph(
         [helper.make_node("TopK", ["values", "k"], ["top_values", "top_indices"], axis=-1, largest=1, sorted=1)],
         "top_k",
