@@ -4,7 +4,7 @@ Where a translation's time goes besides the graphs: per decoder step, the time i
 sessions' `run`, inside the searches' one-node top-k graph (onnxruntime work that replaced torch.topk), in the
 backend's `reorder` (numpy copies of the KV cache that follow the beams), and the rest: the Python of the search
 and the text API around them. Cases as `export.bench`: greedy and beam 4, batch 1
-(16 sentences one by one) and batch 16 (one call), on tx.evaluation.BENCH_SENTENCES. Medians over rounds.
+(16 sentences one by one) and batch 16 (one call), on tx/evalsets/bench_de.txt. Medians over rounds.
 """
 from __future__ import annotations
 
@@ -17,9 +17,11 @@ from pathlib import Path
 import onnxruntime as ort
 
 from runtime import OnnxTranslator
-from tx.evaluation import BENCH_SENTENCES as SENTENCES
 
 CASES = (("greedy", 1), ("beam", 1), ("greedy", 16), ("beam", 16))
+# tx.evaluation.BENCH_SENTENCES, read by path: importing tx would load torch into the process measured, and a
+# process serving the runtime has none (its idle threads and allocations measurably slowed the beam-16 case).
+SENTENCES = (Path(__file__).resolve().parents[1] / "tx" / "evalsets" / "bench_de.txt").read_text("utf-8").splitlines()
 
 
 class RunClock:
@@ -99,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     for method, batch in CASES:  # warm-up: sessions, caches, the one-node graphs
         measure(translator, method, batch)
     print(f"{args.model_dir}, {args.precision}, {args.threads} threads, {args.rounds} rounds (medians), "
-          f"{translator.provider}")
+          f"{translator.provider}, torch in the process: {'torch' in sys.modules}")
     print("| case | decoder steps | decoder graph ms/step | top-k graph ms/step | Python ms/step "
           "(of which KV reorder) | call total ms |")
     print("|---|--:|--:|--:|--:|--:|")

@@ -23,26 +23,9 @@ from .trainer import MODEL_DIR, Trainer
 
 NEGATION = Path(__file__).resolve().parent / "evalsets" / "negation.tsv"  # sentiment's hand-written probes
 
-# The German sentences every speed benchmark translates when no prepared test set is there (tx bench_decode,
-# export.bench, export.step_overhead): everyday lengths from 4 to 13 words.
-BENCH_SENTENCES = [
-    "Ich trinke keinen Alkohol.",
-    "Kannst du Auto fahren?",
-    "Das Wetter ist heute schön.",
-    "Wir treffen uns morgen um acht Uhr am Bahnhof.",
-    "Er hat das Buch gestern Abend zu Ende gelesen.",
-    "Wo ist die nächste Apotheke?",
-    "Sie arbeitet seit zehn Jahren in einem kleinen Krankenhaus auf dem Land.",
-    "Ich verstehe nicht, was du meinst.",
-    "Das Konzert wurde wegen des Regens abgesagt.",
-    "Könnten Sie bitte etwas langsamer sprechen?",
-    "Mein Bruder wohnt in einer Wohnung in der Nähe des Flusses.",
-    "Hast du Lust, heute Abend ins Kino zu gehen?",
-    "Die Kinder spielen im Garten.",
-    "Wie viel kostet diese Jacke?",
-    "Nach dem Essen machten wir einen langen Spaziergang durch den Wald.",
-    "Es tut mir leid, ich habe mich verspätet.",
-]
+# The German sentences every speed benchmark translates when no prepared test set is there (tx/evalsets/README.md).
+BENCH_FILE = Path(__file__).resolve().parent / "evalsets" / "bench_de.txt"
+BENCH_SENTENCES = BENCH_FILE.read_text(encoding="utf-8").splitlines()
 
 
 def eval_files(split: str) -> tuple[str, str]:
