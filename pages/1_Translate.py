@@ -8,10 +8,7 @@ from runtime import providers, spec, text
 models.page_setup("Translate")
 st.title("Translate")
 
-problem = models.model_problem("translate")
-if problem:
-    st.error(problem)
-    st.stop()
+models.require_model("translate")
 known_languages = sorted({models.LANGUAGES.get(lang, lang) for pair in models.directions() for lang in pair})
 st.caption(f"This model knows {' and '.join(known_languages)} only: it translates "
            f"{', '.join(models.direction_label(d) for d in models.directions())}. Text in any other language or "

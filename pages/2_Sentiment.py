@@ -8,10 +8,7 @@ from runtime import providers, spec
 models.page_setup("Sentiment")
 st.title("Sentiment")
 
-problem = models.model_problem("sentiment")
-if problem:
-    st.error(problem)
-    st.stop()
+models.require_model("sentiment")
 
 with st.sidebar:
     st.header("Runtime")

@@ -49,10 +49,7 @@ st.markdown("Each run calls every system once on the same input, in rotating ord
 
 task = st.radio("Model", models.TASKS, key="latency_task", horizontal=True,
                 format_func=lambda t: models.TASK_TITLES[t])
-problem = models.model_problem(task)
-if problem:
-    st.error(problem)
-    st.stop()
+models.require_model(task)
 
 left, right = st.columns(2)
 source = left.radio("Input", ["my text", "standard set"], key="latency_input", horizontal=True,

@@ -90,6 +90,14 @@ def model_problem(task: str) -> str | None:
     return None
 
 
+def require_model(task: str) -> None:
+    """Stop the page with the reason (and the fixing command) when the task's ONNX model cannot serve."""
+    problem = model_problem(task)
+    if problem:
+        st.error(problem)
+        st.stop()
+
+
 def stamp(task: str, *names: str) -> tuple[int, ...]:
     """Changes whenever the model, its export, or the named files of its directory change: a cache key."""
     d = model_dir(task)
