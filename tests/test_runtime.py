@@ -13,7 +13,10 @@ from export_fixtures import ENGLISH, GERMAN, REVIEWS, exported, fresh_copy
 
 import tx
 from runtime import ModelLoadError, OnnxSentimentClassifier, OnnxTranslator, ProviderError, providers
+from runtime.batching import pad
+from runtime.decoding import beam_search, greedy
 from runtime.providers import CPU, CUDA, create_session, shared_session
+from tx.decoding import FullPrefixBackend, TorchBackend
 from tx.inference import Prediction, SentimentAnalyzer, Translation, Translator
 from tx.tokenizer import train_tokenizer
 
@@ -72,6 +75,39 @@ def test_translations_equal_pytorch(translator, reference, method):
         want = reference.translate(texts, src_lang=src, tgt_lang=tgt, method=method, beam=4)
         assert_same_translations(got, want)
         assert len({tuple(t.token_ids) for t in got}) > 1  # not all the same output: the sources matter
+
+
+def source_batch(translator: OnnxTranslator, texts: list[str], tgt: str = "en") -> tuple[np.ndarray, np.ndarray]:
+    """The padded (ids, mask) the text API builds for these texts."""
+    return pad([translator.source_ids(text, tgt)[0] for text in texts], translator.tokenizer.pad_id)
+
+
+@pytest.mark.parametrize("search, kw", [(greedy, {}), (beam_search, {"beam": 4, "length_penalty": 0.6}),
+                                        (beam_search, {"beam": 3, "length_penalty": 1.0, "min_len": 3})])
+def test_the_one_numpy_search_gives_the_same_hypotheses_on_every_backend(translator, reference, search, kw):
+    """The searches are written once: over onnxruntime, over the PyTorch KV cache and over the full-prefix
+    recompute (no cache) they must pick the same tokens in the same order, with the same finished flags."""
+    src, mask = source_batch(translator, GERMAN)
+    runs = {name: search(backend, src, mask, max_len=16, **kw) for name, backend in
+            (("onnx", translator.backend), ("torch cache", TorchBackend(reference.model)),
+             ("torch no cache", FullPrefixBackend(reference.model)))}
+    for name, hyps in runs.items():
+        assert [h.tokens for h in hyps] == [h.tokens for h in runs["onnx"]], name
+        assert [h.finished for h in hyps] == [h.finished for h in runs["onnx"]], name
+        for h, o in zip(hyps, runs["onnx"], strict=True):
+            assert h.log_prob == pytest.approx(o.log_prob, abs=1e-3)
+    assert len({tuple(h.tokens) for h in runs["onnx"]}) > 1
+
+
+@pytest.mark.parametrize("search, kw", [(greedy, {}), (beam_search, {"beam": 4, "length_penalty": 0.6})])
+def test_onnx_searches_batched_equal_one_by_one(translator, search, kw):
+    src, mask = source_batch(translator, GERMAN)
+    batched = search(translator.backend, src, mask, max_len=[5 + i for i in range(len(GERMAN))], **kw)
+    for row, hyp in enumerate(batched):
+        n = int(mask[row].sum())
+        [alone] = search(translator.backend, src[row:row + 1, :n], mask[row:row + 1, :n], max_len=5 + row, **kw)
+        assert (alone.tokens, alone.finished) == (hyp.tokens, hyp.finished)
+        assert alone.score == pytest.approx(hyp.score, abs=1e-4)
 
 
 def test_sampling_with_a_seed_equals_pytorch(translator, reference):
