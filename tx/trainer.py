@@ -101,7 +101,6 @@ class Task(Protocol):
     def save_model_dir(self, model: nn.Module, directory: Path) -> None: ...
 
 
-
 def inverse_sqrt_schedule(warmup: int, min_ratio: float = 0.0):
     """lr multiplier at step s (0-based): linear to 1 over `warmup` steps, then sqrt(warmup / s)."""
     warmup = max(1, warmup)
