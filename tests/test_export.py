@@ -285,8 +285,8 @@ def test_int8_greedy_translations_mostly_agree_on_a_trained_model(tmp_path):
     fp32 ONNX translations identical to PyTorch's, int8 agreeing on nearly all of them."""
     from export.onnx_export import export_graph, graph_metadata
     from runtime import OnnxTranslator
+    from runtime.batching import pad
     from runtime.model_files import sha256_of
-    from tx.batching import pad
     from tx.inference import Translator
     from tx.tokenizer import Tokenizer
 

@@ -1,4 +1,4 @@
-"""Length-bucketed batches under a token budget, and padding them into arrays.
+"""Length-bucketed training batches under a token budget (padding them is runtime.batching.pad, shared with inference).
 
 Why buckets: a batch pads every row to its longest one, so mixing a 5-token phrase with a
 60-token sentence wastes most of the compute. Sorting by length (with a little noise so the
@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-
-from runtime.batching import pad  # noqa: F401  (the one padding helper, shared with inference)
 
 
 def token_batches(lengths: Sequence[int], max_tokens: int, seed: int = 0, max_rows: int = 1024) -> list[list[int]]:

@@ -13,7 +13,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..batching import pad, token_batches
+from runtime.batching import pad
+
+from ..batching import token_batches
 from ..checkpoint import save_model_dir
 from ..tokenizer import Tokenizer
 
