@@ -315,8 +315,8 @@ def test_latency_stop_and_a_closed_tab_really_stop_the_work_on_the_server(browse
             no_errors(page)
         context.close()
         # The script stops at its next call into Streamlit (the next round); on a loaded 2-core machine that can
-        # take a few seconds, so wait for a quiet second for up to 10 s (the run takes a minute or more: one that goes on
-        # never has one).
+        # take a few seconds, so wait up to 10 s for a quiet second (the run lasts a minute or more: a run that goes
+        # on never has one).
         shares = []
         while len(shares) < 10 and (not shares or shares[-1] >= 0.2):
             shares.append(busy_share(pid, 1.0))
