@@ -27,6 +27,18 @@ def parse_precisions(text: str) -> tuple[str, ...]:
     return chosen
 
 
+def summary(result: dict) -> str:
+    """One system's agreement result as `accuracy 0.7782, agreement 0.9984, ...` (nested scores per direction)."""
+    parts = []
+    for key in ("bleu", "accuracy", "agreement", "bleu_delta", "accuracy_delta"):
+        value = result.get(key)
+        if isinstance(value, dict):
+            parts += [f"{key.replace('_', ' ')} {k} {v:g}" for k, v in value.items()]
+        elif value is not None:
+            parts.append(f"{key.replace('_', ' ')} {value:g}")
+    return ", ".join(parts)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m export", description=__doc__.split("\n\n")[0])
     parser.add_argument("model_dir", type=Path, help="a model directory (config.json, model.pt, tokenizer.json)")
@@ -83,10 +95,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"warning: {warning}")
     quality = report.quality.get("translation") or report.quality.get("sentiment")
     if quality and quality.get("systems"):
+        print(f"agreement on held-out text ({quality.get('origin', '?')}):")
         for name, result in quality["systems"].items():
-            summary = {k: v for k, v in result.items() if k in ("bleu", "accuracy", "agreement", "bleu_delta",
-                                                                 "accuracy_delta")}
-            print(f"  {name}: {summary}")
+            print(f"  {name}: {summary(result)}")
     if not report.ok:
         print(f"export of {args.model_dir} FAILED validation:", file=sys.stderr)
         for failure in report.failures:

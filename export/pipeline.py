@@ -103,12 +103,12 @@ def export_model_dir(model_dir: str | Path, options: ExportOptions,
         fp32_path = onnx_dir / spec.file_name("fp32")
         seconds = export_graph(model, spec, fp32_path, graph_metadata(spec, "fp32", stored["config"], tokenizer_sha),
                                options.opset)
-        log(f"exported {fp32_path.name} in {seconds:.1f}s")
         made = {"fp32": seconds}
         if "int8" in precisions:
             made["int8"] = quantize_int8(fp32_path, onnx_dir / spec.file_name("int8"), scheme.per_channel,
                                          scheme.weight_bits, scheme.weight_type, scheme.keep_fp32,
                                          scheme.block_size)
+        files, problems = [], []
         for precision in precisions:
             path = onnx_dir / spec.file_name(precision)
             check = validate_graph(model, spec, path, precision)
@@ -116,9 +116,12 @@ def export_model_dir(model_dir: str | Path, options: ExportOptions,
                                      "seconds_to_make": round(made[precision], 2)}
             report.graphs.append(entry)
             worst = max(check.max_diff.values(), default=0.0)
-            log(f"  {path.name}: {path.stat().st_size / 1e6:.1f} MB, max |onnx - torch| {worst:.2e}"
-                + ("" if check.ok else f"  FAILED: {'; '.join(check.problems)}"))
-            report.failures += [f"{path.name}: {p}" for p in check.problems]
+            files.append(f"{precision} {path.stat().st_size / 1e6:.1f} MB (max |onnx - torch| {worst:.2e})")
+            problems += [f"{path.name}: {p}" for p in check.problems]
+        # one line per graph: the console output of `make run` a newcomer reads
+        log(f"exported {spec.name}: {', '.join(files)} in {sum(made.values()):.1f}s"
+            + (f"  FAILED: {'; '.join(problems)}" if problems else ""))
+        report.failures += problems
     if options.check_quality and not report.failures:
         if stored["kind"] == "seq2seq":
             section, failures, warnings = translation_quality(model_dir, options.data_dir, precisions,
