@@ -30,8 +30,7 @@ if loaded is None:
     st.info("No exported model loaded, so no onnxruntime session runs yet. " + models.create_hint("translate"))
 else:
     st.markdown(f"onnxruntime {ort.__version__} runs the models on **{loaded.provider}** (asked for: `auto`).")
-    if loaded.provider_note:
-        st.info(loaded.provider_note)
+    models.cuda_note(loaded.provider_note, box="info")
 st.caption(f"Providers compiled into this onnxruntime build: {', '.join(ort.get_available_providers())} "
            "(compiled in is not the same as able to run: the provider above is the one that really runs).")
 

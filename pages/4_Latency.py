@@ -70,8 +70,9 @@ cores = os.cpu_count() or 1
 threads = right.number_input("Threads (onnxruntime intra-op and torch.set_num_threads)", 1, cores, min(2, cores),
                              key="latency_threads")
 cuda_reason = providers.cuda_unavailable_reason()
-right.caption("CUDA: loads here, measured as one more system." if cuda_reason is None
-              else f"CUDA not measured: {cuda_reason}")
+if cuda_reason is None:
+    right.caption("CUDA: loads here, measured as one more system.")
+models.cuda_note(cuda_reason, right)
 inference, no_pytorch = pytorch()
 if no_pytorch:
     st.info(no_pytorch)

@@ -174,7 +174,9 @@ def onnx_model(task: str, provider: str = "auto", precision: str = "fp32", threa
             return load(_onnx_model, task, provider, precision, threads)
     except ProviderError as e:
         if not quiet:
-            st.warning(f"{e}. Running on the CPU instead.")
+            st.warning(f"CUDA was asked for, but it is not available on this machine: running on the CPU instead. "
+                       f"{GPU_HINT}")
+            cuda_details(str(e))
         return onnx_model(task, "cpu", precision, threads, quiet)
     except Exception as e:  # ModelLoadError names the file and the fixing command
         if not quiet:
@@ -217,7 +219,24 @@ def show_error(e: BaseException, task: str | None = None) -> None:
         st.error(f"Something went wrong ({type(e).__name__}): {first_line(e)}")
 
 
+GPU_HINT = "To use an NVIDIA GPU: `pip install -r requirements-gpu.txt`."
+NO_CUDA = f"Running on the CPU: CUDA is not available on this machine. {GPU_HINT}"
+
+
+def cuda_details(reason: str, where=st) -> None:
+    """The loader's own words (e.g. "libcublasLt.so.13: cannot open shared object file"), on demand."""
+    with where.expander("Why CUDA is not available (details)"):
+        st.info(reason)
+
+
+def cuda_note(reason: str | None, where=st, box: str = "caption") -> None:
+    """The one plain sentence every page shows when CUDA cannot run here, with the raw reason in an expander.
+    reason: a session's provider_note or providers.cuda_unavailable_reason(); None says nothing."""
+    if reason:
+        getattr(where, box)(NO_CUDA)
+        cuda_details(reason, where)
+
+
 def provider_caption(model) -> None:
     st.caption(f"onnxruntime on **{model.provider}** · {model.precision}")
-    if model.provider_note:
-        st.caption(model.provider_note)
+    cuda_note(model.provider_note)
