@@ -16,6 +16,7 @@ from playground import cards, inputs, models
 from runtime import providers, spec, timing
 
 TRAIN_EXTRA = "pip install '.[train]'"
+RUNNING = "latency_running"  # {"task", "done", "total"} while a measurement runs: what a Stop leaves behind
 
 
 def pytorch():
@@ -44,8 +45,7 @@ def pytorch_model(task: str, path: str, version: tuple):
 models.page_setup("Latency")
 st.title("Latency")
 st.markdown("Each run calls every system once on the same input, in rotating order, so drifts in machine load "
-            "hit all alike; p50/p90 are over the runs after warm-up. PyTorch decodes with its KV cache, "
-            "like the ONNX decoder graph.")
+            "hit all alike; p50/p90 are over the runs after warm-up.")
 
 task = st.radio("Model", models.TASKS, key="latency_task", horizontal=True,
                 format_func=lambda t: models.TASK_TITLES[t])
@@ -58,6 +58,7 @@ if task == "translate":
     direction = left.radio("Direction", models.directions(), format_func=models.direction_label,
                            key="latency_direction", horizontal=True)
     method = left.radio("Decoding", ["greedy", "beam"], key="latency_method", horizontal=True)
+    left.caption("PyTorch decodes with its KV cache, like the ONNX decoder graph.")
     standard = inputs.examples("translate", direction[0], limit=50)
 else:
     direction, method = None, None
@@ -77,8 +78,13 @@ inference, no_pytorch = pytorch()
 if no_pytorch:
     st.info(no_pytorch)
 
+# A measurement that was interrupted (Stop, or any other click while it ran) left how far it got: say so once, and
+# keep the results of the last complete one.
+interrupted = st.session_state.pop(RUNNING, None)
+if interrupted:
+    st.session_state[f"latency_stopped_{interrupted['task']}"] = interrupted
 if st.button("Run", key="latency_go", type="primary"):
-    st.session_state.pop(f"latency_result_{task}", None)
+    st.session_state.pop(f"latency_stopped_{task}", None)
     texts = [text.strip()] if source == "my text" else standard
     if not texts or not texts[0]:
         st.info("Type a text to time (or choose the standard set).")
@@ -100,18 +106,20 @@ if st.button("Run", key="latency_go", type="primary"):
                 systems["onnxruntime CUDA fp32"] = found
 
         truncated: set[int] = set()  # which inputs were longer than the model's limit
+        outputs: dict[str, dict[int, object]] = {name: {} for name in systems}  # system -> input -> its output
 
-        def call(system):
+        def call(name, system):
             def run(r: int) -> int:
+                i = r % len(texts)
                 if task == "translate":
-                    out = system.translate([texts[r % len(texts)]], src_lang=direction[0], tgt_lang=direction[1],
+                    out = system.translate([texts[i]], src_lang=direction[0], tgt_lang=direction[1],
                                            method=method, beam=4)[0]
-                    produced = len(out.token_ids)
+                    produced, outputs[name][i] = len(out.token_ids), tuple(out.token_ids)
                 else:
-                    out = system.classify([texts[r % len(texts)]])[0]
-                    produced = len(out.tokens)
+                    out = system.classify([texts[i]])[0]
+                    produced, outputs[name][i] = len(out.tokens), out.label
                 if out.truncated:
-                    truncated.add(r % len(texts))
+                    truncated.add(i)
                 return produced
             return run
 
@@ -121,6 +129,7 @@ if st.button("Run", key="latency_go", type="primary"):
         bar = st.progress(0.0, text="warming up…")
 
         def progress(done: int, total: int) -> None:
+            st.session_state[RUNNING] = {"task": task, "done": done, "total": total}  # read back after a Stop
             bar.progress(done / total, text=f"round {done + 1} of {total} ({len(systems)} systems per round)")
 
         try:
@@ -129,41 +138,70 @@ if st.button("Run", key="latency_go", type="primary"):
             with_torch = "PyTorch eager" in systems
             # torch's thread count pinned like onnxruntime's while they are timed, and read back for the caption
             with inference.torch_threads(int(threads)) if with_torch else contextlib.nullcontext():
-                measured = timing.interleaved({name: call(s) for name, s in systems.items()}, int(runs),
+                measured = timing.interleaved({name: call(name, s) for name, s in systems.items()}, int(runs),
                                               int(warmup), progress)
                 torch_threads = torch_thread_count() if with_torch else None
             bar.empty()
+            reference = next(iter(systems))  # PyTorch eager where it runs, else onnxruntime fp32
+            agreement = {name: [sum(outputs[reference].get(i) == out for i, out in seen.items()), len(seen)]
+                         for name, seen in outputs.items()}
             st.session_state[f"latency_result_{task}"] = {"measured": measured, "threads": int(threads),
                                                           "torch_threads": torch_threads, "texts": len(texts),
-                                                          "method": method, "truncated": sorted(truncated)}
+                                                          "method": method, "truncated": sorted(truncated),
+                                                          "reference": reference, "agreement": agreement}
         except Exception as e:
             models.show_error(e, task)
+        # finished or failed: not interrupted. (An interruption is a BaseException raised by Streamlit at the next
+        # st call, so no `finally` here: the record must survive it.)
+        st.session_state.pop(RUNNING, None)
 
 done = st.session_state.get(f"latency_result_{task}")
+stopped = st.session_state.get(f"latency_stopped_{task}")
+if stopped:
+    st.warning(f"Stopped after {stopped['done']} of {stopped['total']} rounds: nothing of that measurement is kept. "
+               + ("The results below are from the previous complete run." if done else "Click Run to measure again."))
 if done:
     measured = done["measured"]
     base = statistics.median(measured["PyTorch eager"][0]) if "PyTorch eager" in measured else None
+    reference = done.get("reference", next(iter(measured)))
+    same_as = f"same output as {'PyTorch' if reference == 'PyTorch eager' else reference}"
     rows = []
     for name, (times, tokens) in measured.items():
         p50 = statistics.median(times)
+        low, high = cards.spread(times)
+        same, compared = done.get("agreement", {}).get(name, (0, 0))
         rows.append({"system": name, "p50 ms": round(p50 * 1e3, 2),
                      "p90 ms": round(float(np.percentile(times, 90)) * 1e3, 2),
+                     "p10–p90 ms": f"{low * 1e3:.2f}–{high * 1e3:.2f}",
                      "tokens/s": round(tokens / sum(times), 1) if sum(times) else 0.0,
-                     **({"speed-up vs PyTorch": round(base / p50, 2)} if base else {})})
+                     **({"speed-up vs PyTorch": round(base / p50, 2),
+                         "noise": "reference" if name == "PyTorch eager" else
+                         "within noise: p10–p90 overlaps PyTorch's" if
+                         cards.within_noise(times, measured["PyTorch eager"][0]) else
+                         "beyond noise: p10–p90 apart from PyTorch's"} if base else {}),
+                     same_as: "reference" if name == reference else "not compared" if not compared else
+                     f"same on {same} of {compared} input(s)" if same == compared else
+                     f"differs on {compared - same} of {compared} input(s)"})
     frame = pd.DataFrame(rows)
     st.subheader("Results")
+    st.caption("These timings share the server with other users of this app and whatever else runs on it: a busy "
+               "moment slows every system of a round alike but widens the spread, so a speed-up counts only where "
+               "the p10–p90 ranges stay apart. `python -m export.bench` on an idle machine gives steadier numbers.")
     if done.get("truncated"):
         st.warning(f"{len(done['truncated'])} input(s) exceeded the model's token limit and were truncated: the "
                    "times are for their beginning only.")
     torch_part = f"torch {done['torch_threads']} thread(s)" if done["torch_threads"] else "no PyTorch column"
     st.caption(f"{len(next(iter(measured.values()))[0])} timed runs after warm-up · onnxruntime "
                f"{done['threads']} intra-op thread(s) · {torch_part} · "
-               f"{done['texts']} distinct input(s)" + (f" · {done['method']} decoding" if done["method"] else ""))
+               f"{done['texts']} distinct input(s)" + (f" · {done['method']} decoding" if done["method"] else "")
+               + f" · {same_as}: " + ("the same translation token ids" if task == "translate" else "the same label")
+               + " for each timed input")
     st.dataframe(frame, hide_index=True, width="stretch")
     if base:
         columns = st.columns(max(1, len(rows) - 1))
         for column, row in zip(columns, [r for r in rows if r["system"] != "PyTorch eager"], strict=False):
             column.metric(f"{row['system']} speed-up", f"{row['speed-up vs PyTorch']:.2f}×")
+            column.caption(f"{row['noise']} · outputs {row[same_as]}")
     fig = go.Figure()
     for name, (times, _) in measured.items():
         fig.add_trace(go.Box(y=[t * 1e3 for t in times], name=name, boxpoints="all", jitter=0.4, pointpos=0))

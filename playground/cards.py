@@ -14,6 +14,7 @@ from runtime import metrics_file
 from runtime.confidence import CONFIDENCE_FILE, read_threshold
 from runtime.model_files import WEIGHTS_FILE
 from runtime.spec import ONNX_DIR
+from runtime.timing import percentile
 
 from . import weights
 from .models import TASK_TITLES, direction_label, directions, export_report_path, model_dir, model_meta, stamp
@@ -73,6 +74,18 @@ def bench_results(task: str) -> dict[str, Any] | None:
     if isinstance(found, list):  # a --json file holding several models
         found = next((b for b in found if b.get("task") == task), None)
     return found if isinstance(found, dict) and found.get("results") else None
+
+
+def spread(times: list[float]) -> tuple[float, float]:
+    """(p10, p90) of a system's timed runs."""
+    return percentile(times, 10), percentile(times, 90)
+
+
+def within_noise(times: list[float], reference: list[float]) -> bool:
+    """Whether a ratio of the two medians could be noise: the p10-p90 ranges overlap (the rule `python -m
+    export.bench` distrusts its ratios by)."""
+    (low, high), (ref_low, ref_high) = spread(times), spread(reference)
+    return low <= ref_high and ref_low <= high
 
 
 def data_source(task: str) -> str | None:
