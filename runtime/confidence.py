@@ -1,20 +1,172 @@
-"""What a translation's confidence means for a model: the threshold measured on its hand-judged outputs.
+"""What a translation's confidence means for a model: one verdict per output ("probably wrong", "uncertain",
+"probably right") from the calibration measured for the decoding method that produced it.
 
-`confidence.json` in a model directory is written by the measuring tool (`python -m tx confidence`);
-the runtime only reads it.
+`confidence.json` in a model directory is written by the measuring tool (`python -m tx confidence`, see
+tx/confidence.py for how it is measured and how the verdict cuts are chosen); the runtime only reads it.
+A confidence is always placed by the value a reader sees: `percent` is the rounded percentage the app shows
+(f"{confidence:.0%}"), so an output shown as 80% is in the 80–100% band, never in 70–80%.
 """
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 CONFIDENCE_FILE = "confidence.json"
+WRONG, UNCERTAIN, RIGHT = "probably wrong", "uncertain", "probably right"
+VERDICTS = (WRONG, UNCERTAIN, RIGHT)
+METHOD_NAMES = {"beam": "beam-search", "greedy": "greedy", "sample": "sampled"}
+
+
+def percent(confidence: float) -> int:
+    """The confidence as the whole percentage the app shows: int(f"{confidence:.0%}")."""
+    return int(f"{float(confidence):.0%}".rstrip("%"))
+
+
+@dataclass(frozen=True)
+class Band:
+    """Judged outputs whose shown confidence was lo% <= p < hi% (hi = 100 includes 100%)."""
+    lo: int
+    hi: int
+    outputs: int
+    right: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.lo}–{self.hi}%"
+
+    def holds(self, shown: int) -> bool:
+        return self.lo <= shown < self.hi or shown == self.hi == 100
+
+
+@dataclass(frozen=True)
+class MethodCalibration:
+    """One decoding method's measurement. `calibrated` False: no verdicts, `reason` says why. Outputs shown
+    below `wrong_below` % are probably wrong, from `right_from` % (None: never) probably right, else uncertain."""
+    method: str
+    calibrated: bool
+    settings: dict[str, Any] = field(default_factory=dict)
+    outputs: int = 0
+    right: int = 0
+    bands: tuple[Band, ...] = ()
+    wrong_below: float = 0.0
+    right_from: float | None = None
+    reason: str = ""
+    rule: dict[str, Any] = field(default_factory=dict)  # the measuring rule's parameters (tx.confidence.RULE)
+
+    def verdict(self, shown: int) -> str:
+        if shown < self.wrong_below:
+            return WRONG
+        return RIGHT if self.right_from is not None and shown >= self.right_from else UNCERTAIN
+
+    def band_verdict(self, band: Band) -> str:
+        """The band's verdict; a cut inside a band (only in a file from before the cuts sat on edges) is said."""
+        low, high = self.verdict(band.lo), self.verdict(band.hi - 1)
+        return low if low == high else f"{low} under {self.wrong_below:g}%, else {high}"
+
+    def region(self, verdict: str) -> tuple[str, int, int]:
+        """(where, outputs, right) over the bands that lie wholly in the verdict's range of shown confidences."""
+        lo, hi = {WRONG: (0, self.wrong_below), RIGHT: (self.right_from, 101),
+                  UNCERTAIN: (self.wrong_below, 101 if self.right_from is None else self.right_from)}[verdict]
+        inside = [b for b in self.bands if lo is not None and b.lo >= lo and b.hi <= hi]
+        limits = [f"from {lo:g}%"] * bool(lo) + [f"under {hi:g}%"] * (hi <= 100)
+        where = " to ".join(limits) or "at any confidence"
+        return where, sum(b.outputs for b in inside), sum(b.right for b in inside)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one output's confidence says. `verdict` None: no verdict (method not calibrated, or no measurement)."""
+    verdict: str | None
+    percent: int
+    band: Band | None
+    calibration: MethodCalibration | None
+
+    @property
+    def evidence(self) -> str:
+        """'N of M hand-judged … outputs in this band (lo–hi%) were right', or why there is no such count."""
+        if self.calibration is None or not self.calibration.calibrated:
+            return ""
+        kind = METHOD_NAMES.get(self.calibration.method, self.calibration.method)
+        if self.band is None or not self.band.outputs:
+            where = f"this band ({self.band.label})" if self.band else f"{self.percent}%"
+            return f"none of the {self.calibration.outputs} hand-judged {kind} outputs had a confidence in {where}"
+        return (f"{self.band.right} of {self.band.outputs} hand-judged {kind} outputs in this band "
+                f"({self.band.label}) were right")
+
+    @property
+    def region(self) -> str:
+        """'of all N … under W%, k were right' where the verdict spans more outputs than this band; else ''."""
+        if self.verdict is None or self.calibration is None:
+            return ""
+        where, outputs, right = self.calibration.region(self.verdict)
+        if not outputs or (self.band is not None and outputs == self.band.outputs):
+            return ""
+        return f"of all {outputs} {where}, {right} were right"
+
+
+def _cut(value: Any) -> float | None:
+    return None if value is None else round(float(value) * 100, 2)
+
+
+def _bands(rows: list[dict[str, Any]]) -> tuple[Band, ...]:
+    bands = []
+    for row in rows:
+        outputs = int(row["outputs"])
+        right = row.get("right")
+        if right is None:  # a file from before per-method measurement gave the share only
+            right = round((row.get("share_right") or 0.0) * outputs)
+        bands.append(Band(round(float(row["from"]) * 100), round(float(row["to"]) * 100), outputs, int(right)))
+    return tuple(bands)
+
+
+def parse_calibration(report: Any) -> dict[str, MethodCalibration]:
+    """{method: MethodCalibration} from a confidence.json's content; {} when it is not one.
+
+    A file from before per-method measurement (a top-level `threshold` and `bins`, beam search only) reads as
+    beam's: below its threshold "probably wrong", never "probably right", no verdict for the other methods."""
+    try:
+        if "methods" not in report:
+            return {"beam": MethodCalibration("beam", True, dict(report.get("method") or {}),
+                                              int(report["all"]["outputs"]), int(report["all"]["right"]),
+                                              _bands(report["bins"]), _cut(report["threshold"]), None,
+                                              rule={"wrong_at_most": report.get("max_right_below")})}
+        found = {}
+        rule = dict(report.get("rule") or {})
+        for method, entry in report["methods"].items():
+            if not entry.get("calibrated"):
+                found[method] = MethodCalibration(method, False, dict(entry.get("settings") or {}),
+                                                  reason=str(entry.get("reason") or "not measured"), rule=rule)
+                continue
+            found[method] = MethodCalibration(
+                method, True, dict(entry.get("settings") or {}), int(entry["outputs"]), int(entry["right"]),
+                _bands(entry["bands"]), _cut(entry["probably_wrong_below"]) or 0.0,
+                _cut(entry.get("probably_right_from")), rule=rule)
+        return found
+    except (TypeError, KeyError, ValueError, AttributeError):
+        return {}
+
+
+def read_calibration(model_dir: str | Path) -> dict[str, MethodCalibration]:
+    """The per-method calibration of a model directory; {} when it has no readable confidence.json."""
+    try:
+        return parse_calibration(json.loads((Path(model_dir) / CONFIDENCE_FILE).read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return {}
+
+
+def judge(calibrations: dict[str, MethodCalibration], method: str, confidence: float) -> Verdict:
+    """The verdict on an output of `method` with this confidence, placed by its shown percentage."""
+    shown = percent(confidence)
+    calibration = calibrations.get(method)
+    if calibration is None or not calibration.calibrated:
+        return Verdict(None, shown, None, calibration)
+    band = next((b for b in calibration.bands if b.holds(shown)), None)
+    return Verdict(calibration.verdict(shown), shown, band, calibration)
 
 
 def read_threshold(model_dir: str | Path) -> float | None:
-    """The measured low-confidence threshold of a model directory, or None when it has none."""
-    path = Path(model_dir) / CONFIDENCE_FILE
-    try:
-        return float(json.loads(path.read_text(encoding="utf-8"))["threshold"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    """Beam search's "probably wrong" cut (a confidence in 0..1), or None when the model has no calibration."""
+    beam = read_calibration(model_dir).get("beam")
+    return None if beam is None else beam.wrong_below / 100

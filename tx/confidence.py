@@ -1,15 +1,30 @@
 """What a translation's `confidence` (the geometric mean of its token probabilities) says about it being
-right, measured on hand-judged outputs of the same model: `everyday_judged.tsv` (direction, source,
-hypothesis, correct = yes/no) in the model directory. The sources are translated again with the
-page's settings; only outputs identical to the judged hypothesis are counted (the judgement is about
-that exact text). `python -m tx confidence MODEL_DIR` writes MODEL_DIR/confidence.json (`runtime.confidence`
-reads its threshold for the app):
-- `threshold`: below it an output is marked "low confidence" in the app. Chosen as the highest
-  confidence at which the outputs under it are still right at most `max_right_below` of the time
-  (default 10%), i.e. a mark the user can trust to mean "probably wrong";
-- per-bin accuracy (a reliability table), the area under the ROC curve (how well confidence ranks right
-  above wrong: 0.5 = not at all), and each direction's share right above and below the threshold.
-The everyday set is a dev set (it also picks checkpoints); the Django catalogs are never used here.
+right, measured per decoding method on hand-judged outputs of the same model: `everyday_judged.tsv`
+(direction, source, hypothesis, correct = yes/no) in the model directory. `python -m tx confidence MODEL_DIR`
+writes MODEL_DIR/confidence.json, which `runtime.confidence` reads to give the app's one verdict per output.
+
+How each method is measured (the judgement is about an exact text, so only outputs identical to the judged
+hypothesis are counted; the others are reported as `skipped_changed_outputs`):
+- beam: the judged sources are translated again with beam search (default beam 4, α 0.6, the app's defaults);
+- greedy: the same sources translated greedily (deterministic); a greedy output counts only where it is the
+  judged text, so greedy is calibrated on that subset;
+- sample: not calibrated. A sampled output is random, so it rarely is the judged text; the tool samples each
+  source once (the app's defaults: temperature 1, no top-k/top-p, seed 0) and records how many matched, to
+  show why there is no verdict for sampling.
+
+Bands are fixed edges on the confidence as the app shows it (a whole percentage, `runtime.confidence.percent`:
+an output shown as 80% is in the 80–100% band). The verdict rule, per method, with cuts only on band edges:
+- "probably wrong" below the highest edge W such that the outputs below W together were right at most
+  `wrong_at_most` (default 25%: at most 1 in 4) and so was every band below W holding at least
+  `min_band_outputs` (10) outputs; at least `min_region_outputs` (20) outputs below W. No such edge: W = 0;
+- "probably right" from the lowest edge R >= W such that the outputs from R up together were right at least
+  `right_at_least` (default 75%: at least 3 in 4), and so was every band from R up holding at least
+  `min_band_outputs`; at least `min_region_outputs` outputs from R up. No such edge: nothing is called right;
+- "uncertain" in between.
+The report also gives each method's area under the ROC curve (how well confidence ranks right above wrong:
+0.5 = not at all) overall and per direction. The everyday set is a dev set (it also picks checkpoints), and the
+cuts are chosen on the outputs they are reported on: read them as measured tendencies, not promises. The
+Django catalogs are never used here.
 """
 from __future__ import annotations
 
@@ -18,10 +33,14 @@ from typing import Any
 
 import numpy as np
 
+from runtime.confidence import RIGHT, UNCERTAIN, WRONG, percent
+
 from .inference import Translator
 
 JUDGED_FILE = "everyday_judged.tsv"
-BINS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0001)
+EDGES = (0, 30, 40, 50, 60, 70, 80, 90, 100)  # band edges, in shown percent
+RULE = {"wrong_at_most": 0.25, "right_at_least": 0.75, "min_band_outputs": 10, "min_region_outputs": 20}
+SAMPLING = {"temperature": 1.0, "top_k": 0, "top_p": 1.0, "seed": 0}
 
 
 def auroc(scores: np.ndarray, right: np.ndarray) -> float:
@@ -33,51 +52,102 @@ def auroc(scores: np.ndarray, right: np.ndarray) -> float:
     return float(greater / (len(pos) * len(neg)))
 
 
-def choose_threshold(scores: np.ndarray, right: np.ndarray, max_right_below: float) -> float:
-    """The highest cut-off c (among the observed scores) such that at most `max_right_below` of the outputs
-    with confidence < c are right; 0.0 (mark nothing) when even the lowest one is too often right."""
-    best = 0.0
-    for c in np.unique(scores):
-        below = scores < c
-        if below.sum() >= 5 and right[below].mean() <= max_right_below:
-            best = float(c)
-    return best
+def rounded_auroc(scores: np.ndarray, right: np.ndarray) -> float | None:
+    """auroc to 4 places; None (JSON null) where it is undefined (no right or no wrong output)."""
+    value = auroc(scores, right.astype(bool))
+    return None if np.isnan(value) else round(value, 4)
 
 
-def summarise(scores: np.ndarray, right: np.ndarray, threshold: float) -> dict[str, Any]:
-    below = scores < threshold
-    part = lambda m: {"outputs": int(m.sum()), "right": int(right[m].sum()),
-                      "share_right": round(float(right[m].mean()), 4) if m.any() else None}
-    return {"outputs": len(scores), "right": int(right.sum()), "auroc": round(auroc(scores, right), 4),
-            "below_threshold": part(below), "at_or_above_threshold": part(~below)}
+def band_counts(shown: np.ndarray, right: np.ndarray, edges: tuple[int, ...] = EDGES) -> list[tuple[int, int]]:
+    """(outputs, right) per band lo <= shown < hi; the last band includes its upper edge (100%)."""
+    counts = []
+    for i, (lo, hi) in enumerate(zip(edges[:-1], edges[1:], strict=True)):
+        m = (shown >= lo) & ((shown < hi) | ((shown == hi) & (i == len(edges) - 2)))
+        counts.append((int(m.sum()), int(right[m].sum())))
+    return counts
 
 
-def measure(model_dir: Path, rows: list[dict[str, str]], beam: int, length_penalty: float,
-            max_right_below: float) -> dict[str, Any]:
-    translator = Translator.from_dir(model_dir)
+def choose_cuts(counts: list[tuple[int, int]], edges: tuple[int, ...] = EDGES, wrong_at_most: float = 0.25,
+                right_at_least: float = 0.75, min_band_outputs: int = 10,
+                min_region_outputs: int = 20) -> tuple[int, int | None]:
+    """(W, R) by the module's rule: shown confidence < W% "probably wrong", >= R% "probably right" (R None:
+    never); both are band edges."""
+    def holds(bands: list[tuple[int, int]], ok) -> bool:
+        outputs, right = sum(n for n, _ in bands), sum(r for _, r in bands)
+        return (outputs >= min_region_outputs and ok(right / outputs)
+                and all(ok(r / n) for n, r in bands if n >= min_band_outputs))
+
+    wrong = [i for i in range(1, len(edges)) if holds(counts[:i], lambda s: s <= wrong_at_most)]
+    w = max(wrong, default=0)
+    right = [i for i in range(w, len(edges) - 1) if holds(counts[i:], lambda s: s >= right_at_least)]
+    return edges[w], (edges[min(right)] if right else None)
+
+
+def band_verdict(lo: int, hi: int, wrong_below: int, right_from: int | None) -> str:
+    if hi <= wrong_below:
+        return WRONG
+    return RIGHT if right_from is not None and lo >= right_from else UNCERTAIN
+
+
+def share(right: int, outputs: int) -> float | None:
+    return round(right / outputs, 4) if outputs else None
+
+
+def calibrate(kept: dict[str, list[tuple[float, bool]]], skipped: int, settings: dict[str, Any],
+              rule: dict[str, Any]) -> dict[str, Any]:
+    """One method's report from its counted (confidence, right) pairs per direction."""
+    pairs = [p for ps in kept.values() for p in ps]
+    scores = np.array([s for s, _ in pairs], dtype=float)
+    right = np.array([r for _, r in pairs], dtype=bool)
+    shown = np.array([percent(s) for s in scores], dtype=int)
+    counts = band_counts(shown, right)
+    w, r = choose_cuts(counts, EDGES, **rule)
+    bands = [{"from": lo / 100, "to": hi / 100, "outputs": n, "right": k, "share_right": share(k, n),
+              "verdict": band_verdict(lo, hi, w, r)}
+             for (lo, hi), (n, k) in zip(zip(EDGES[:-1], EDGES[1:], strict=True), counts, strict=True)]
+    verdicts = {}
+    for verdict in (WRONG, UNCERTAIN, RIGHT):
+        n = sum(b["outputs"] for b in bands if b["verdict"] == verdict)
+        k = sum(b["right"] for b in bands if b["verdict"] == verdict)
+        verdicts[verdict] = {"outputs": n, "right": k, "share_right": share(k, n)}
+    return {"calibrated": True, "settings": settings, "outputs": len(pairs), "right": int(right.sum()),
+            "skipped_changed_outputs": skipped, "auroc": rounded_auroc(scores, right),
+            "probably_wrong_below": w / 100, "probably_right_from": None if r is None else r / 100,
+            "bands": bands, "verdicts": verdicts,
+            "directions": {d: {"outputs": len(ps), "right": sum(ok for _, ok in ps),
+                               "auroc": rounded_auroc(np.array([s for s, _ in ps]), np.array([ok for _, ok in ps]))}
+                           for d, ps in sorted(kept.items())}}
+
+
+def matching(translator: Translator, rows: list[dict[str, str]], **settings: Any):
+    """(counted (confidence, right) pairs per direction, outputs that differ from the judged text)."""
     kept: dict[str, list[tuple[float, bool]]] = {}
     skipped = 0
     for direction in sorted({r["direction"] for r in rows}):
         src, tgt = direction.split("-")
         part = [r for r in rows if r["direction"] == direction]
-        outputs = translator.translate([r["source"] for r in part], src, tgt, method="beam", beam=beam,
-                                       length_penalty=length_penalty)
+        outputs = translator.translate([r["source"] for r in part], src, tgt, **settings)
         for row, out in zip(part, outputs, strict=True):
             if out.text != row["hypothesis"]:
                 skipped += 1  # the judgement is about another text
                 continue
             kept.setdefault(direction, []).append((out.confidence, row["correct"] == "yes"))
-    pairs = [p for ps in kept.values() for p in ps]
-    scores, right = np.array([s for s, _ in pairs]), np.array([r for _, r in pairs], dtype=bool)
-    threshold = choose_threshold(scores, right, max_right_below)
-    bins = []
-    for lo, hi in zip(BINS[:-1], BINS[1:], strict=True):
-        m = (scores >= lo) & (scores < hi)
-        bins.append({"from": lo, "to": min(hi, 1.0), "outputs": int(m.sum()),
-                     "share_right": round(float(right[m].mean()), 4) if m.any() else None})
-    return {"threshold": round(threshold, 4), "max_right_below": max_right_below,
-            "method": {"search": "beam", "beam": beam, "length_penalty": length_penalty},
-            "judged_file": JUDGED_FILE, "skipped_changed_outputs": skipped,
-            "all": summarise(scores, right, threshold), "bins": bins,
-            "directions": {d: summarise(np.array([s for s, _ in ps]), np.array([r for _, r in ps], dtype=bool),
-                                        threshold) for d, ps in kept.items()}}
+    return kept, skipped
+
+
+def measure(model_dir: Path, rows: list[dict[str, str]], beam: int, length_penalty: float,
+            rule: dict[str, Any] | None = None) -> dict[str, Any]:
+    rule = {**RULE, **(rule or {})}
+    translator = Translator.from_dir(model_dir)
+    methods = {}
+    for method, settings in (("beam", {"beam": beam, "length_penalty": length_penalty}), ("greedy", {})):
+        kept, skipped = matching(translator, rows, method=method, **settings)
+        methods[method] = calibrate(kept, skipped, settings, rule)
+    kept, skipped = matching(translator, rows, method="sample", **SAMPLING)
+    matched = sum(len(ps) for ps in kept.values())
+    methods["sample"] = {
+        "calibrated": False, "settings": SAMPLING, "outputs": len(rows), "matched": matched,
+        "reason": (f"a sampled output is random, so it is rarely the text that was judged: sampled once "
+                   f"(temperature 1, seed 0), {matched} of {len(rows)} outputs matched the judged translation")}
+    return {"format": 2, "judged_file": JUDGED_FILE, "judged_outputs": len(rows),
+            "rule": {**rule, "edges_percent": list(EDGES)}, "methods": methods}
