@@ -30,10 +30,46 @@ def plotly_text(token: str) -> str:
     return token.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _axis(tokens: list[str]) -> dict[str, Any]:
+MAX_LABELS = 40  # tick labels per heatmap axis: beyond this they overlap, so every k-th token is labelled
+GRID_LABELS = 24  # the same in the small maps of a heads grid
+# The token markers a map shows, explained once in its title (only those it shows).
+TAG = "<2en>/<2de> is the tag that tells the model which language to write"
+MARKERS = (("▁", "▁ starts a word"), ("<2en>", TAG), ("<2de>", TAG), ("<s>", "<s> is where the output starts"),
+           ("</s>", "</s> ends the text"), ("<unk>", "<unk> is a character the model does not know"))
+
+
+def label_step(count: int, most: int = MAX_LABELS) -> int:
+    """Label every k-th token: 1 up to `most` tokens, else the smallest k that keeps the labels under `most`."""
+    return 1 if count <= most else -(-count // most)
+
+
+def ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def axis_title(title: str, count: int, most: int = MAX_LABELS) -> str:
+    step = label_step(count, most)
+    return title if step == 1 else f"{title} (every {ordinal(step)} token labelled; hover shows each)"
+
+
+def _axis(tokens: list[str], most: int = MAX_LABELS) -> dict[str, Any]:
     # Positions on the axis, tokens as tick labels: repeated tokens must not merge into one category.
-    return {"tickmode": "array", "tickvals": list(range(len(tokens))), "ticktext": [plotly_text(t) for t in tokens],
+    shown = list(range(0, len(tokens), label_step(len(tokens), most)))
+    return {"tickmode": "array", "tickvals": shown, "ticktext": [plotly_text(tokens[i]) for i in shown],
             "tickangle": -45}
+
+
+def marker_note(*token_lists: list[str]) -> str:
+    """One sentence explaining the markers (▁, <2en>/<2de>, </s>, <unk>) these tokens hold; "" when none."""
+    present = {marker for tokens in token_lists for token in tokens for marker, _ in MARKERS if marker in token}
+    said = dict.fromkeys(text for marker, text in MARKERS if marker in present)
+    return ("Tokens: " + "; ".join(said) + ".") if said else ""
+
+
+def titled(title: str, *token_lists: list[str]) -> str:
+    """The title, with the marker note as a smaller second line (plotly label text: escaped)."""
+    note = marker_note(*token_lists)
+    return f"{title}<br><sup>{plotly_text(note)}</sup>" if note else title
 
 
 MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
@@ -44,39 +80,50 @@ Figure = dict[str, Any]
 
 def heatmap(z: np.ndarray, x_tokens: list[str], y_tokens: list[str], title: str, x_title: str,
             y_title: str) -> Figure:
+    """Token × token weights. Beyond MAX_LABELS tokens an axis labels every k-th one (the hover names each cell),
+    so long inputs stay readable; the title explains the token markers shown."""
     z = np.asarray(z, dtype=np.float32)
     x_text, y_text = [plotly_text(t) for t in x_tokens], [plotly_text(t) for t in y_tokens]
     hover = [[f"{y_text[i]} → {x_text[j]}" for j in range(len(x_tokens))] for i in range(len(y_tokens))]
     trace = {"type": "heatmap", "z": z, "x": list(range(len(x_tokens))), "y": list(range(len(y_tokens))),
              "zmin": 0, "colorscale": "Blues", "customdata": hover,
              "hovertemplate": "%{customdata}<br>weight %{z:.3f}<extra></extra>"}
-    layout = {"title": {"text": title}, "height": min(900, max(320, 22 * len(y_tokens) + 160)), "margin": MARGIN,
-              "xaxis": {**_axis(x_tokens), "title": {"text": x_title}},
-              "yaxis": {**_axis(y_tokens), "title": {"text": y_title}, "autorange": "reversed", "tickangle": 0}}
+    rows = min(len(y_tokens), MAX_LABELS)
+    layout = {"title": {"text": titled(title, x_tokens, y_tokens)}, "height": min(900, max(320, 22 * rows + 180)),
+              "margin": {**MARGIN, "t": 70},
+              "xaxis": {**_axis(x_tokens), "title": {"text": axis_title(x_title, len(x_tokens))}},
+              "yaxis": {**_axis(y_tokens), "title": {"text": axis_title(y_title, len(y_tokens))},
+                        "autorange": "reversed", "tickangle": 0}}
     return {"data": [trace], "layout": layout}
 
 
 def heads_grid(maps: np.ndarray, x_tokens: list[str], y_tokens: list[str], title: str) -> go.Figure:
-    """(H, T, S) -> one small heatmap per head, one colour scale; token labels on the outer axes only."""
+    """(H, T, S) -> one small heatmap per head, one colour scale; token labels on the outer axes only, every k-th
+    one beyond GRID_LABELS tokens (the hover names each cell); the title explains the token markers shown."""
     heads = maps.shape[0]
     cols = min(4, heads)
     rows = -(-heads // cols)
-    labelled = len(x_tokens) <= 24 and len(y_tokens) <= 24
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"head {h + 1}" for h in range(heads)],
-                        horizontal_spacing=0.02, vertical_spacing=0.14 if labelled else 0.06)
+                        horizontal_spacing=0.02, vertical_spacing=0.14)
     zmax = float(maps.max()) if maps.size else 1.0
+    x_text, y_text = [plotly_text(t) for t in x_tokens], [plotly_text(t) for t in y_tokens]
+    hover = [[f"{y} → {x}" for x in x_text] for y in y_text]
     for h in range(heads):
         fig.add_trace(go.Heatmap(z=maps[h], zmin=0, zmax=zmax, colorscale="Blues", showscale=(h == 0),
-                                 hovertemplate="query %{y}, key %{x}: %{z:.3f}<extra></extra>"),
+                                 customdata=hover, hovertemplate="%{customdata}: %{z:.3f}<extra></extra>"),
                       row=h // cols + 1, col=h % cols + 1)
     for h in range(heads):
         row, col = h // cols + 1, h % cols + 1
         bottom = row == rows or h + cols >= heads  # nothing below this one
-        fig.update_xaxes(_axis(x_tokens) if labelled and bottom else {"showticklabels": False}, row=row, col=col)
-        fig.update_yaxes({**_axis(y_tokens), "tickangle": 0} if labelled and col == 1 else {"showticklabels": False},
+        fig.update_xaxes(_axis(x_tokens, GRID_LABELS) if bottom else {"showticklabels": False}, row=row, col=col)
+        fig.update_yaxes({**_axis(y_tokens, GRID_LABELS), "tickangle": 0} if col == 1 else {"showticklabels": False},
                          row=row, col=col)
     fig.update_yaxes(autorange="reversed")
-    fig.update_layout(title=title, height=(320 if labelled else 260) * rows + 80, margin={**MARGIN, "t": 70})
+    steps = {name: label_step(len(tokens), GRID_LABELS) for name, tokens in (("columns", x_tokens), ("rows", y_tokens))}
+    steps = [f"{name}: every {ordinal(step)} token labelled" for name, step in steps.items() if step > 1]
+    note = marker_note(x_tokens, y_tokens) + (f" {'; '.join(steps)}; hover shows each." if steps else "")
+    fig.update_layout(title=f"{title}<br><sup>{plotly_text(note.strip())}</sup>" if note else title,
+                      height=320 * rows + 100, margin={**MARGIN, "t": 90})
     return fig
 
 
