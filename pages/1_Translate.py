@@ -2,8 +2,8 @@
 import pandas as pd
 import streamlit as st
 
-from playground import cards, figures, inputs, models
-from runtime import providers, spec, text
+from playground import figures, inputs, models
+from runtime import confidence, providers, spec, text
 
 models.page_setup("Translate")
 st.title("Translate")
@@ -12,7 +12,8 @@ models.require_model("translate")
 known_languages = sorted({models.LANGUAGES.get(lang, lang) for pair in models.directions() for lang in pair})
 st.caption(f"This model knows {' and '.join(known_languages)} only: it translates "
            f"{', '.join(models.direction_label(d) for d in models.directions())}. Text in any other language or "
-           "script gets a warning, and every output shows how sure the model was.")
+           "script gets a warning, and every output gets a verdict (probably wrong, uncertain or probably right) "
+           "measured on hand-judged outputs of the decoding method used.")
 
 with st.sidebar:
     st.header("Decoding")
@@ -60,6 +61,14 @@ if model is None:
     st.stop()
 models.provider_caption(model)
 
+# Everything the result depends on, in the order a change is named: a result made with other values is dropped.
+settings = {"direction": direction, "text": typed, "method": method, "precision": precision, "provider": provider,
+            "length penalty": length_penalty}
+if method == "beam":
+    settings["beam size"] = beam
+if method == "sample":
+    settings.update({"temperature": temperature, "top-k": top_k, "top-p": top_p, "seed": int(seed)})
+
 if clicked:
     lines = inputs.split_lines(typed)
     st.session_state.pop("translate_results", None)
@@ -75,17 +84,92 @@ if clicked:
             models.show_error(e, "translate")
         else:
             st.session_state["translate_results"] = {"lines": lines, "results": results, "ms": ms,
-                                                     "direction": direction, "method": method}
+                                                     "settings": settings, "provider": model.provider}
 
 done = st.session_state.get("translate_results")
+if done and done["settings"] != settings:  # never an fp32 result under "int8", nor German under an English box
+    changed = next((name for name, value in settings.items() if done["settings"].get(name) != value), "settings")
+    st.session_state.pop("translate_results")
+    st.info(f"The {changed} changed since the last translation: click Translate for a new result.")
+    done = None
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def read_calibrations(path: str, version: tuple) -> dict[str, confidence.MethodCalibration]:
+    return confidence.read_calibration(path)
+
+
+calibrations = read_calibrations(str(models.model_dir("translate")),
+                                 models.stamp("translate", confidence.CONFIDENCE_FILE))
+METHOD_TITLES = {"beam": "beam search", "greedy": "greedy", "sample": "sampling"}
+
+
+def method_label(used: dict) -> str:
+    if used["method"] == "beam":
+        return f"beam {used['beam size']}, α {used['length penalty']:g}"
+    if used["method"] == "sample":
+        return (f"sampling (temperature {used['temperature']:g}, top-k {used['top-k']}, top-p {used['top-p']:g}, "
+                f"seed {used['seed']})")
+    return "greedy"
+
+
+def no_verdict_reason(cal: confidence.MethodCalibration | None, method: str) -> str:
+    title = METHOD_TITLES.get(method, method)
+    if cal is not None and not cal.calibrated:
+        return f"{title} is not calibrated ({cal.reason})"
+    if calibrations:
+        return f"{title} is not calibrated for this model (its confidence.json measured other methods only)"
+    return ("this model has no measured calibration (`python -m tx confidence MODEL_DIR` measures one on "
+            "hand-judged outputs)")
+
+
+def basis(cal: confidence.MethodCalibration | None, used: dict) -> str:
+    """Where the verdicts come from, and how the settings used differ from the measured ones."""
+    if cal is None or not cal.calibrated:
+        return ""
+    kind = confidence.METHOD_NAMES.get(cal.method, cal.method)
+    said = f"verdicts measured on {cal.outputs} hand-judged everyday {kind} outputs"
+    measured = (cal.settings.get("beam"), cal.settings.get("length_penalty"))
+    if cal.method == "beam" and None not in measured and (used["beam size"], used["length penalty"]) != measured:
+        said += (f" of beam {measured[0]}, α {measured[1]:g} (your settings differ: read the verdict as a rough "
+                 "guide)")
+    if used["precision"] != "fp32":
+        said += f" (fp32 outputs; {used['precision']} shifts confidences slightly)"
+    return said
+
+
+def how_measured(cal: confidence.MethodCalibration | None) -> None:
+    """The method's bands, in an expander: what each verdict rests on."""
+    if cal is None or not cal.calibrated or not cal.bands:
+        return
+    with st.expander("What the verdicts rest on"):
+        rows = [f"| {b.label} | {b.outputs} | {b.right} | {cal.band_verdict(b)} |" for b in cal.bands]
+        st.markdown("| shown confidence | hand-judged outputs | right | verdict |\n|---|--:|--:|---|\n"
+                    + "\n".join(rows))
+        rule = cal.rule
+        said = ("An output counts only where it is exactly the text that was judged by hand. A confidence is "
+                "placed by the percentage shown.")
+        if rule.get("wrong_at_most") is not None and rule.get("right_at_least") is not None:
+            said += (f" Probably wrong: at most {rule['wrong_at_most']:.0%} of the judged outputs there were right; "
+                     f"probably right: at least {rule['right_at_least']:.0%} were; uncertain between. The cuts "
+                     "sit on band edges.")
+        st.caption(said)
+
+
 if done:
-    lines, results = done["lines"], done["results"]
+    lines, results, used = done["lines"], done["results"], done["settings"]
+    cal = calibrations.get(used["method"])
+    verdicts = [confidence.judge(calibrations, used["method"], r.confidence) for r in results]
     cut = [i + 1 for i, r in enumerate(results) if r.truncated]
     if cut:
         st.warning(f"Input too long: line(s) {', '.join(map(str, cut))} exceeded the model's "
                    f"{model.max_src_len}-token limit and were truncated; only their beginning was translated.")
-    st.subheader(f"{models.direction_label(done['direction'])} · {done['method']} · {done['ms']:.0f} ms")
+    st.subheader(f"{models.direction_label(used['direction'])} · {method_label(used)} · "
+                 f"{used['precision']} on {done['provider']} · {done['ms']:.0f} ms")
+    source_language = models.LANGUAGES.get(used["direction"][0], used["direction"][0])
     outside = [i + 1 for i, r in enumerate(results) if r.warning]
+    if len(results) == 1:
+        st.text(f"Source ({source_language}): {lines[0]}")
     if len(results) == 1 and outside:
         st.warning(results[0].warning)
         st.info(f"Model output: {results[0].text or '(empty output)'}")
@@ -93,31 +177,49 @@ if done:
         st.warning(f"Line(s) {', '.join(map(str, outside))} are mostly outside what the model was trained on "
                    "(German and English only): their translations mean little.")
     if len(results) == 1 and not outside:
-        only = results[0]
-        low, meaning = cards.confidence_judgement(only.confidence)
-        if low:
-            st.warning(f"Low confidence: probably wrong. {meaning}")
+        only, v = results[0], verdicts[0]
+        shown = f"Confidence {v.percent}%"
+        why = "; ".join(part for part in (v.evidence, v.region) if part)
+        if v.verdict == confidence.WRONG:
+            st.warning(f"Low confidence: probably wrong. {shown}: {why}.")
+        elif v.verdict == confidence.UNCERTAIN:
+            st.warning(f"Uncertain: this translation may be right or wrong. {shown}: {why}.")
+        elif v.verdict == confidence.RIGHT:
+            st.info(f"Probably right (not a guarantee). {shown}: {why}.")
+        else:
+            st.info(f"No verdict: {no_verdict_reason(cal, used['method'])}. {shown}.")
         # A plain, copyable box, never a green "success": the model is often wrong.
         st.code(only.text or "(empty output)", language=None, wrap_lines=True)
-        if not low:
-            st.caption(meaning)
         unsure = sorted(zip(only.token_probs, only.tokens, strict=True))[:3]
-        st.caption(f"least sure of: {', '.join(f'{tok!r} ({p:.0%})' for p, tok in unsure)} · "
-                   f"score (length-normalised log-probability): {only.score:.3f} · {len(only.tokens)} tokens")
-        known = by_source.get(lines[0]) if done["direction"] == direction else None
+        said = basis(cal, used)
+        st.caption(f"{shown} is the geometric mean of the model's token probabilities"
+                   + (f"; {said}" if said else "") + f" · least sure of: "
+                   f"{', '.join(f'{tok!r} ({p:.0%})' for p, tok in unsure)} · score (length-normalised "
+                   f"log-probability): {only.score:.3f} · {len(only.tokens)} tokens")
+        known = by_source.get(lines[0])
         if known and known.get("verdict") == "fails":
             st.warning(f"A known failure of this model: judged wrong by hand ({known.get('note') or 'see the card'}).")
-    lows = [cards.confidence_judgement(r.confidence)[0] for r in results]
     table = pd.DataFrame({"source": lines, "translation": [r.text for r in results],
+                          "verdict": [v.verdict or "no verdict" for v in verdicts],
                           "confidence": [round(r.confidence, 3) for r in results],
-                          "low confidence": lows,
                           "score": [round(r.score, 4) for r in results],
                           "truncated": [r.truncated for r in results]})
     if len(results) > 1:
-        if any(lows):
-            flagged = ", ".join(str(i + 1) for i, low in enumerate(lows) if low)
-            st.warning(f"Low confidence (probably wrong): line(s) {flagged}.")
+        grouped = {verdict: ", ".join(str(i + 1) for i, v in enumerate(verdicts) if v.verdict == verdict)
+                   for verdict in (confidence.WRONG, confidence.UNCERTAIN, confidence.RIGHT)}
+        if grouped[confidence.WRONG]:
+            st.warning(f"Low confidence (probably wrong): line(s) {grouped[confidence.WRONG]}.")
+        if grouped[confidence.UNCERTAIN]:
+            st.warning(f"Uncertain: line(s) {grouped[confidence.UNCERTAIN]} may be right or wrong.")
+        if grouped[confidence.RIGHT]:
+            st.info(f"Probably right (not a guarantee): line(s) {grouped[confidence.RIGHT]}.")
+        if any(v.verdict is None for v in verdicts):
+            st.info(f"No verdict: {no_verdict_reason(cal, used['method'])}.")
         st.dataframe(table, hide_index=True, width="stretch")
+        said = basis(cal, used)
+        if said:
+            st.caption(f"Confidence: the geometric mean of the model's token probabilities; {said}.")
+    how_measured(cal)
     st.download_button("Download CSV", inputs.csv_bytes(table), "translations.csv", "text/csv",
                        key="translate_download")
 
