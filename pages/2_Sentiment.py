@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from playground import figures, inputs, models
+from playground import cards, figures, inputs, models
 from runtime import providers, spec
 
 models.page_setup("Sentiment")
@@ -35,6 +35,54 @@ def truncation_notice(predictions, first_line: int = 1) -> None:
                    f"{model.max_len}-token limit and were truncated; only their beginning was classified.")
 
 
+def calibration_note(probability: float) -> str:
+    """What the probability means, from the model's calibration.json (`python -m tx calibration`): the test split's
+    expected calibration error and how often the label was right among the test reviews given a like probability."""
+    report = cards.read_json(models.model_dir("sentiment") / "calibration.json")
+    splits = report.get("splits") if isinstance(report, dict) else None
+    name = "test" if isinstance(splits, dict) and "test" in splits else next(iter(splits or {}), None)
+    try:
+        measured, reviews = splits[name]["calibrated"], int(splits[name]["reviews"])
+        edges, counts, accuracy = (measured["reliability"][k] for k in ("edges", "counts", "accuracy"))
+        note = (f"The probability is calibrated: a label given about p% was right about p% of the time. On the "
+                f"{reviews:,} {name} reviews the gap between the two averaged {float(measured['ece']):.1f} points "
+                "(expected calibration error).")
+        shown = round(probability, 3)  # the band of the number as shown: 79.96% reads 80.0%, in the 80–90% band
+        band = max([i for i, edge in enumerate(edges[:-1]) if round(edge, 6) <= shown] or [0])
+        if counts[band] and accuracy[band] is not None:
+            note += (f" {round(accuracy[band] * counts[band])} of the {counts[band]:,} {name} reviews given "
+                     f"{edges[band]:.0%}–{edges[band + 1]:.0%} had the label the model gave them "
+                     f"({accuracy[band]:.0%}).")
+    except (KeyError, TypeError, ValueError, IndexError):
+        return ("This probability is not known to be calibrated (no calibration report in the model directory: "
+                "`python -m tx calibration` writes one): read it as the model's score, not as a chance.")
+    return note
+
+
+def negation_note(text: str) -> None:
+    """Where the text negates, the model's known weakness there: its accuracy on the model card's negation probes
+    when `python -m tx evaluate sentiment --split negation` left it in the model directory, else the card's word."""
+    found = inputs.negations(text)
+    if not found:
+        return
+    words = ", ".join(f"“{w}”" for w in found)
+    scores = cards.read_json(models.model_dir("sentiment") / inputs.NEGATION_EVAL_FILE)
+    try:
+        confusion = scores["confusion"]["rows_gold_cols_predicted"]
+        right, probes = sum(confusion[i][i] for i in range(len(confusion))), int(scores["reviews"])
+        commoner = max(sum(row) for row in confusion) / probes
+        measured = (f"on the model card's {probes} negation probes (hand-written sentences whose label turns on a "
+                    f"negation) it was right on {right} of the {probes} ({float(scores['accuracy']):.1f}%; always "
+                    f"giving the commoner label would get {commoner:.0%}).")
+    except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError):
+        measured = ("the model card measures it on hand-written negation probes (sentences whose label turns on a "
+                    "negation) and gives the result (see the Model card page); the model directory holds no "
+                    f"`{inputs.NEGATION_EVAL_FILE}` (what `python -m tx evaluate sentiment --split negation` writes), "
+                    "so this page shows no number.")
+    st.warning(f"This review has a negation ({words}). Negation is this model's known weakness: {measured} "
+               "Treat this label with extra care.")
+
+
 single, batch = st.tabs(["One review", "Batch"])
 
 with single:
@@ -49,7 +97,7 @@ with single:
             try:
                 with st.spinner("Classifying…"):
                     found, ms = inputs.timed(lambda: model.classify([text.strip()], attention=True))
-                st.session_state["sentiment_result"] = {"prediction": found[0], "ms": ms,
+                st.session_state["sentiment_result"] = {"prediction": found[0], "ms": ms, "text": text.strip(),
                                                         "runtime": (precision, model.provider)}
             except Exception as e:
                 models.show_error(e, "sentiment")
@@ -62,12 +110,15 @@ with single:
     if done:
         prediction = done["prediction"]
         truncation_notice([prediction])
-        shown = f"{prediction.label} ({prediction.probs[prediction.label]:.1%})"
+        probability = prediction.probs[prediction.label]
+        shown = f"{prediction.label} ({probability:.1%})"
         if prediction.warning:
             st.warning(prediction.warning)
             st.info(f"The model says {shown}, but see above.")
-        else:
-            st.success(shown)
+        else:  # a model output, not a success: shown plainly, with what its probability means
+            st.markdown(f"The model says **{prediction.label}**, probability **{probability:.1%}**.")
+            st.caption(calibration_note(probability))  # measured on reviews: it says nothing of text outside them
+        negation_note(done["text"])
         st.caption(f"{len(prediction.tokens)} tokens · {done['ms']:.0f} ms · {done['runtime'][0]} on "
                    f"{done['runtime'][1]}")
         labels = list(prediction.probs)
