@@ -10,6 +10,43 @@ KINDS = {"translate": {"encoder": "encoder self-attention", "self": "decoder sel
                        "cross": "cross-attention (decoder → encoder)"},
          "sentiment": {"encoder": "encoder self-attention"}}
 
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def default_example(_model, direction: tuple[str, str], where: str, version: tuple) -> str:
+    """The first hand-judged example of the direction (models/translate/examples.tsv) whose greedy output, this
+    page's decoding, is the output judged right; else the first one judged right (its note says greedy differs);
+    else the first test-set sentence."""
+    rows = inputs.curated_examples(*direction)
+    right = [r for r in rows if r.get("verdict") == "works"]
+    for row in right:
+        out = _model.translate([row["source"]], src_lang=direction[0], tgt_lang=direction[1], method="greedy")[0]
+        if out.text == row.get("output"):
+            return row["source"]
+    return (right or rows)[0]["source"]
+
+
+def judged_note(source: str, output: str, direction: tuple[str, str]) -> str:
+    """What is known of a greedy output: the hand verdict of examples.tsv where that output was judged, else that it
+    was not judged (and the judged beam-search output where the sentence has one)."""
+    row = next((r for r in inputs.curated_examples(*direction) if r["source"] == source.strip()), None)
+    if row is None or not row.get("verdict"):
+        return ("This greedy output was not judged: greedy decoding is often wrong on this model, so read the maps as "
+                "how the model got its answer, not as a checked translation.")
+    judged = "judged right by hand" if row["verdict"] == "works" else "judged wrong by hand"
+    if output == row.get("output"):
+        return f"{'✓' if row['verdict'] == 'works' else '✗'} This output was {judged}" + (
+            f" ({row['note']})." if row.get("note") else ".")
+    return (f"This greedy output was not judged. The output of beam search (4 beams, the Translate page's default), "
+            f"“{row.get('output')}”, was {judged}" + (f" ({row['note']})." if row.get("note") else "."))
+
+
+def keep_the_direction_default() -> None:
+    """On a direction change, a text still at the old direction's default becomes the new direction's default."""
+    key = "attention_text_translate"
+    if st.session_state.get(key) == st.session_state.get("attention_default_shown"):
+        st.session_state.pop(key, None)
+
+
 task = st.radio("Model", models.TASKS, key="attention_model", horizontal=True,
                 format_func=lambda t: models.TASK_TITLES[t])
 model = models.onnx_model(task, "auto", "fp32")
@@ -17,12 +54,14 @@ if model is not None:
     models.provider_caption(model)
     if task == "translate":
         direction = st.radio("Direction", models.directions(), format_func=models.direction_label,
-                             key="attention_direction", horizontal=True)
-        source_column = direction[0]
+                             key="attention_direction", horizontal=True, on_change=keep_the_direction_default)
+        default = default_example(model, direction, str(models.model_dir(task)),
+                                  models.stamp(task, "examples.tsv"))
+        st.session_state["attention_default_shown"] = default
     else:
-        direction, source_column = None, "text"
+        direction, default = None, inputs.examples(task, "text")[0]
     text_key = f"attention_text_{task}"
-    st.session_state.setdefault(text_key, inputs.examples(task, source_column)[0])
+    st.session_state.setdefault(text_key, default)
     text = st.text_input("Text (press Enter to update)", key=text_key)
     kinds = KINDS[task]
     left, middle, right = st.columns(3)
@@ -38,11 +77,20 @@ if model is not None:
                     maps = out.attention[kind]
                     rows = out.src_tokens if kind == "encoder" else out.tokens
                     cols = out.tokens if kind == "self" else out.src_tokens
+                    if out.warning:
+                        st.warning(out.warning)
                     st.info(f"Greedy translation: {out.text or '(empty output)'}")  # not a "success": often wrong
+                    st.caption(judged_note(text, out.text, direction))
                 else:
                     out = model.classify([text.strip()], attention=True)[0]
                     maps, rows, cols = out.attention, out.tokens, out.tokens
+                    if out.warning:
+                        st.warning(out.warning)
                     st.info(f"Predicted: {out.label} ({out.probs[out.label]:.1%})")
+                    label = inputs.known_label("sentiment", text)
+                    st.caption(f"A test-set review labelled {label}: the model is "
+                               f"{'right' if label == out.label else 'wrong'} here." if label else
+                               "Not a test-set review: no known label to compare with.")
         except Exception as e:
             models.show_error(e, task)
         else:

@@ -80,6 +80,12 @@ def examples(task: str, column: str, limit: int = 12) -> list[str]:
     return BUILTIN_EXAMPLES.get(column if column in ("de", "en") else "review", BUILTIN_EXAMPLES["review"])
 
 
+def known_label(task: str, text: str) -> str | None:
+    """The label a review has in the model's samples.tsv (test-set reviews), else None."""
+    rows = _samples(task, stamp(task, "samples.tsv"))
+    return next((r["label"] for r in rows if (r.get("text") or "").strip() == text.strip() and r.get("label")), None)
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def _curated(task: str, version: tuple) -> list[dict[str, str]]:
     return read_tsv(model_dir(task) / "examples.tsv")

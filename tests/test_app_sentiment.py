@@ -17,10 +17,11 @@ from pathlib import Path
 
 import pytest
 from app_fixtures import app_models_root
+from export_fixtures import ENGLISH, GERMAN
 from streamlit.testing.v1 import AppTest
 
 from playground import inputs
-from runtime import OnnxSentimentClassifier
+from runtime import OnnxSentimentClassifier, OnnxTranslator
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -125,3 +126,60 @@ def test_a_negation_gets_the_measured_probe_accuracy_where_the_model_dir_has_it(
     (warning,) = [w for w in values(at.warning) if "negation" in w]
     assert f"right on {right} of the {scores['reviews']}" in warning and f"{scores['accuracy']:.1f}%" in warning
     assert "“never”" in warning
+
+
+# ---------------------------------------------------------------- 3. Attention explorer
+
+@pytest.mark.parametrize("case", list(OUTSIDE))
+def test_attention_explorer_warns_when_the_text_is_outside_what_the_model_knows(open_page, model_root, case):
+    at = open_page(ATTENTION)
+    at.text_input(key="attention_text_translate").input(OUTSIDE[case]).run()
+    clean(at)
+    expected = OnnxTranslator(model_root / "translate").translate([OUTSIDE[case]], "de", "en", method="greedy")[0]
+    assert expected.warning and expected.warning in values(at.warning)
+
+    at.radio(key="attention_model").set_value("sentiment").run()
+    at.text_input(key="attention_text_sentiment").input(OUTSIDE[case]).run()
+    clean(at)
+    expected = OnnxSentimentClassifier(model_root / "sentiment").classify([OUTSIDE[case]])[0]
+    assert expected.warning and expected.warning in values(at.warning)
+
+
+def test_attention_explorer_has_no_warning_for_ordinary_text(open_page):
+    at = open_page(ATTENTION)
+    at.text_input(key="attention_text_translate").input(GERMAN[5]).run()
+    assert not any("outside what the model" in w for w in values(at.warning))
+
+
+def test_attention_explorer_default_is_a_hand_judged_example_with_what_is_known_of_its_output(open_page):
+    at = open_page(ATTENTION)
+    # the fixture's examples.tsv: de-en GERMAN[2] judged right ("works"), GERMAN[1] judged wrong
+    assert at.text_input(key="attention_text_translate").value == GERMAN[2]
+    note = " ".join(values(at.caption))
+    # the tiny model's greedy output is not the judged one: the page says so rather than leave it unremarked
+    assert "The weather is nice today." in note and "not judged" in note, note
+    at.radio(key="attention_direction").set_value(("en", "de")).run()
+    clean(at)
+    assert at.text_input(key="attention_text_translate").value == ENGLISH[2]  # the other direction's default
+
+    at.text_input(key="attention_text_translate").input(ENGLISH[1]).run()  # judged wrong by hand
+    assert any("judged wrong by hand" in c and "missing verb" in c for c in values(at.caption)), values(at.caption)
+    at.text_input(key="attention_text_translate").input(ENGLISH[5]).run()  # never judged
+    assert any("not judged" in c for c in values(at.caption))
+
+
+def test_attention_explorer_prefers_an_example_whose_greedy_output_was_judged_right(open_page, model_root,
+                                                                                     tmp_path):
+    root = tmp_path / "models"
+    shutil.copytree(model_root / "translate", root / "translate")
+    shutil.copytree(model_root / "sentiment", root / "sentiment")
+    greedy = OnnxTranslator(root / "translate").translate([GERMAN[4]], "de", "en", method="greedy")[0].text
+    # a judged-right example whose greedy output differs comes first; the page picks the one greedy gets as judged
+    (root / "translate" / "examples.tsv").write_text(
+        "direction\tsource\toutput\tverdict\tnote\n"
+        f"de-en\t{GERMAN[2]}\tThe weather is nice today.\tworks\t\n"
+        f"de-en\t{GERMAN[4]}\t{greedy}\tworks\t\n", encoding="utf-8")
+    at = open_page(ATTENTION, root=root)
+    assert at.text_input(key="attention_text_translate").value == GERMAN[4]
+    assert any(m == f"Greedy translation: {greedy}" for m in values(at.info))
+    assert any("judged right by hand" in c for c in values(at.caption)), values(at.caption)
