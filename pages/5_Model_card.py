@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from playground import cards, figures, models
+from runtime import text
 
 models.page_setup("Model card")
 st.title("Model card")
@@ -20,6 +21,109 @@ st.markdown(cards.card_line(task))
 stored = models.model_meta(task)
 sections = cards.readme_sections(task)
 metrics, metrics_problem = cards.model_metrics(task)  # metrics.json through its one schema (runtime/metrics_file.py)
+
+
+def architecture(config: dict) -> list[str]:
+    """The config in words (config.json's keys are the code's names)."""
+    parts = []
+    if "vocab_size" in config:
+        parts.append(f"vocabulary of {config['vocab_size']:,} subword tokens")
+    if "d_model" in config:
+        parts.append(f"model width {config['d_model']}")
+    if "n_heads" in config:
+        parts.append(f"{config['n_heads']} attention heads")
+    if "n_layers" in config:
+        decoder = config.get("n_decoder_layers")
+        parts.append(f"{config['n_layers']} encoder layers" + (f" + {decoder} decoder layers" if decoder else ""))
+    if "d_ff" in config:
+        parts.append(f"feed-forward width {config['d_ff']:,}")
+    if "max_len" in config:
+        parts.append(f"{config['max_len']} positions")
+    if "pre_norm" in config:
+        parts.append("layer norm before each sub-layer (pre-LN)" if config["pre_norm"] else
+                     "layer norm after each sub-layer (post-LN, as in the paper)")
+    if config.get("pooling"):
+        parts.append(f"{config['pooling']} pooling over the tokens")
+    return parts
+
+
+def positions_note(positions: int, meta: dict) -> str:
+    """Why the positional table is longer than (or as long as) the input the model reads."""
+    if task == "translate":
+        cut = min(int(meta.get("max_src_len", text.DEFAULT_MAX_SRC_LEN)), positions)
+        return (f"The positional table has **{positions} positions**: no sequence inside the model can be longer. "
+                f"The text to translate is cut at **{cut} tokens** (the target-language tag and the end mark "
+                f"included), the length the model was trained with"
+                + (f"; the translation it writes may run on up to the {positions} positions." if cut < positions
+                   else "."))
+    cut = min(int(meta.get("max_len", text.DEFAULT_MAX_SRC_LEN)), positions)
+    if cut < positions:
+        return (f"The positional table has **{positions} positions**, but a review is cut at **{cut} tokens**, the "
+                f"length the model was trained with: the positions after {cut} are never used.")
+    return f"The positional table has **{positions} positions**, and a review is cut at **{cut} tokens** to fit it."
+
+
+def metric_name(column: str, values: pd.Series) -> str:
+    """A metrics.csv score column as its metric's name: valid_bleu -> BLEU, valid_accuracy -> accuracy %."""
+    for pattern, name in ((r"bleu", "BLEU"), (r"chrf", "chrF"), (r"f1", "macro-F1"), (r"acc", "accuracy")):
+        if re.search(pattern, column, re.IGNORECASE):
+            if name in ("macro-F1", "accuracy"):  # a share (0-1) or percent, as the file has it
+                return f"{name} %" if pd.to_numeric(values, errors="coerce").max() > 1 else name
+            return name
+    return column.replace("_", " ")
+
+
+def parity_note(graphs: list[dict]) -> str:
+    """The tolerance each precision's files were held to, from export_report.json."""
+    tolerances = {g.get("precision"): g.get("atol") for g in graphs}
+    cases = max((len(g.get("cases") or []) for g in graphs), default=0)
+    sentences = [f"Each file is run on random inputs{f' of {cases} shapes' if cases else ''} and compared with "
+                 "PyTorch output by output (`max |onnx - torch|`)."]
+    sentences += [f"The {p} files must match PyTorch within an absolute tolerance of {atol:g} on every output."
+                  for p, atol in tolerances.items() if atol is not None]
+    loose = [p for p, atol in tolerances.items() if atol is None]
+    if loose:
+        sentences.append(f"For the {' and '.join(loose)} files the differences are reported, not enforced: "
+                         "quantisation changes the numbers by design, so they are judged by their agreement on "
+                         "held-out text below.")
+    return " ".join(sentences)
+
+
+SYSTEMS = {"torch": "PyTorch (reference)", "fp32": "onnxruntime fp32", "int8": "onnxruntime int8"}
+BASELINES = {"tfidf_lr": "TF-IDF + logistic regression", "nbsvm": "NB-SVM"}
+SCALED = {"accuracy": "accuracy %", "agreement": "same output as PyTorch %",
+          "accuracy_delta": "accuracy change (points)"}
+LABELS = {"bleu": "BLEU", "bleu_delta": "BLEU change", "seconds": "seconds", "disagreements": "outputs that differ",
+          "max_prob_diff": "largest probability difference"}
+
+
+def quality_rows(systems) -> tuple[list[dict], list[str]]:
+    """export_report.json's text-level agreement as table rows with readable columns, and the first difference
+    found as a sentence."""
+    rows, notes = [], []
+    for system, result in (systems or {}).items() if isinstance(systems, dict) else ():
+        row = {"system": SYSTEMS.get(system, system)}
+        for key, value in result.items():
+            if key == "first_disagreement":
+                if isinstance(value, dict):
+                    direction = value.get("direction", "")
+                    notes.append(f"First difference ({SYSTEMS.get(system, system)}"
+                                 + (f", {direction_words(direction)}" if direction else "")
+                                 + f"): “{value.get('source', '')}” → PyTorch “{value.get('torch', '')}”, "
+                                 f"onnxruntime “{value.get('onnx', '')}”.")
+            elif isinstance(value, dict):
+                for part, number in value.items():
+                    row[f"{LABELS.get(key, key.replace('_', ' '))} {direction_words(part)}"] = number
+            elif key in SCALED and isinstance(value, int | float):
+                row[SCALED[key]] = round(value * 100, 2)
+            else:
+                row[LABELS.get(key, key.replace("_", " "))] = value
+        rows.append(row)
+    return rows, notes
+
+
+def direction_words(direction: str) -> str:
+    return models.direction_label(tuple(direction.split("-", 1))) if "-" in direction else direction
 
 
 def readme_parts(pattern: str) -> list[tuple[str, str]]:
@@ -40,15 +144,15 @@ else:
     st.markdown(f"Data: {cards.data_source(task) or 'not recorded'}")
 if metrics:
     st.markdown("**Split sizes**")
-    st.dataframe(pd.DataFrame(metrics.data.split_rows()), hide_index=True)
+    st.dataframe(cards.filled(pd.DataFrame(metrics.data.split_rows())), hide_index=True)
     st.markdown(f"**Licence:** {metrics.data.licence}")
 
 st.header("Architecture")
 config = stored["config"]
 params = cards.parameter_count(task)
-st.markdown(", ".join(f"{k} {v}" for k, v in config.items() if k in (
-    "d_model", "n_heads", "n_layers", "n_decoder_layers", "d_ff", "vocab_size", "max_len", "pre_norm", "pooling"))
-    + (f" · **{params:,} parameters**" if params else ""))
+st.markdown(" · ".join(architecture(config)) + (f" · **{params:,} parameters**" if params else ""))
+if config.get("max_len"):
+    st.markdown(positions_note(config["max_len"], stored["meta"]))
 
 st.header("Training curves")
 try:
@@ -64,10 +168,14 @@ else:
     scores = [c for c in numeric if re.search(r"bleu|chrf|acc|f1", c, re.IGNORECASE)]
     left, right = st.columns(2)
     if losses:
-        left.plotly_chart(figures.curves(curve, losses, "Loss", x), width="stretch", key=f"card_{task}_loss")
+        fig = figures.curves(curve, losses, "Loss (cross-entropy, lower is better)", x)
+        fig.update_layout(yaxis_title="loss")
+        left.plotly_chart(fig, width="stretch", key=f"card_{task}_loss")
     if scores:
-        right.plotly_chart(figures.curves(curve, scores, "Validation score", x), width="stretch",
-                           key=f"card_{task}_score")
+        names = " and ".join(dict.fromkeys(metric_name(c, curve[c]) for c in scores))
+        fig = figures.curves(curve, scores, f"Validation {names} (on the valid split, higher is better)", x)
+        fig.update_layout(yaxis_title=names)
+        right.plotly_chart(fig, width="stretch", key=f"card_{task}_score")
     with st.expander(f"metrics.csv ({len(curve)} rows)"):
         st.dataframe(curve, hide_index=True, width="stretch")
 
@@ -96,18 +204,26 @@ else:
         st.plotly_chart(fig, width="stretch", key=f"card_{task}_confusion")
 
 baselines = cards.read_json(d / "baselines.json") if task == "sentiment" else None
+calibration = cards.read_json(d / "calibration.json") if task == "sentiment" else None
 if isinstance(baselines, dict):
     st.header("Against n-gram baselines")
-    st.markdown("Trained on the same train split, C tuned on valid (`python -m tx evaluate sentiment --baselines`). "
-                "A Transformer trained from scratch on ~10k snippets has to beat these to be worth its cost.")
-    rows = [{"model": name, "test accuracy": (e.get("test") or {}).get("accuracy"),
+    st.markdown("This model beside two word 1–2-gram classifiers trained on the same train split, their C tuned on "
+                "the valid split (`python -m tx evaluate sentiment --baselines`). Accuracy, macro-F1 and ECE are "
+                "percentages on the test split; the negation probes are hand-written sentences whose label turns on "
+                "a negation. — : not recorded in the model's files.")
+    rows = [{"model": BASELINES.get(name, name.replace("_", " ")),
+             "test accuracy": (e.get("test") or {}).get("accuracy"),
              "test macro-F1": (e.get("test") or {}).get("macro_f1"), "test ECE %": (e.get("test") or {}).get("ece"),
              "negation probes": (e.get("negation") or {}).get("accuracy"),
              "10-fold CV": f"{e['cv']['mean']:.2f} ± {e['cv']['std']:.2f}" if isinstance(e.get("cv"), dict) else None}
             for name, e in baselines.items() if isinstance(e, dict) and "test" in e]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    if metrics:
+        splits = calibration.get("splits") if isinstance(calibration, dict) else None
+        ece = ((splits or {}).get("test") or {}).get("calibrated", {}).get("ece")
+        rows.insert(0, {"model": "Transformer (this model)", "test accuracy": metrics.test.accuracy,
+                        "test macro-F1": metrics.test.macro_f1, "test ECE %": ece})
+    st.dataframe(cards.filled(pd.DataFrame(rows)), hide_index=True, width="stretch")
 
-calibration = cards.read_json(d / "calibration.json") if task == "sentiment" else None
 if task == "sentiment":
     st.header("Calibration")
     if not isinstance(calibration, dict) or not calibration.get("splits"):
@@ -119,10 +235,11 @@ if task == "sentiment":
                     "log-loss (temperature scaling). This changes how sure the model says it is, never a label. "
                     "ECE = the average gap between confidence and accuracy over 10 confidence bins.")
         rows = [{"evaluated on": name, "reviews": entry.get("reviews"),
-                 **{f"{tag} {k}": (entry.get(tag) or {}).get(k) for tag in ("uncalibrated", "calibrated")
-                    for k in ("ece", "mean_confidence")}, "accuracy": (entry.get("calibrated") or {}).get("accuracy")}
+                 **{f"{tag} {label}": (entry.get(tag) or {}).get(k) for tag in ("uncalibrated", "calibrated")
+                    for k, label in (("ece", "ECE %"), ("mean_confidence", "mean confidence %"))},
+                 "accuracy %": (entry.get("calibrated") or {}).get("accuracy")}
                 for name, entry in calibration["splits"].items()]
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        st.dataframe(cards.filled(pd.DataFrame(rows)), hide_index=True, width="stretch")
         shown = "test" if "test" in calibration["splits"] else next(iter(calibration["splits"]))
         st.plotly_chart(figures.reliability_figure(calibration["splits"][shown], shown), width="stretch",
                         key="card_sentiment_reliability")
@@ -143,15 +260,24 @@ else:
     graphs = pd.DataFrame([{"file": g.get("file"), "graph": g.get("graph"), "precision": g.get("precision"),
                             "MB": round(g.get("bytes", 0) / 1e6, 2),
                             "max |onnx - torch|": max((g.get("max_diff") or {}).values(), default=None),
+                            "tolerance": f"≤ {g['atol']:g}" if g.get("atol") is not None else "not enforced",
                             "parity ok": g.get("ok")} for g in report.get("graphs", [])])
     st.markdown("**Parity with PyTorch and sizes**")
-    st.dataframe(graphs, hide_index=True, width="stretch")
+    st.markdown(parity_note(report.get("graphs", [])))
+    st.dataframe(cards.filled(graphs), hide_index=True, width="stretch")
     for name, section in (report.get("quality") or {}).items():
-        st.markdown(f"**Agreement on held-out text ({name})**: {section.get('origin', '')}")
-        systems = section.get("systems")
-        if isinstance(systems, dict) and systems:
-            st.dataframe(pd.DataFrame([{"system": k, **cards.flatten(v)} for k, v in systems.items()]),
-                         hide_index=True, width="stretch")
+        if not isinstance(section, dict):
+            continue
+        counted = section.get("sentences") or section.get("texts")
+        st.markdown(f"**Agreement on held-out text ({name})**: "
+                    + (f"{counted} {'sentences per direction' if name == 'translation' else 'reviews'} " if counted
+                       else "") + (f"from `{section['origin']}`" if section.get("origin") else "")
+                    + (f", {section['method']} decoding" if section.get("method") else ""))
+        rows, notes = quality_rows(section.get("systems"))
+        if rows:
+            st.dataframe(cards.filled(pd.DataFrame(rows)), hide_index=True, width="stretch")
+        for note in notes:
+            st.caption(note)
 
 st.header("Known limitations")
 limits = readme_parts(r"limitation|caveat|known")

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from runtime import metrics_file
@@ -39,6 +40,17 @@ def flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
             out[prefix] = ", ".join(str(v) for v in obj)
     elif obj is not None:
         out[prefix] = obj
+    return out
+
+
+def filled(frame: pd.DataFrame, missing: str = "—") -> pd.DataFrame:
+    """The frame with no empty cell (a browser shows None): the columns with gaps as text, `missing` in the gaps,
+    whole numbers without a trailing .0 (pandas makes a column with a gap float)."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].isna().any():
+            out[column] = [missing if pd.isna(v) else f"{v:.0f}" if isinstance(v, float) and v.is_integer()
+                           else str(v) for v in out[column]]
     return out
 
 
