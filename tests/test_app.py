@@ -152,7 +152,7 @@ def test_translate_batch_gives_a_table_and_csv_and_a_line_picker(open_page, mode
     clean(at)
     expected = OnnxTranslator(model_root / "translate").translate(lines, "de", "en", method="beam", beam=4)
     table = at.dataframe[0].value
-    assert list(table.columns) == ["source", "translation", "confidence", "low confidence", "score", "truncated"]
+    assert list(table.columns) == ["source", "translation", "verdict", "confidence", "score", "truncated"]
     assert list(table["source"]) == lines  # blank lines skipped, spaces stripped
     assert list(table["translation"]) == [t.text for t in expected]
     assert at.get("download_button")
@@ -253,7 +253,7 @@ def test_translate_batch_flags_low_confidence_lines(open_page):
     at.button(key="translate_go").click().run()
     clean(at)
     table = at.dataframe[0].value
-    assert list(table["low confidence"]) == [True, True, True] and (table["confidence"] < 0.9).all()
+    assert list(table["verdict"]) == ["probably wrong"] * 3 and (table["confidence"] < 0.9).all()
     assert any(w.startswith("Low confidence (probably wrong): line(s) 1, 2, 3") for w in values(at.warning))
 
 
