@@ -28,11 +28,18 @@ def use_example() -> None:
     st.session_state["sentiment_text"] = st.session_state["sentiment_example"]
 
 
-def truncation_notice(predictions, first_line: int = 1) -> None:
-    cut = [i + first_line for i, p in enumerate(predictions) if p.truncated]
+def truncation_notice(cut: list[int]) -> None:
+    """cut: the numbers (line, row) of the texts the model saw only the beginning of."""
     if cut:
         st.warning(f"Input too long: text(s) {', '.join(map(str, cut[:20]))} exceeded the model's "
                    f"{model.max_len}-token limit and were truncated; only their beginning was classified.")
+
+
+def classify_table(frame: pd.DataFrame, column: str, source: str, file_id: str | None = None) -> None:
+    """Classify a table's texts (inputs.with_predictions) and keep the result, with where it came from."""
+    table, ms = inputs.timed(lambda: inputs.with_predictions(frame, column, model.classify))
+    st.session_state["sentiment_batch"] = {"table": table, "source": source, "file_id": file_id, "ms": ms,
+                                           "runtime": (precision, model.provider)}
 
 
 def calibration_note(probability: float) -> str:
@@ -109,7 +116,7 @@ with single:
         done = None
     if done:
         prediction = done["prediction"]
-        truncation_notice([prediction])
+        truncation_notice([1] if prediction.truncated else [])
         probability = prediction.probs[prediction.label]
         shown = f"{prediction.label} ({probability:.1%})"
         if prediction.warning:
@@ -134,38 +141,74 @@ with single:
                                        "mean attention"), width="stretch", key="sentiment_tokens_chart")
 
 with batch:
-    lines_text = st.text_area("One review per line", key="sentiment_batch_text", height=150)
-    upload = st.file_uploader("…or a CSV file with a `text` column", type=["csv"], key="sentiment_upload")
-    if st.button("Classify all", key="sentiment_batch_go"):
-        st.session_state.pop("sentiment_batch", None)
-        try:
-            texts = inputs.texts_from_csv(upload.getvalue()) if upload is not None else []
-            texts = inputs.split_lines("\n".join(texts)) if texts else inputs.split_lines(lines_text)
-            if not texts:
-                st.info("Paste some reviews (one per line) or upload a CSV first.")
-            else:
-                with st.spinner(f"Classifying {len(texts)} reviews…"):
-                    found, ms = inputs.timed(lambda: model.classify(texts))
-                st.session_state["sentiment_batch"] = {"texts": texts, "predictions": found, "ms": ms}
-        except Exception as e:
-            models.show_error(e, "sentiment")
+    lines_text = st.text_area(f"One review per line (at most {inputs.MAX_LINES})", key="sentiment_batch_text",
+                              height=150)
+    if st.button("Classify all lines", key="sentiment_batch_go"):
+        rows = inputs.numbered_lines(lines_text)
+        if rows.empty:
+            st.info("Paste some reviews (one per line) first; a CSV file is classified as soon as it is uploaded.")
+        else:
+            st.session_state.pop("sentiment_batch", None)
+            try:
+                with st.spinner(f"Classifying {len(rows)} reviews…"):
+                    classify_table(rows, "text", "the text box")
+            except Exception as e:
+                models.show_error(e, "sentiment")
 
+    # A file is classified once, when it arrives, never by the button: a browser that refuses a file over the size
+    # limit keeps the file uploaded before it and tells the server nothing, so a button would classify that one.
+    st.caption(f"…or a CSV file with a header row, classified as soon as it is uploaded. The texts come from its "
+               f"`text` column (else `review`, `sentence`, or the last column). At most {inputs.MAX_LINES} reviews "
+               f"and {st.get_option('server.maxUploadSize')} MB per file; a bigger file is refused and nothing of it "
+               "is classified. The download keeps every column and row of the file, in order; blank rows are kept "
+               "and marked, not classified.")
+    upload = st.file_uploader("CSV file", type=["csv"], key="sentiment_upload")
+    seen = st.session_state.get("sentiment_file")
+    if upload is None:
+        st.session_state.pop("sentiment_file", None)
+    elif seen is None or seen["id"] != upload.file_id:
+        st.session_state.pop("sentiment_batch", None)  # whatever came before is replaced, by results or a refusal
+        seen = st.session_state["sentiment_file"] = {"id": upload.file_id, "problem": None}
+        try:
+            frame, column = inputs.read_csv_table(upload.getvalue())
+        except ValueError as e:
+            seen["problem"] = str(e)
+        else:
+            try:
+                with st.spinner(f"Classifying {upload.name}…"):
+                    classify_table(frame, column, upload.name, upload.file_id)
+                seen["classified"] = True
+            except Exception as e:
+                models.show_error(e, "sentiment")
     done = st.session_state.get("sentiment_batch")
+    if upload is not None and seen and seen["problem"]:
+        st.warning(f"{upload.name} was refused and nothing of it was classified: {seen['problem']}.")
+    elif upload is not None and seen.get("classified") and (done or {}).get("file_id") != upload.file_id:
+        st.caption(f"{upload.name} was classified when it was uploaded; other results have replaced its own since: "
+                   "upload it again to see them.")
+
     if done:
-        predictions = done["predictions"]
-        truncation_notice(predictions)
-        table = pd.DataFrame({"text": done["texts"], "label": [p.label for p in predictions],
-                              **{f"p_{label}": [round(p.probs[label], 4) for p in predictions]
-                                 for label in predictions[0].probs},
-                              "truncated": [p.truncated for p in predictions],
-                              "warning": [p.warning or "" for p in predictions]})
-        counts = table["label"].value_counts()
-        st.markdown(f"**{len(table)} review{'s' if len(table) != 1 else ''}** in {done['ms']:.0f} ms: "
+        table, names = done["table"], done["table"].attrs["model_columns"]
+        classified = table[table[names["note"]] != inputs.BLANK_NOTE]
+        numbers = table["line"] if done["file_id"] is None else pd.Series(range(1, len(table) + 1))
+        truncation_notice([int(n) for n, cut in zip(numbers, table[names["truncated"]], strict=True)
+                           if pd.notna(cut) and bool(cut)])
+        counts = classified[names["label"]].value_counts()
+        st.markdown(f"**{len(classified)} review{'s' if len(classified) != 1 else ''}** in {done['ms']:.0f} ms: "
                     + ", ".join(f"{label} {n}" for label, n in counts.items()))
-        outside = int((table["warning"] != "").sum())
+        blank = len(table) - len(classified)
+        if done["file_id"] is None:
+            st.caption(f"From the text box (`line`: where each review was; blank lines skipped) · {done['runtime'][0]} "
+                       f"on {done['runtime'][1]}")
+        else:
+            st.caption(f"From {done['source']}: all {len(table)} rows and every column of the file, in order"
+                       + (f"; {blank} blank row{'s' if blank != 1 else ''} kept and marked in `{names['note']}`, "
+                          "not classified" if blank else "")
+                       + f" · {done['runtime'][0]} on {done['runtime'][1]}")
+        outside = int((classified[names["warning"]] != "").sum())
         if outside:
-            st.warning(f"{outside} of them are mostly outside what the model was trained on (see the warning "
-                       "column): their labels mean little.")
+            st.warning(f"{outside} of them are mostly outside what the model was trained on (see the "
+                       f"`{names['warning']}` column): their labels mean little.")
         st.dataframe(table, hide_index=True, width="stretch")
         st.download_button("Download CSV", inputs.csv_bytes(table), "sentiment.csv", "text/csv",
                            key="sentiment_download")

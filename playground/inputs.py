@@ -111,30 +111,86 @@ def verdict_label(row: dict[str, str]) -> str:
     return row["source"]
 
 
-def texts_from_csv(data: bytes) -> list[str]:
-    """The `text` column of an uploaded CSV (else its last column); raises ValueError when unreadable.
+def read_csv_table(data: bytes) -> tuple[pd.DataFrame, str]:
+    """Every row and column of an uploaded CSV, as text in file order, and the name of its text column (`text`,
+    else `review` or `sentence`, else the last one). Blank rows stay (the download keeps and marks them); blank
+    lines at the end of the file are no rows. Raises ValueError when the file is not UTF-8, does not parse, has no
+    text to classify, or holds more than MAX_LINES texts.
 
     A file whose header is one name without a comma ("text") is a list, one text per line: its lines
     may hold unquoted commas ("warm, funny and smart"), which a CSV parser would split into fields."""
     try:
         decoded = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise ValueError(f"cannot read the uploaded file: it is not UTF-8 text ({e.reason})") from e
+        raise ValueError(f"it is not UTF-8 text ({e.reason})") from e
     lines = decoded.splitlines()
+    while lines and not visible(lines[-1]):
+        lines.pop()
     if lines and "," not in lines[0] and '"' not in decoded:
-        texts = [t.strip() for t in lines[1:] if visible(t)]
-        if not texts:
-            raise ValueError("the uploaded CSV has no rows")
-        return texts
-    try:
-        frame = pd.read_csv(io.StringIO(decoded), dtype=str, keep_default_na=False)
-    except Exception as e:
-        raise ValueError(f"cannot read the uploaded CSV: {first_line(e)}") from e
-    if frame.empty:
-        raise ValueError("the uploaded CSV has no rows")
-    lower = {c.lower().strip(): c for c in frame.columns}
+        frame = pd.DataFrame({lines[0].strip() or "text": lines[1:]}, dtype=object)
+    else:
+        try:
+            frame = pd.read_csv(io.StringIO("\n".join(lines)), dtype=str, keep_default_na=False,
+                                skip_blank_lines=False)
+        except Exception as e:
+            raise ValueError(f"it does not read as CSV: {first_line(e)}") from e
+    lower = {str(c).lower().strip(): c for c in frame.columns}
     column = lower.get("text") or lower.get("review") or lower.get("sentence") or frame.columns[-1]
-    return [t.strip() for t in frame[column].astype(str) if visible(t)]
+    if frame.empty:
+        raise ValueError("it has no rows")
+    found = sum(visible(t) for t in frame[column])
+    if not found:
+        raise ValueError(f"it has no text to classify in its `{column}` column, only blank rows")
+    if found > MAX_LINES:
+        raise ValueError(f"it holds {found} texts and at most {MAX_LINES} are classified per file: split it")
+    return frame, column
+
+
+def texts_from_csv(data: bytes) -> list[str]:
+    """The texts of an uploaded CSV's text column (read_csv_table), stripped, blank ones left out."""
+    frame, column = read_csv_table(data)
+    return [t.strip() for t in frame[column] if visible(t)]
+
+
+def numbered_lines(text: str | None) -> pd.DataFrame:
+    """Typed texts, one per line, with their line numbers (`line`, from 1) so results can be matched back to the
+    text box; blank lines are left out, over MAX_LINES texts are dropped with a notice."""
+    found = [(i, line.strip()) for i, line in enumerate((text or "").splitlines(), 1) if visible(line)]
+    if len(found) > MAX_LINES:
+        st.warning(f"{len(found)} lines given: only the first {MAX_LINES} are processed.")
+        found = found[:MAX_LINES]
+    return pd.DataFrame({"line": [i for i, _ in found], "text": [t for _, t in found]})
+
+
+BLANK_NOTE = "blank row: not classified"
+
+
+def with_predictions(frame: pd.DataFrame, column: str, classify: Callable[[list[str]], list[Any]]) -> pd.DataFrame:
+    """The input table, every column and row in order and untouched, followed by the model's columns: label,
+    p_<label> per label, truncated, warning, note. A blank text is not classified: its label is empty, its
+    probabilities missing, its note BLANK_NOTE. `classify` takes the stripped non-blank texts and returns runtime
+    Predictions. A model column whose name the input already uses is called model_<name>; `table.attrs
+    ["model_columns"]` maps each model column to the name it got."""
+    texts = [str(t).strip() for t in frame[column]]
+    rows = [i for i, t in enumerate(texts) if visible(t)]
+    found = dict(zip(rows, classify([texts[i] for i in rows]), strict=True)) if rows else {}
+    labels = list(next(iter(found.values())).probs) if found else []
+    added = {"label": [found[i].label if i in found else "" for i in range(len(texts))],
+             **{f"p_{label}": [round(found[i].probs[label], 4) if i in found else None for i in range(len(texts))]
+                for label in labels},
+             "truncated": [found[i].truncated if i in found else None for i in range(len(texts))],
+             "warning": [(found[i].warning or "") if i in found else "" for i in range(len(texts))],
+             "note": ["" if i in found else BLANK_NOTE for i in range(len(texts))]}
+    table = frame.reset_index(drop=True).copy()
+    taken, names = set(map(str, table.columns)), {}
+    for name, values in added.items():
+        names[name] = name
+        while names[name] in taken:
+            names[name] = f"model_{names[name]}"
+        taken.add(names[name])
+        table[names[name]] = values
+    table.attrs["model_columns"] = names  # {"label": the name it got, ...}
+    return table
 
 
 # ---------------------------------------------------------------- negation

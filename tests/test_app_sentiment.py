@@ -11,13 +11,16 @@
 """
 from __future__ import annotations
 
+import io
 import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
+import streamlit as st
 from app_fixtures import app_models_root
-from export_fixtures import ENGLISH, GERMAN
+from export_fixtures import ENGLISH, GERMAN, REVIEWS
 from streamlit.testing.v1 import AppTest
 
 from playground import inputs
@@ -183,3 +186,105 @@ def test_attention_explorer_prefers_an_example_whose_greedy_output_was_judged_ri
     assert at.text_input(key="attention_text_translate").value == GERMAN[4]
     assert any(m == f"Greedy translation: {greedy}" for m in values(at.info))
     assert any("judged right by hand" in c for c in values(at.caption)), values(at.caption)
+
+
+def test_attention_explorer_says_whether_the_model_is_right_on_a_test_set_review(open_page, model_root):
+    at = open_page(ATTENTION)
+    at.radio(key="attention_model").set_value("sentiment").run()
+    clean(at)
+    text = at.text_input(key="attention_text_sentiment").value
+    (label,) = [label for label, review in REVIEWS if review == text]  # the default: a test-set review
+    predicted = OnnxSentimentClassifier(model_root / "sentiment").classify([text])[0].label
+    verdict = "right" if predicted == label else "wrong"
+    assert f"A test-set review labelled {label}: the model is {verdict} here." in values(at.caption)
+    at.text_input(key="attention_text_sentiment").input("an unseen review").run()
+    assert "Not a test-set review: no known label to compare with." in values(at.caption)
+
+
+# ---------------------------------------------------------------- 5. batch files
+
+def test_read_csv_table_keeps_every_column_and_row():
+    frame, column = inputs.read_csv_table(b"id,text,source\n1,a gem of a film,rt\n2,,rt\n\n3, dull and slow ,rt\n")
+    assert column == "text" and list(frame.columns) == ["id", "text", "source"]
+    assert list(frame["id"]) == ["1", "2", "", "3"] and list(frame["text"]) == ["a gem of a film", "", "",
+                                                                                   " dull and slow "]
+    frame, column = inputs.read_csv_table("text\nwarm, funny\n\n\u200b\nboring\n\n".encode())  # a plain list
+    assert column == "text" and list(frame["text"]) == ["warm, funny", "", "\u200b", "boring"]
+    with pytest.raises(ValueError, match=f"at most {inputs.MAX_LINES}"):
+        inputs.read_csv_table(("id,text\n" + "".join(f"{i},ok\n" for i in range(inputs.MAX_LINES + 1))).encode())
+    inputs.read_csv_table(("id,text\n" + "".join(f"{i},ok\n" for i in range(inputs.MAX_LINES)) + "x,\n").encode())
+    for empty in (b"id,text\n", b"text\n\n\n"):
+        with pytest.raises(ValueError, match="no rows"):
+            inputs.read_csv_table(empty)
+    with pytest.raises(ValueError, match="no text to classify in its `text` column"):
+        inputs.read_csv_table(b"id,text\n1,\n2, \n")
+
+
+def test_with_predictions_keeps_the_input_and_marks_blank_rows(model_root):
+    model = OnnxSentimentClassifier(model_root / "sentiment")
+    frame = pd.DataFrame({"id": ["7", "8", "9"], "label": ["pos", "", "neg"], "text": ["great fun", " ", "awful"]})
+    table = inputs.with_predictions(frame, "text", model.classify)
+    expected = model.classify(["great fun", "awful"])
+    assert list(table.columns[:3]) == ["id", "label", "text"]  # the input's own columns first, untouched
+    assert list(table["label"]) == ["pos", "", "neg"] and list(table["text"]) == ["great fun", " ", "awful"]
+    assert list(table["model_label"]) == [expected[0].label, "", expected[1].label]  # no clash with the input
+    assert list(table["note"]) == ["", inputs.BLANK_NOTE, ""] and inputs.BLANK_NOTE == "blank row: not classified"
+    assert table["p_positive"][0] == round(expected[0].probs["positive"], 4) and pd.isna(table["p_positive"][1])
+
+
+REVIEWS_CSV = b"id,text\n1,a gem of a film\n2,\n3,dull and slow\n4,   \n5,moving and beautifully shot\n"
+
+
+def test_sentiment_csv_download_keeps_every_input_column_and_row(open_page):
+    at = open_page(SENTIMENT)
+    at.file_uploader(key="sentiment_upload").set_value(("reviews.csv", REVIEWS_CSV, "text/csv")).run()
+    clean(at)
+    table = at.dataframe[0].value
+    assert list(table["id"].astype(str)) == ["1", "2", "3", "4", "5"]  # 5 in, 5 out, in order
+    assert list(table["text"]) == ["a gem of a film", "", "dull and slow", "   ", "moving and beautifully shot"]
+    assert [bool(label) for label in table["label"]] == [True, False, True, False, True]
+    assert list(table["note"]) == ["", inputs.BLANK_NOTE, "", inputs.BLANK_NOTE, ""]
+    page = texts(at)
+    assert "reviews.csv" in page and "2 blank rows" in page
+    back = pd.read_csv(io.BytesIO(inputs.csv_bytes(table)), dtype=str, keep_default_na=False)
+    assert list(back["id"]) == ["1", "2", "3", "4", "5"] and list(back.columns[:2]) == ["id", "text"]
+
+
+def test_sentiment_batch_states_its_caps_before_any_upload(open_page):
+    at = open_page(SENTIMENT)
+    limits = [c for c in values(at.caption) if f"at most {inputs.MAX_LINES} reviews" in c.lower()]
+    assert limits and any(f"{st.get_option('server.maxUploadSize')} MB" in c for c in limits), values(at.caption)
+
+
+def test_a_refused_file_leaves_nothing_of_the_file_before_it(open_page):
+    at = open_page(SENTIMENT)
+    at.file_uploader(key="sentiment_upload").set_value(("good.csv", REVIEWS_CSV, "text/csv")).run()
+    assert len(at.dataframe[0].value) == 5
+    too_many = ("id,text\n" + "".join(f"{i},fine film\n" for i in range(inputs.MAX_LINES + 1))).encode()
+    at.file_uploader(key="sentiment_upload").set_value(("big.csv", too_many, "text/csv")).run()
+    clean(at)
+    assert not at.dataframe  # good.csv's results are gone with it
+    assert any("big.csv" in w and f"at most {inputs.MAX_LINES}" in w for w in values(at.warning))
+    at.button(key="sentiment_batch_go").click().run()
+    clean(at)
+    assert not at.dataframe and any("big.csv" in w for w in values(at.warning))
+
+
+def test_classify_all_never_takes_up_the_file_a_browser_kept(open_page):
+    """A file over the upload size is refused by the browser, which keeps the file uploaded before it: the server
+    never hears of the refusal. "Classify all" classifies the typed lines only; a file is classified once, when it
+    arrives, and its results name it."""
+    at = open_page(SENTIMENT)
+    at.file_uploader(key="sentiment_upload").set_value(("old.csv", REVIEWS_CSV, "text/csv")).run()
+    assert "old.csv" in texts(at)
+    at.button(key="sentiment_batch_go").click().run()  # the browser refused new.csv: the widget still holds old.csv
+    clean(at)
+    assert any("Paste some reviews" in m for m in values(at.info))
+    at.text_area(key="sentiment_batch_text").input("great fun\n\nawful").run()
+    at.button(key="sentiment_batch_go").click().run()
+    table = at.dataframe[0].value
+    assert list(table["text"]) == ["great fun", "awful"] and list(table["line"]) == [1, 3]
+    assert any(c.startswith("From the text box") for c in values(at.caption))
+    assert not any(c.startswith("From old.csv") for c in values(at.caption))
+    assert any(c.startswith("old.csv was classified when it was uploaded") for c in values(at.caption))
+
