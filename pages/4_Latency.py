@@ -16,6 +16,7 @@ from playground import cards, inputs, models
 from runtime import providers, spec, timing
 
 TRAIN_EXTRA = "pip install '.[train]'"
+NOISE = "noise (p10–p90 vs PyTorch)"  # a speed-up whose two p10-p90 ranges overlap is within noise
 RUNNING = "latency_running"  # {"task", "done", "total"} while a measurement runs: what a Stop leaves behind
 
 
@@ -175,10 +176,8 @@ if done:
                      "p10–p90 ms": f"{low * 1e3:.2f}–{high * 1e3:.2f}",
                      "tokens/s": round(tokens / sum(times), 1) if sum(times) else 0.0,
                      **({"speed-up vs PyTorch": round(base / p50, 2),
-                         "noise": "reference" if name == "PyTorch eager" else
-                         "within noise: p10–p90 overlaps PyTorch's" if
-                         cards.within_noise(times, measured["PyTorch eager"][0]) else
-                         "beyond noise: p10–p90 apart from PyTorch's"} if base else {}),
+                         NOISE: "reference" if name == "PyTorch eager" else "within noise" if
+                         cards.within_noise(times, measured["PyTorch eager"][0]) else "beyond noise"} if base else {}),
                      same_as: "reference" if name == reference else "not compared" if not compared else
                      f"same on {same} of {compared} input(s)" if same == compared else
                      f"differs on {compared - same} of {compared} input(s)"})
@@ -201,7 +200,8 @@ if done:
         columns = st.columns(max(1, len(rows) - 1))
         for column, row in zip(columns, [r for r in rows if r["system"] != "PyTorch eager"], strict=False):
             column.metric(f"{row['system']} speed-up", f"{row['speed-up vs PyTorch']:.2f}×")
-            column.caption(f"{row['noise']} · outputs {row[same_as]}")
+            column.caption(f"{row[NOISE]} (p10–p90 ranges {'overlap' if row[NOISE] == 'within noise' else 'apart'})"
+                           f" · outputs {row[same_as]}")
     fig = go.Figure()
     for name, (times, _) in measured.items():
         fig.add_trace(go.Box(y=[t * 1e3 for t in times], name=name, boxpoints="all", jitter=0.4, pointpos=0))

@@ -40,6 +40,7 @@ def open_page(model_root, monkeypatch):
     return open_
 
 
+NOISE = "noise (p10–p90 vs PyTorch)"
 RESULTS = "p50 ms"  # a column only the page's own results table has (the saved export.bench table has p50_ms)
 
 
@@ -143,16 +144,16 @@ def check_agreement_and_noise(at, expected_same: dict[str, bool]) -> None:
     for _, row in table.iterrows():
         name = row["system"]
         if name == "PyTorch eager":
-            assert row["same output as PyTorch"] == "reference" and row["noise"] == "reference"
+            assert row["same output as PyTorch"] == "reference" and row[NOISE] == "reference"
             continue
         assert row["same output as PyTorch"].startswith("same") == expected_same[name], row.to_dict()
         within = overlaps(times[name], times["PyTorch eager"])
-        assert row["noise"].startswith("within noise") == within, row.to_dict()
+        assert row[NOISE].startswith("within noise") == within, row.to_dict()
     # next to each speed-up figure: the same two verdicts
     notes = values(at.caption)
     for name in systems[1:]:
         row = table[table["system"] == name].iloc[0]
-        assert any(row["same output as PyTorch"] in n and row["noise"] in n for n in notes), notes
+        assert any(row["same output as PyTorch"] in n and row[NOISE] in n for n in notes), notes
     assert table.notna().all().all()
 
 
