@@ -573,10 +573,10 @@ def test_model_card_sentiment_shows_its_calibration_and_baselines(open_page, mod
     names = [trace.get("name", "") for trace in reliability["data"]]
     assert names[0] == "perfect calibration" and any(n.startswith("calibrated (ECE") for n in names)
     table = next(d.value for d in at.dataframe if "evaluated on" in d.value.columns)
-    assert list(table["calibrated ece"]) == [saved["splits"]["test"]["calibrated"]["ece"]]
+    assert list(table["calibrated ECE %"]) == [saved["splits"]["test"]["calibrated"]["ece"]]
     assert any(f"T = {saved['temperature']:.3f}" in m for m in values(at.markdown))
     baselines = next(d.value for d in at.dataframe if "negation probes" in d.value.columns)
-    assert list(baselines["model"]) == ["tfidf_lr", "nbsvm"]
+    assert list(baselines["model"]) == ["Transformer (this model)", "TF-IDF + logistic regression", "NB-SVM"]
 
 
 def test_model_card_without_metrics_or_readme(open_page, model_root, tmp_path):
