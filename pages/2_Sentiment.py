@@ -51,9 +51,9 @@ def calibration_note(probability: float) -> str:
     try:
         measured, reviews = splits[name]["calibrated"], int(splits[name]["reviews"])
         edges, counts, accuracy = (measured["reliability"][k] for k in ("edges", "counts", "accuracy"))
-        note = (f"The probability is calibrated: a label given about p% was right about p% of the time. On the "
-                f"{reviews:,} {name} reviews the gap between the two averaged {float(measured['ece']):.1f} points "
-                "(expected calibration error).")
+        note = (f"The probability is calibrated (temperature scaling) to read as a chance: of the reviews given "
+                f"about p%, about p% should have the label given. Measured on the {reviews:,} {name} reviews, the "
+                f"two differed by {float(measured['ece']):.1f} points on average (expected calibration error).")
         shown = round(probability, 3)  # the band of the number as shown: 79.96% reads 80.0%, in the 80–90% band
         band = max([i for i, edge in enumerate(edges[:-1]) if round(edge, 6) <= shown] or [0])
         if counts[band] and accuracy[band] is not None:

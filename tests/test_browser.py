@@ -219,10 +219,14 @@ def test_sentiment(page, server):
     page.locator('[data-testid="stTextArea"] textarea').first.fill(review)
     page.get_by_role("button", name="Classify", exact=True).click()
     expected = OnnxSentimentClassifier(models_root() / "sentiment").classify([review])[0]
-    page.locator(SUCCESS).wait_for()
+    page.get_by_text("The model says").wait_for()
     page.wait_for_function(f"() => document.querySelectorAll('{CHART}').length >= 2")
     settle(page)
-    assert page.inner_text(SUCCESS).strip() == f"{expected.label} ({expected.probs[expected.label]:.1%})"
+    # a model output is no success: the label and its calibrated probability, plainly
+    assert page.locator(SUCCESS).count() == 0
+    body = page.inner_text("body")
+    assert f"The model says {expected.label}, probability {expected.probs[expected.label]:.1%}." in body
+    assert "The probability is calibrated" in body
     no_errors(page)
     shot(page, "sentiment")
     # Batch tab: lines -> table.
@@ -233,6 +237,31 @@ def test_sentiment(page, server):
     settle(page)
     no_errors(page)
     shot(page, "sentiment-batch")
+
+
+def test_sentiment_file_refused_by_the_browser(page, server, tmp_path):
+    """A file over server.maxUploadSize is refused by the browser itself, which keeps the file uploaded before it and
+    tells the server nothing: "Classify all lines" must not then classify the kept file (issue 25, finding 5)."""
+    visit(page, server, "Sentiment")
+    page.get_by_role("tab", name="Batch").click()
+    files = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+    files.set_input_files(files=[{"name": "reviews.csv", "mimeType": "text/csv",
+                                  "buffer": b"id,text\n1,a gem of a film\n2,\n3,dull and slow\n"}])
+    page.get_by_text("From reviews.csv").wait_for()  # classified on arrival, every row kept
+    settle(page)
+    assert "1 blank row kept" in page.inner_text("body")
+    big = tmp_path / "big.csv"
+    row = b"0,a perfectly ordinary review of a perfectly ordinary film\n"
+    big.write_bytes(b"id,text\n" + row * (21 * 2**20 // len(row)))  # over the 20 MB of .streamlit/config.toml
+    files.set_input_files(str(big))
+    page.get_by_text("or smaller").wait_for()  # the browser's own refusal
+    settle(page)
+    page.get_by_role("button", name="Classify all lines").click()
+    page.get_by_text("Paste some reviews").wait_for()  # the button took up neither file
+    settle(page)
+    assert "From big.csv" not in page.inner_text("body")
+    no_errors(page)
+    shot(page, "sentiment-file-refused")
 
 
 def test_attention_explorer(page, server):
