@@ -265,8 +265,9 @@ def test_sentiment_one_review_label_probabilities_and_attended_tokens(open_page,
     at.button(key="sentiment_go").click().run()
     clean(at)
     expected = OnnxSentimentClassifier(model_root / "sentiment").classify([text])[0]
-    (shown,) = values(at.success)
-    assert shown.startswith(f"{expected.label} (")
+    assert not at.success  # a model output is no success (issue 25, finding 2)
+    assert f"The model says **{expected.label}**, probability **{expected.probs[expected.label]:.1%}**." in values(
+        at.markdown)
     probs, tokens = plotly_figures(at)
     p = array(probs["data"][0]["y"])
     assert probs["layout"]["xaxis"]["ticktext"] == ["negative", "positive"]
@@ -275,6 +276,11 @@ def test_sentiment_one_review_label_probabilities_and_attended_tokens(open_page,
     assert array(tokens["data"][0]["y"]).shape == (len(expected.tokens),)
     at.selectbox(key="sentiment_layer").select(figures.MEAN).run()
     clean(at)
+
+
+def said(at: AppTest) -> bool:
+    """Whether the Sentiment page shows a label (plainly: a model output is no success box)."""
+    return any(m.startswith("The model says **") for m in values(at.markdown))
 
 
 @pytest.mark.parametrize("case", list(BAD_INPUTS))
@@ -290,7 +296,7 @@ def test_sentiment_bad_input(open_page, case):
         assert not at.success and any("outside what the model was trained on" in w for w in values(at.warning))
         assert any(m.startswith("The model says") for m in values(at.info)) and len(plotly_figures(at)) == 2
     else:
-        assert at.success and len(plotly_figures(at)) == 2
+        assert not at.success and said(at) and len(plotly_figures(at)) == 2
         assert not any("outside what the model" in w for w in values(at.warning))
     assert any("truncated" in w for w in values(at.warning)) == (case == "over-long")
 
@@ -298,12 +304,12 @@ def test_sentiment_bad_input(open_page, case):
 def test_sentiment_result_is_dropped_when_the_precision_changes(open_page):
     at = open_page("sentiment")
     at.button(key="sentiment_go").click().run()
-    assert at.success and any("fp32 on CPUExecutionProvider" in c for c in values(at.caption))
+    assert said(at) and any("fp32 on CPUExecutionProvider" in c for c in values(at.caption))
     at.radio(key="sentiment_precision").set_value("int8").run()
     clean(at)
-    assert not at.success and any("runtime changed to int8" in m for m in values(at.info))
+    assert not said(at) and any("runtime changed to int8" in m for m in values(at.info))
     at.button(key="sentiment_go").click().run()
-    assert at.success and any("int8 on CPUExecutionProvider" in c for c in values(at.caption))
+    assert said(at) and any("int8 on CPUExecutionProvider" in c for c in values(at.caption))
 
 
 def test_sentiment_batch_from_lines_and_from_a_csv_upload(open_page):
@@ -318,11 +324,12 @@ def test_sentiment_batch_from_lines_and_from_a_csv_upload(open_page):
     assert any("truncated" in w for w in values(at.warning))
     assert at.get("download_button")
 
-    at.file_uploader(key="sentiment_upload").set_value(
+    at.file_uploader(key="sentiment_upload").set_value(  # classified on arrival, every row kept (issue 25, finding 5)
         ("reviews.csv", b"id,text\n1,a gem of a film\n2,dull and slow\n3,\n", "text/csv")).run()
-    at.button(key="sentiment_batch_go").click().run()
     clean(at)
-    assert list(at.dataframe[0].value["text"]) == ["a gem of a film", "dull and slow"]
+    table = at.dataframe[0].value
+    assert list(table["text"]) == ["a gem of a film", "dull and slow", ""]
+    assert list(table["note"]) == ["", "", inputs.BLANK_NOTE]
 
 
 def test_sentiment_batch_empty_and_unreadable_upload(open_page):
