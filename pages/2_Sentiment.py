@@ -114,6 +114,10 @@ with single:
         st.session_state.pop("sentiment_result")
         st.info(f"The runtime changed to {precision} on {model.provider}: click Classify for its result.")
         done = None
+    elif done and done["text"] != (text or "").strip():  # never a result under a review it was not given
+        st.session_state.pop("sentiment_result")
+        st.info("The review changed since the last result: click Classify for its result.")
+        done = None
     if done:
         prediction = done["prediction"]
         truncation_notice([1] if prediction.truncated else [])

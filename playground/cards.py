@@ -12,7 +12,6 @@ import pandas as pd
 import streamlit as st
 
 from runtime import metrics_file
-from runtime.confidence import CONFIDENCE_FILE, read_threshold
 from runtime.model_files import WEIGHTS_FILE
 from runtime.spec import ONNX_DIR
 from runtime.timing import percentile
@@ -148,31 +147,3 @@ def readme_sections(task: str) -> list[tuple[str, str]]:
         else:
             sections[-1][1].append(line)
     return [(h, "\n".join(body).strip()) for h, body in sections if h or "\n".join(body).strip()]
-
-
-
-# --- translation confidence --------------------------------------------------------------------------------------
-@st.cache_data(show_spinner=False, max_entries=4)
-def _confidence_report(path: str, version: tuple) -> tuple[float | None, Any]:
-    """(runtime.confidence's threshold, the whole report for its bins), read once per version of the file."""
-    return read_threshold(Path(path).parent), read_json(Path(path))
-
-
-def confidence_judgement(confidence: float) -> tuple[bool, str]:
-    """(low?, a sentence saying what this confidence meant on the model's hand-judged outputs), from the model's
-    `confidence.json` (`python -m tx confidence`); without one, the number."""
-    threshold, report = _confidence_report(str(model_dir("translate") / CONFIDENCE_FILE),
-                                           stamp("translate", CONFIDENCE_FILE))
-    shown = f"Confidence {confidence:.0%} (geometric mean of the model's token probabilities)"
-    try:
-        bins = [b for b in report["bins"] if b["from"] <= confidence < b["to"] or confidence >= 1.0 == b["to"]]
-        judged = report["all"]["outputs"]
-    except (TypeError, KeyError, ValueError):
-        bins = None
-    if threshold is None or bins is None:
-        return False, shown + "."
-    if bins and bins[0]["outputs"]:
-        b = bins[0]
-        shown += (f": outputs between {b['from']:.0%} and {b['to']:.0%} were right {b['share_right']:.0%} of the "
-                  f"time ({b['outputs']} of {judged} hand-judged everyday translations)")
-    return confidence < threshold, shown + "."

@@ -87,6 +87,19 @@ def test_sentiment_label_is_neutral_and_its_probability_is_said_to_be_calibrated
     assert f"{table['edges'][band]:.0%}–{table['edges'][band + 1]:.0%}" in note
 
 
+def test_a_result_is_dropped_when_the_review_is_edited(open_page):
+    """No label under a review it was not given: editing the text after Classify drops the result and says so."""
+    at = open_page(SENTIMENT)
+    at.button(key="sentiment_go").click().run()
+    assert any(m.startswith("The model says **") for m in values(at.markdown))
+    at.text_area(key="sentiment_text").input("an entirely different review, dull and slow").run()
+    clean(at)
+    assert not any(m.startswith("The model says **") for m in values(at.markdown))
+    assert any("The review changed since the last result" in m for m in values(at.info))
+    at.button(key="sentiment_go").click().run()
+    assert any(m.startswith("The model says **") for m in values(at.markdown))
+
+
 @pytest.mark.parametrize(("text", "found"), [
     ("Not bad at all.", ["not"]), ("I can't say I was disappointed.", ["can't"]),
     ("It isn’t boring, and nothing drags.", ["isn’t", "nothing"]), ("Hardly a dull moment", ["hardly"]),
