@@ -167,12 +167,19 @@ def positional_figures(d_model: int, positions: int) -> tuple[Figure, Figure]:
     return fig_pe, fig_sim
 
 
+def series_name(column: str) -> str:
+    """A metrics.csv column as a reader names it: "train_loss" -> "train loss", "valid_bleu" -> "valid BLEU"."""
+    words = column.replace("_", " ").split()
+    known = {"bleu": "BLEU", "chrf": "chrF", "acc": "accuracy", "f1": "F1", "ece": "ECE"}
+    return " ".join(known.get(w.lower(), w) for w in words)
+
+
 def curves(frame: pd.DataFrame, columns: list[str], title: str, x: str) -> go.Figure:
     fig = go.Figure()
     for column in columns:
         values = pd.to_numeric(frame[column], errors="coerce")
         fig.add_trace(go.Scatter(x=frame[x] if x in frame else frame.index, y=values, mode="lines+markers",
-                                 name=column))
+                                 name=series_name(column)))
     fig.update_layout(title=title, height=340, xaxis_title=x, margin=MARGIN)
     return fig
 

@@ -534,8 +534,8 @@ def test_model_card_translation(open_page):
     assert "Export **passed**" in text and "opset 20" in text
     assert "Not trained at all" in text  # limitations from the README
     loss, score = plotly_figures(at)
-    assert [t["name"] for t in loss["data"]] == ["train_loss", "valid_loss"]
-    assert [t["name"] for t in score["data"]] == ["valid_bleu"]
+    assert [t["name"] for t in loss["data"]] == ["train loss", "valid loss"]
+    assert [t["name"] for t in score["data"]] == ["valid BLEU"]
     tables = [d.value for d in at.dataframe]
     scores = next(t for t in tables if "BLEU" in t.columns)  # metrics.json through runtime.metrics_file
     assert list(scores["direction"]) == ["de-en", "en-de"] and list(scores["BLEU"]) == [12.3, 9.8]

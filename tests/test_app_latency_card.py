@@ -211,10 +211,17 @@ def card(open_page, task: str, root=None):
 @pytest.mark.parametrize(("task", "metric"), [("translate", "BLEU"), ("sentiment", "accuracy")])
 def test_card_validation_chart_names_its_metric(open_page, task, metric):
     at = card(open_page, task)
-    chart = next(c for c in plotly_figures(at) if any(t.get("name", "").startswith("valid_") and "loss" not in
+    chart = next(c for c in plotly_figures(at) if any(t.get("name", "").startswith("valid ") and "loss" not in
                                                        t["name"] for t in c["data"]))
     assert metric in chart["layout"]["title"]["text"]
     assert metric in chart["layout"]["yaxis"]["title"]["text"]
+
+
+def test_card_curves_name_their_series_in_words(open_page):
+    """No raw metrics.csv column names in a chart legend (train_loss -> "train loss")."""
+    at = card(open_page, "translate")
+    names = [t.get("name", "") for c in plotly_figures(at) for t in c["data"]]
+    assert "train loss" in names and not any("_" in n for n in names), names
 
 
 def test_card_baselines_table_holds_the_transformer_with_human_labels(open_page, model_root):
