@@ -526,3 +526,42 @@ def test_attention_recorded_by_the_search_equals_a_teacher_forced_pass(search, k
         assert len(hyp.token_log_probs) == len(hyp.tokens)
         assert sum(hyp.token_log_probs) == pytest.approx(hyp.log_prob, abs=1e-4)
         assert hyp.log_prob == pytest.approx(model_log_prob(model, src[row:row + 1, :n], hyp.tokens), abs=1e-4)
+
+
+# --- beam search's trace ----------------------------------------------------------------------------------
+
+
+def trace_best_path(trace: list[list[dict]], sentence: int) -> tuple[list[int], float]:
+    """The tokens and score of the last candidate of `sentence` that became its best, following parent links."""
+    nodes = {r["id"]: r for step in trace for r in step if r["sentence"] == sentence}
+    node = [r for r in nodes.values() if r["best"]][-1]
+    score, tokens = node["score"], []
+    while node is not None:
+        tokens.append(node["token"])
+        node = nodes.get(node["parent"])
+    return tokens[::-1], score
+
+
+def check_trace(backend, src, mask, **kw):
+    plain = beam_search(backend, src, mask, **kw)
+    trace: list = []
+    traced = beam_search(backend, src, mask, trace=trace, **kw)
+    assert_same_hypotheses(plain, traced)  # tracing changes no output
+    assert trace and all(step for step in trace)
+    for step in trace:
+        for r in step:
+            assert r["status"] in {"kept", "finished", "max_len", "stopped", "pruned"}
+            assert r["score"] == pytest.approx(normalized_score(r["log_prob"], r["step"], kw["length_penalty"]))
+    for s, hyp in enumerate(plain):
+        tokens, score = trace_best_path(trace, s)
+        assert tokens == hyp.tokens and score == pytest.approx(hyp.score)
+    return trace
+
+
+@pytest.mark.parametrize("beam, alpha, max_len", [(1, 0.0, 12), (3, 0.6, 12), (4, 1.0, 5)])
+def test_beam_trace_changes_nothing_and_its_best_path_is_the_result(beam, alpha, max_len):
+    src, mask = padded_batch([7, 3, 5])
+    trace = check_trace(EosRamp(TorchBackend(tiny_seq2seq()), ramp=0.2), src, mask, max_len=max_len, beam=beam,
+                        length_penalty=alpha)
+    kept = [r for r in trace[0] if r["status"] == "kept"]
+    assert all(r["parent"] is None for r in trace[0]) and len(kept) <= 3 * beam

@@ -436,3 +436,12 @@ def test_cross_attention_from_the_search_equals_the_explain_pass(translator, met
         assert 0 < got.confidence <= 1 and len(got.token_probs) == len(got.tokens)
         assert got.confidence == pytest.approx(float(np.exp(np.mean(np.log(got.token_probs)))), rel=1e-6)
         assert got.confidence == pytest.approx(ref.confidence, abs=1e-4)
+
+
+def test_beam_trace_on_the_onnx_backend_changes_nothing_and_its_best_path_is_the_result(translator):
+    from test_decoding import check_trace
+
+    sources = [translator.source_ids(text, "en")[0] for text in GERMAN[:3]]
+    src, mask = pad(sources, translator.tokenizer.pad_id)
+    check_trace(translator.backend, src, mask, max_len=[8, 12, 20], beam=4, length_penalty=0.6,
+                bos_id=translator.tokenizer.bos_id, eos_id=translator.tokenizer.eos_id)

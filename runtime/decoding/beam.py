@@ -5,6 +5,9 @@ extension of every live beam, keeps the k best that do not end the sentence as t
 new beams (reordering the backend's cache to follow them), and offers those that end
 with EOS to the sentence's best finished hypothesis. A sentence leaves the batch once
 no live beam can beat that hypothesis any more, or at its max length.
+
+`beam_search(..., trace=[])` also records every candidate each step considered (see `beam_search`); without a
+list it records nothing and costs nothing.
 """
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ NEG_INF, INF = float("-inf"), float("inf")
 def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarray,
                 max_len: int | Sequence[int] | None = None,
                 bos_id: int = 1, eos_id: int = 2, beam: int = 4, length_penalty: float = 0.6,
-                min_len: int = 0, attention: bool = False) -> list[Hypothesis]:
+                min_len: int = 0, attention: bool = False, trace: list | None = None) -> list[Hypothesis]:
     """The best hypothesis per sentence by log_prob / ((5 + len) / 6) ** length_penalty.
 
     src_ids (B, S), src_mask (B, S) True at real tokens; max_len: see `max_lengths`; min_len:
@@ -34,6 +37,13 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
     decoding; with length_penalty > 0 a beam of 1 may keep going past an EOS that greedy
     would stop at, because a longer hypothesis can still score higher after normalisation.
     attention=True: each hypothesis carries the cross-attention of its own steps (reordered with its beam).
+    trace: a list to append one list per step to, holding each candidate that step ranked (per sentence, its 2k
+    best, best first) as a dict: sentence, step (its length), id, parent (the id of the live beam it extends,
+    None at the first step), token, log_prob (raw score), score (log_prob / the GNMT penalty of its length),
+    status ("kept": a live beam; "finished": EOS, offered; "max_len": offered unfinished at the max length;
+    "stopped": would be live, but no live beam can beat the sentence's best any more; "pruned"), and best (it
+    became the sentence's best hypothesis when offered). Following `parent` from the last candidate with
+    best=True gives the hypothesis returned.
     """
     if beam < 1:
         raise ValueError(f"beam must be at least 1, got {beam}")
@@ -54,6 +64,7 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
     maps: np.ndarray | None = None  # (B*k, t, L, H, S) cross-attention of each live beam's steps (attention=True)
     last = np.full(n_sentences * k, bos_id, dtype=np.int64)
     best: list[Hypothesis | None] = [None] * n_sentences
+    nodes: list[int | None] = [None] * (n_sentences * k)  # per batch row, its live beam's trace id (trace only)
 
     for t in range(max(limits)):
         log_probs, state = backend.step(last, state, attention)
@@ -70,36 +81,59 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
         new_scores: list[float] = []
         new_rows: list[int] = []
         new_tokens: list[int] = []
+        new_nodes: list[int | None] = []
         survivors = []
+        step_trace: list[dict] = []
         for i, (s, candidates) in enumerate(zip(sentences, ranked, strict=True)):
             beam_scores, beam_rows, beam_tokens = [], [], []
+            status = ["pruned"] * len(candidates) if trace is not None else None  # per candidate (trace only)
+            won = [False] * len(candidates) if trace is not None else None
+            kept_ranks = []
             for rank, (score, row, token) in enumerate(candidates):
                 if score == NEG_INF or len(beam_scores) == k:
                     break
                 if token == eos_id:
                     # Only EOS within the top k counts, as in the usual formulation, so beam 1 = greedy.
                     if rank < k:
-                        offer(best, s, paths[row] + [eos_id], path_scores[row] + [score], alpha, True,
-                              None if maps is None else maps[row])
+                        better = offer(best, s, paths[row] + [eos_id], path_scores[row] + [score], alpha, True,
+                                       None if maps is None else maps[row])
+                        if status is not None:
+                            status[rank], won[rank] = "finished", better
                     continue
                 beam_scores.append(score)
                 beam_rows.append(row)
                 beam_tokens.append(token)
+                kept_ranks.append(rank)
             if length >= limits[s]:  # out of room: the live beams end here unfinished
-                for score, row, token in zip(beam_scores, beam_rows, beam_tokens, strict=True):
-                    offer(best, s, paths[row] + [token], path_scores[row] + [score], alpha, False,
-                          None if maps is None else maps[row])
+                for rank, score, row, token in zip(kept_ranks, beam_scores, beam_rows, beam_tokens, strict=True):
+                    better = offer(best, s, paths[row] + [token], path_scores[row] + [score], alpha, False,
+                                   None if maps is None else maps[row])
+                    if status is not None:
+                        status[rank], won[rank] = "max_len", better
+                if status is not None:
+                    step_trace += trace_records(trace, step_trace, s, length, alpha, candidates, nodes, status, won)
                 continue
             # Log-probabilities are <= 0, so a live beam's raw score can only fall; divided by
             # the largest penalty it can still reach, it bounds every score its extensions can get.
             reachable_penalty = max(gnmt_penalty(length + 1, alpha), gnmt_penalty(limits[s], alpha))
-            if beam_scores and (best[s] is None or beam_scores[0] / reachable_penalty > best[s].score):
+            live = bool(beam_scores) and (best[s] is None or beam_scores[0] / reachable_penalty > best[s].score)
+            if status is not None:
+                for rank in kept_ranks:
+                    status[rank] = "kept" if live else "stopped"
+                records = trace_records(trace, step_trace, s, length, alpha, candidates, nodes, status, won)
+                step_trace += records
+                if live:
+                    new_nodes += [r["id"] for r in records if r["status"] == "kept"] + [None] * (k - len(kept_ranks))
+            if live:
                 dead = k - len(beam_scores)  # too few finite candidates: pad with dead beams of this sentence
                 survivors.append(i)
                 new_scores += beam_scores + [NEG_INF] * dead
                 new_rows += beam_rows + [i * k] * dead
                 new_tokens += beam_tokens + [eos_id] * dead
 
+        if trace is not None:
+            trace.append(step_trace)
+            nodes = new_nodes
         if not survivors:
             break
         rows = np.array(new_rows, dtype=np.int64)  # (n'*k,) old batch row of each new beam
@@ -170,8 +204,8 @@ def distinct(ranked: list[float]) -> bool:
 
 
 def offer(best: list[Hypothesis | None], sentence: int, tokens: list[int], path_scores: list[float], alpha: float,
-          finished: bool, maps: np.ndarray | None) -> None:
-    """Keep the hypothesis if it beats the sentence's best so far (ties keep the earlier one).
+          finished: bool, maps: np.ndarray | None) -> bool:
+    """Keep the hypothesis if it beats the sentence's best so far (ties keep the earlier one); whether it did.
 
     path_scores: its raw score after each token; each token's log-prob is the float32 difference, as the
     search's float32 scores computed it."""
@@ -180,3 +214,18 @@ def offer(best: list[Hypothesis | None], sentence: int, tokens: list[int], path_
     if best[sentence] is None or score > best[sentence].score:
         token_lps = np.diff(np.array([0.0] + path_scores, dtype=np.float32)).tolist()
         best[sentence] = Hypothesis(tokens, log_prob, score, finished, token_lps, maps)
+        return True
+    return False
+
+
+def trace_records(trace: list, step_trace: list[dict], sentence: int, length: int, alpha: float,
+                  candidates: list[tuple[float, int, int]], nodes: list[int | None], status: list[str],
+                  won: list[bool]) -> list[dict]:
+    """One sentence's candidates of one step as `beam_search`'s trace records (ids continue the trace's); the
+    impossible ones (score -inf: extensions of a dead beam, or of probability 0) are left out."""
+    first = sum(len(step) for step in trace) + len(step_trace)
+    penalty = gnmt_penalty(length, alpha)
+    finite = [(j, c) for j, c in enumerate(candidates) if c[0] > NEG_INF]
+    return [{"sentence": sentence, "step": length, "id": first + n, "parent": nodes[row], "token": token,
+             "log_prob": score, "score": score / penalty, "status": status[j], "best": won[j]}
+            for n, (j, (score, row, token)) in enumerate(finite)]
