@@ -1,7 +1,7 @@
 """Attention explorer: token-to-token maps from the ONNX explain graphs, and the positional encoding."""
 import streamlit as st
 
-from playground import figures, inputs, models
+from playground import decoding, figures, inputs, models
 
 models.page_setup("Attention explorer")
 st.title("Attention explorer")
@@ -9,20 +9,6 @@ st.title("Attention explorer")
 KINDS = {"translate": {"encoder": "encoder self-attention", "self": "decoder self-attention (causal)",
                        "cross": "cross-attention (decoder → encoder)"},
          "sentiment": {"encoder": "encoder self-attention"}}
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def default_example(_model, direction: tuple[str, str], where: str, version: tuple) -> str:
-    """The first hand-judged example of the direction (models/translate/examples.tsv) whose greedy output, this
-    page's decoding, is the output judged right; else the first one judged right (its note says greedy differs);
-    else the first test-set sentence."""
-    rows = inputs.curated_examples(*direction)
-    right = [r for r in rows if r.get("verdict") == "works"]
-    for row in right:
-        out = _model.translate([row["source"]], src_lang=direction[0], tgt_lang=direction[1], method="greedy")[0]
-        if out.text == row.get("output"):
-            return row["source"]
-    return (right or rows)[0]["source"]
 
 
 def judged_note(source: str, output: str, direction: tuple[str, str]) -> str:
@@ -55,7 +41,7 @@ if model is not None:
     if task == "translate":
         direction = st.radio("Direction", models.directions(), format_func=models.direction_label,
                              key="attention_direction", horizontal=True, on_change=keep_the_direction_default)
-        default = default_example(model, direction, str(models.model_dir(task)),
+        default = decoding.greedy_right_example(model, direction, str(models.model_dir(task)),
                                   models.stamp(task, "examples.tsv"))
         st.session_state["attention_default_shown"] = default
     else:

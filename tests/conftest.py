@@ -8,9 +8,9 @@ import tx
 # Modules that need the tiny exported models (tests/export_fixtures.py). On a cold cache their export (~25 s)
 # starts in the background once collection finds such a test, and these modules run last, so the export
 # overlaps with everything else.
-NEEDS_EXPORTS = ("test_app", "test_app_latency_card", "test_app_sentiment", "test_app_translate", "test_browser",
-                 "test_confidence", "test_coverage", "test_export", "test_export_output", "test_pretrain",
-                 "test_readme", "test_runtime", "test_triton")
+NEEDS_EXPORTS = ("test_app", "test_app_decoding", "test_app_latency_card", "test_app_sentiment", "test_app_translate",
+                 "test_browser", "test_confidence", "test_coverage", "test_export", "test_export_output",
+                 "test_pretrain", "test_readme", "test_runtime", "test_triton")
 
 
 def pytest_collection_modifyitems(session, config, items):

@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 PAGES = {"translate": "pages/1_Translate.py", "sentiment": "pages/2_Sentiment.py",
          "attention": "pages/3_Attention_explorer.py", "latency": "pages/4_Latency.py",
-         "card": "pages/5_Model_card.py"}
+         "card": "pages/5_Model_card.py", "decoding": "pages/6_Decoding_explorer.py"}
 TIMEOUT = 120  # the first model load in a process includes onnxruntime session creation
 
 LONG_GERMAN = "Das Wetter ist heute schön und wir gehen spazieren. " * 40
@@ -112,8 +112,9 @@ def test_home_lists_models_with_metrics_and_the_real_provider(open_page):
     if translator.provider_note:  # no CUDA here: the reason is shown
         assert translator.provider_note in values(at.info)
     sidebar = [link.proto.label for link in at.sidebar.get("page_link")]
-    assert sidebar == ["Home", "Translate", "Sentiment", "Attention explorer", "Latency", "Model card"]
-    assert len(at.main.get("page_link")) == 5
+    assert sidebar == ["Home", "Translate", "Sentiment", "Attention explorer", "Decoding explorer", "Latency",
+                       "Model card"]
+    assert len(at.main.get("page_link")) == 6
 
 
 # ---------------------------------------------------------------- Translate

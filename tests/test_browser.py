@@ -185,7 +185,7 @@ def test_home(page, server):
     assert "Translation" in body and "Sentiment" in body and "ONNX opset 20" in body
     assert reference_translator().provider in body
     nav = page.locator('[data-testid="stSidebar"]')
-    for name in ("Home", "Translate", "Sentiment", "Attention explorer", "Latency", "Model card"):
+    for name in ("Home", "Translate", "Sentiment", "Attention explorer", "Decoding explorer", "Latency", "Model card"):
         assert nav.get_by_text(name, exact=True).count() == 1
     no_errors(page)
     shot(page, "home")
@@ -285,6 +285,24 @@ def test_attention_explorer(page, server):
     no_errors(page)
     shot(page, "attention-explorer-heads")
     shot_from(page, "Positional encoding", "attention-explorer-positional")
+
+
+def test_decoding_explorer_opens_a_shared_link_steps_through_and_redraws(page, server):
+    visit(page, server, "Decoding_explorer?direction=de-en&text=Das+Wetter+ist+heute+sch%C3%B6n.&step=2&top_k=5")
+    page.locator(CHART).first.wait_for()
+    settle(page)
+    page.get_by_text("Step 2: the next-token distribution").wait_for()
+    assert "top-k = 5" in page.inner_text("body") or page.get_by_text("top-k = 5", exact=False).count()
+    no_errors(page)
+    shot(page, "decoding-explorer")
+    step = page.locator('[data-testid="stSlider"]').filter(has_text="Step").get_by_role("slider")
+    step.focus()
+    step.press("ArrowRight")
+    page.get_by_text("Step 3: the next-token distribution").wait_for()
+    settle(page)
+    assert "step=3" in page.url and "top_k=5" in page.url
+    no_errors(page)
+    shot_from(page, "Beam search as a tree", "decoding-explorer-tree")
 
 
 def test_latency(page, server):

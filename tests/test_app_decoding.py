@@ -1,0 +1,154 @@
+"""The Decoding explorer (issue 23, part 2) on the tiny exported test models (tests/app_fixtures.py): the step
+distributions are the backend's own numbers, the sliders redraw without running the model, the tree's red path is
+what beam_search returns, the page's state travels in the URL, and bad input gets the other pages' messages."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from app_fixtures import app_models_root
+from export_fixtures import GERMAN
+from streamlit.testing.v1 import AppTest
+
+from runtime import OnnxTranslator
+from runtime.batching import pad
+from runtime.onnx_backend import OnnxBackend
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+PAGE = "pages/6_Decoding_explorer.py"
+TIMEOUT = 120
+
+
+@pytest.fixture
+def decoding_page(monkeypatch):
+    def open_(params: dict[str, str] | None = None) -> AppTest:
+        monkeypatch.setenv("TX_MODELS_DIR", str(app_models_root()))
+        at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+        at.query_params.update(params or {})
+        at.switch_page(PAGE).run()
+        assert not at.exception, [e.value for e in at.exception]
+        return at
+
+    return open_
+
+
+@pytest.fixture(scope="module")
+def translator() -> OnnxTranslator:
+    return OnnxTranslator(app_models_root() / "translate", provider="cpu")
+
+
+def figure(at: AppTest, key: str) -> dict:
+    chart = next(c for c in at.get("plotly_chart") if key in c.proto.id)
+    return json.loads(chart.proto.spec)
+
+
+def bars(at: AppTest) -> dict[int, float]:
+    """token id -> the probability its bar shows."""
+    (bar,) = figure(at, "decoding_bars")["data"]
+    return {int(label.rsplit("(", 1)[1].rstrip(")")): p for label, p in zip(bar["y"], bar["x"], strict=True)}
+
+
+def values(elements) -> list[str]:
+    return [e.value for e in elements]
+
+
+def test_each_step_shows_the_backends_own_next_token_distribution(decoding_page, translator):
+    at = decoding_page()
+    text = at.text_input(key="decoding_text").value
+    src, _ = translator.source_ids(text, "en")
+    ids, mask = pad([src], translator.tokenizer.pad_id)
+    backend = translator.backend
+    state, token = backend.encode(ids, mask), translator.tokenizer.bos_id
+    for step in (1, 2, 3):
+        if step > 1:
+            at.slider(key="decoding_step").set_value(step).run()
+        log_probs, state = backend.step(np.array([token], dtype=np.int64), state)
+        probs = np.exp(log_probs[0].astype(np.float64))
+        shown = bars(at)
+        top = np.argsort(-probs, kind="stable")[:len(shown)]
+        assert list(shown) == top.tolist()
+        assert np.allclose(list(shown.values()), probs[top] / probs.sum(), atol=1e-6)
+        token = int(top[0])  # the greedy path
+
+
+def test_sliders_redraw_from_the_stored_numbers_without_running_the_model(decoding_page, monkeypatch):
+    at = decoding_page()
+    calls = []
+    for name in ("encode", "step"):
+        original = getattr(OnnxBackend, name)
+        monkeypatch.setattr(OnnxBackend, name, lambda self, *a, _f=original, _n=name, **kw: calls.append(_n) or
+                            _f(self, *a, **kw))
+    before = bars(at)
+    at.slider(key="decoding_temperature").set_value(2.0).run()
+    hotter = bars(at)
+    assert hotter != before and max(hotter.values()) < max(before.values())  # flatter
+    at.slider(key="decoding_top_k").set_value(3).run()
+    assert len(bars(at)) == 3 and sum(bars(at).values()) == pytest.approx(1.0)
+    assert any("removed" in c and "117 of 120 tokens dropped" in c for c in values(at.caption))
+    at.slider(key="decoding_top_p").set_value(0.05).run()
+    assert len(bars(at)) == 1
+    at.slider(key="decoding_step").set_value(2).run()
+    assert not at.exception and calls == []
+    at.text_input(key="decoding_text").input(GERMAN[0]).run()  # a new sentence does run it
+    assert "step" in calls
+
+
+def test_the_trees_red_path_is_what_beam_search_returns(decoding_page, translator):
+    at = decoding_page()
+    text = at.text_input(key="decoding_text").value
+    for beam in (4, 2):
+        at.slider(key="decoding_beam").set_value(beam).run()
+        (result,) = [t for t in figure(at, "decoding_tree")["data"] if t.get("name") == "the result"]
+        out = translator.translate([text], "de", "en", method="beam", beam=beam)[0]
+        assert result["text"][1:] == out.tokens
+        assert any(f"score {out.score:.3f}" in m for m in values(at.info))
+
+
+def test_a_link_reproduces_the_view_and_the_view_writes_its_link(decoding_page):
+    params = {"direction": "en-de", "text": "The weather is nice today.", "step": "2", "temperature": "0.5",
+              "top_k": "7", "top_p": "0.9", "beam": "3"}
+    at = decoding_page(params)
+    assert at.radio(key="decoding_direction").value == ("en", "de")
+    assert at.text_input(key="decoding_text").value == params["text"]
+    assert at.slider(key="decoding_step").value == 2
+    assert at.slider(key="decoding_temperature").value == 0.5
+    assert (at.slider(key="decoding_top_k").value, at.slider(key="decoding_top_p").value) == (7, 0.9)
+    assert at.slider(key="decoding_beam").value == 3
+    at.slider(key="decoding_top_k").set_value(4).run()
+    assert at.query_params["top_k"] == ["4"] or at.query_params["top_k"] == "4"
+    assert dict(at.query_params)["text"] in (params["text"], [params["text"]])
+
+
+def test_bad_links_are_ignored(decoding_page):
+    at = decoding_page({"direction": "xx-yy", "step": "999", "temperature": "hot"})
+    assert at.radio(key="decoding_direction").value == ("de", "en")
+    assert at.slider(key="decoding_temperature").value == 1.0
+    assert at.slider(key="decoding_step").value == at.slider(key="decoding_step").max
+
+
+@pytest.mark.parametrize("case, text", [("empty", "   "), ("over-long", "Das Wetter ist heute schön. " * 60),
+                                        ("out of domain", "Das ist 🙂 super 🚀🇩🇪 — ∑ 漢字")])
+def test_bad_input_is_said(decoding_page, case, text):
+    at = decoding_page()
+    at.text_input(key="decoding_text").input(text).run()
+    assert not at.exception
+    warnings = " ".join(values(at.warning))
+    if case == "empty":
+        assert any("Type a sentence" in m for m in values(at.info)) and not at.get("plotly_chart")
+    else:
+        assert bars(at)
+    assert ("truncated" in warnings) == (case == "over-long")
+    assert ("outside what the model was trained on" in warnings) == (case == "out of domain")
+
+
+def test_compare_decodes_three_ways_and_shows_the_provider(decoding_page):
+    at = decoding_page()
+    assert any("onnxruntime on **" in c for c in values(at.caption))
+    at.button(key="decoding_compare").click().run()
+    table = at.dataframe[0].value
+    assert list(table["method"]) == ["greedy", "beam (4)", "sampled"]
+    at.slider(key="decoding_temperature").set_value(0.5).run()
+    assert not at.dataframe  # a result is dropped once a setting changes
