@@ -113,9 +113,9 @@ def bars_figure(probs: np.ndarray, raw: np.ndarray, vocab: list[str], chosen: in
 
 
 def best_path(nodes: list[dict]) -> list[int]:
-    """Ids from the first step to the last candidate that became the best hypothesis (the search's result)."""
+    """Ids from the first step to the node marked best: the hypothesis beam search returned."""
     by_id = {n["id"]: n for n in nodes}
-    node = [n for n in nodes if n["best"]][-1]
+    node = next(n for n in nodes if n["best"])
     ids = []
     while node is not None:
         ids.append(node["id"])

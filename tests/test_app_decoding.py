@@ -152,3 +152,27 @@ def test_compare_decodes_three_ways_and_shows_the_provider(decoding_page):
     assert list(table["method"]) == ["greedy", "beam (4)", "sampled"]
     at.slider(key="decoding_temperature").set_value(0.5).run()
     assert not at.dataframe  # a result is dropped once a setting changes
+
+
+def test_the_trees_path_is_the_result_when_later_hypotheses_beat_the_first_finished():
+    """On the tiny random models the first finished hypothesis always stays the best; here (EOS made likelier step by
+    step, length penalty 1) later ones beat it, some in the same step, and the drawn path must be the result's."""
+    import torch
+    from conftest import tiny_seq2seq
+    from test_decoding import EosRamp, padded_batch
+
+    from playground import decoding
+    from runtime.decoding import beam_search
+    from tx.decoding import TorchBackend
+
+    torch.manual_seed(2)
+    src, mask = padded_batch([7, 3, 5])
+    trace: list = []
+    hyps = beam_search(EosRamp(TorchBackend(tiny_seq2seq()), ramp=0.5), src, mask, max_len=12, beam=4,
+                       length_penalty=1.0, trace=trace)
+    for s, hyp in enumerate(hyps):
+        nodes = [r for step in trace for r in step if r["sentence"] == s]
+        by_id = {r["id"]: r for r in nodes}
+        assert [by_id[i]["token"] for i in decoding.best_path(nodes)] == hyp.tokens
+    first_finished = next(r for step in trace for r in step if r["sentence"] == 0 and r["status"] == "finished")
+    assert not first_finished["best"]  # the case this test is for

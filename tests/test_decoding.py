@@ -532,9 +532,9 @@ def test_attention_recorded_by_the_search_equals_a_teacher_forced_pass(search, k
 
 
 def trace_best_path(trace: list[list[dict]], sentence: int) -> tuple[list[int], float]:
-    """The tokens and score of the last candidate of `sentence` that became its best, following parent links."""
+    """The tokens and score of the one record of `sentence` marked best, following parent links."""
     nodes = {r["id"]: r for step in trace for r in step if r["sentence"] == sentence}
-    node = [r for r in nodes.values() if r["best"]][-1]
+    (node,) = [r for r in nodes.values() if r["best"]]
     score, tokens = node["score"], []
     while node is not None:
         tokens.append(node["token"])
@@ -558,10 +558,13 @@ def check_trace(backend, src, mask, **kw):
     return trace
 
 
-@pytest.mark.parametrize("beam, alpha, max_len", [(1, 0.0, 12), (3, 0.6, 12), (4, 1.0, 5)])
-def test_beam_trace_changes_nothing_and_its_best_path_is_the_result(beam, alpha, max_len):
+# the last case: later hypotheses beat the first finished one (sentence 0 has 4 bests in turn)
+@pytest.mark.parametrize("beam, alpha, max_len, ramp, seed", [(1, 0.0, 12, 0.2, 0), (3, 0.6, 12, 0.2, 0),
+                                                              (4, 1.0, 5, 0.2, 0), (4, 1.0, 12, 0.5, 2)])
+def test_beam_trace_changes_nothing_and_its_best_path_is_the_result(beam, alpha, max_len, ramp, seed):
+    torch.manual_seed(seed)
     src, mask = padded_batch([7, 3, 5])
-    trace = check_trace(EosRamp(TorchBackend(tiny_seq2seq()), ramp=0.2), src, mask, max_len=max_len, beam=beam,
+    trace = check_trace(EosRamp(TorchBackend(tiny_seq2seq()), ramp=ramp), src, mask, max_len=max_len, beam=beam,
                         length_penalty=alpha)
     kept = [r for r in trace[0] if r["status"] == "kept"]
     assert all(r["parent"] is None for r in trace[0]) and len(kept) <= 3 * beam

@@ -41,9 +41,8 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
     best, best first) as a dict: sentence, step (its length), id, parent (the id of the live beam it extends,
     None at the first step), token, log_prob (raw score), score (log_prob / the GNMT penalty of its length),
     status ("kept": a live beam; "finished": EOS, offered; "max_len": offered unfinished at the max length;
-    "stopped": would be live, but no live beam can beat the sentence's best any more; "pruned"), and best (it
-    became the sentence's best hypothesis when offered). Following `parent` from the last candidate with
-    best=True gives the hypothesis returned.
+    "stopped": would be live, but no live beam can beat the sentence's best any more; "pruned"), and best (True
+    for one record per sentence: the hypothesis returned; following `parent` from it gives its tokens).
     """
     if beam < 1:
         raise ValueError(f"beam must be at least 1, got {beam}")
@@ -65,6 +64,7 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
     last = np.full(n_sentences * k, bos_id, dtype=np.int64)
     best: list[Hypothesis | None] = [None] * n_sentences
     nodes: list[int | None] = [None] * (n_sentences * k)  # per batch row, its live beam's trace id (trace only)
+    best_records: dict[int, dict] = {}  # per sentence, the trace record of its best hypothesis so far (trace only)
 
     for t in range(max(limits)):
         log_probs, state = backend.step(last, state, attention)
@@ -87,7 +87,7 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
         for i, (s, candidates) in enumerate(zip(sentences, ranked, strict=True)):
             beam_scores, beam_rows, beam_tokens = [], [], []
             status = ["pruned"] * len(candidates) if trace is not None else None  # per candidate (trace only)
-            won = [False] * len(candidates) if trace is not None else None
+            won = [0] * len(candidates) if trace is not None else None  # its turn among this step's winning offers
             kept_ranks = []
             for rank, (score, row, token) in enumerate(candidates):
                 if score == NEG_INF or len(beam_scores) == k:
@@ -98,7 +98,7 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
                         better = offer(best, s, paths[row] + [eos_id], path_scores[row] + [score], alpha, True,
                                        None if maps is None else maps[row])
                         if status is not None:
-                            status[rank], won[rank] = "finished", better
+                            status[rank], won[rank] = "finished", better and max(won) + 1
                     continue
                 beam_scores.append(score)
                 beam_rows.append(row)
@@ -109,9 +109,10 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
                     better = offer(best, s, paths[row] + [token], path_scores[row] + [score], alpha, False,
                                    None if maps is None else maps[row])
                     if status is not None:
-                        status[rank], won[rank] = "max_len", better
+                        status[rank], won[rank] = "max_len", better and max(won) + 1
                 if status is not None:
-                    step_trace += trace_records(trace, step_trace, s, length, alpha, candidates, nodes, status, won)
+                    step_trace += trace_records(trace, step_trace, s, length, alpha, candidates, nodes, status,
+                                                won, best_records)
                 continue
             # Log-probabilities are <= 0, so a live beam's raw score can only fall; divided by
             # the largest penalty it can still reach, it bounds every score its extensions can get.
@@ -120,7 +121,8 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
             if status is not None:
                 for rank in kept_ranks:
                     status[rank] = "kept" if live else "stopped"
-                records = trace_records(trace, step_trace, s, length, alpha, candidates, nodes, status, won)
+                records = trace_records(trace, step_trace, s, length, alpha, candidates, nodes, status, won,
+                                        best_records)
                 step_trace += records
                 if live:
                     new_nodes += [r["id"] for r in records if r["status"] == "kept"] + [None] * (k - len(kept_ranks))
@@ -220,12 +222,21 @@ def offer(best: list[Hypothesis | None], sentence: int, tokens: list[int], path_
 
 def trace_records(trace: list, step_trace: list[dict], sentence: int, length: int, alpha: float,
                   candidates: list[tuple[float, int, int]], nodes: list[int | None], status: list[str],
-                  won: list[bool]) -> list[dict]:
+                  won: list[int], best_records: dict[int, dict]) -> list[dict]:
     """One sentence's candidates of one step as `beam_search`'s trace records (ids continue the trace's); the
-    impossible ones (score -inf: extensions of a dead beam, or of probability 0) are left out."""
+    impossible ones (score -inf: extensions of a dead beam, or of probability 0) are left out. won: per candidate,
+    0 or when it became the sentence's best in this step's offers (1, 2, ...): the last one to win is the best now,
+    and the sentence's earlier best record (`best_records`) loses its mark."""
     first = sum(len(step) for step in trace) + len(step_trace)
     penalty = gnmt_penalty(length, alpha)
     finite = [(j, c) for j, c in enumerate(candidates) if c[0] > NEG_INF]
-    return [{"sentence": sentence, "step": length, "id": first + n, "parent": nodes[row], "token": token,
-             "log_prob": score, "score": score / penalty, "status": status[j], "best": won[j]}
-            for n, (j, (score, row, token)) in enumerate(finite)]
+    winner = max(range(len(won)), key=won.__getitem__) if any(won) else None
+    records = [{"sentence": sentence, "step": length, "id": first + n, "parent": nodes[row], "token": token,
+                "log_prob": score, "score": score / penalty, "status": status[j], "best": j == winner}
+               for n, (j, (score, row, token)) in enumerate(finite)]
+    for record in records:
+        if record["best"]:
+            if sentence in best_records:
+                best_records[sentence]["best"] = False
+            best_records[sentence] = record
+    return records
