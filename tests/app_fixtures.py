@@ -3,6 +3,7 @@ gibberish outputs, real shapes) plus what a shipped model directory also holds: 
 metrics.csv, README.md (the model card); and for sentiment a real `export.bench` result.
 
 Point the app at it with TX_MODELS_DIR. Built once per test process; read-only for tests.
+Also the AppTest helpers every app test module shares: `open_app`, `values`, `clean`, `plotly_figures`.
 """
 from __future__ import annotations
 
@@ -15,6 +16,40 @@ import tempfile
 from pathlib import Path
 
 from export_fixtures import ENGLISH, GERMAN, exported
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGES = {"translate": "pages/1_Translate.py", "sentiment": "pages/2_Sentiment.py",
+         "attention": "pages/3_Attention_explorer.py", "latency": "pages/4_Latency.py",
+         "card": "pages/5_Model_card.py", "decoding": "pages/6_Decoding_explorer.py"}
+TIMEOUT = 120  # the first model load in a process includes onnxruntime session creation
+
+
+def open_app(monkeypatch, root: Path, page: str | None = None, params: dict[str, str] | None = None) -> AppTest:
+    """The app on the models under `root`, switched to `page` (a PAGES key or a pages/ path) with `params` as the
+    URL's query parameters, checked to have raised nothing."""
+    monkeypatch.setenv("TX_MODELS_DIR", str(root))
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert not at.exception, values(at.exception)
+    if page:
+        at.query_params.update(params or {})
+        at.switch_page(PAGES.get(page, page)).run()
+        assert not at.exception, values(at.exception)
+    return at
+
+
+def values(elements) -> list[str]:
+    return [e.value for e in elements]
+
+
+def clean(at: AppTest) -> None:
+    """No exception and no error box."""
+    assert not at.exception, values(at.exception)
+    assert not at.error, values(at.error)
+
+
+def plotly_figures(at: AppTest) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 # tx.metrics_file's layout (what `python -m tx ship` writes and the app reads).
 TRANSLATE_METRICS = {

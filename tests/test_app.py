@@ -25,7 +25,16 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from app_fixtures import app_models_root, empty_models_root
+from app_fixtures import (
+    APP,
+    PAGES,
+    app_models_root,
+    clean,
+    empty_models_root,
+    open_app,
+    plotly_figures,
+    values,
+)
 from export_fixtures import ENGLISH, GERMAN
 from streamlit.testing.v1 import AppTest
 
@@ -36,11 +45,6 @@ from tx import data as tx_data
 from tx.tokenizer import train_tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
-PAGES = {"translate": "pages/1_Translate.py", "sentiment": "pages/2_Sentiment.py",
-         "attention": "pages/3_Attention_explorer.py", "latency": "pages/4_Latency.py",
-         "card": "pages/5_Model_card.py", "decoding": "pages/6_Decoding_explorer.py"}
-TIMEOUT = 120  # the first model load in a process includes onnxruntime session creation
 
 LONG_GERMAN = "Das Wetter ist heute schön und wir gehen spazieren. " * 40
 EMOJI = "Das ist 🙂 super 🚀🇩🇪 — ∑ 漢字"
@@ -57,19 +61,9 @@ def open_page(model_root, monkeypatch):
     """open_page(name, root=None) -> AppTest showing that page, checked to have raised nothing."""
 
     def open_(name: str | None = None, root: Path | None = None) -> AppTest:
-        monkeypatch.setenv("TX_MODELS_DIR", str(root or model_root))
-        at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-        assert not at.exception, [e.value for e in at.exception]
-        if name:
-            at.switch_page(PAGES[name]).run()
-            assert not at.exception, [e.value for e in at.exception]
-        return at
+        return open_app(monkeypatch, root or model_root, name)
 
     return open_
-
-
-def plotly_figures(at: AppTest) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
 def array(value) -> np.ndarray:
@@ -84,16 +78,6 @@ def array(value) -> np.ndarray:
 def labels(tokens: list[str]) -> list[str]:
     """Tokens as the figures label them (`</s>` escaped, or plotly would drop it as an HTML tag)."""
     return [figures.plotly_text(t) for t in tokens]
-
-
-def values(elements) -> list[str]:
-    return [e.value for e in elements]
-
-
-def clean(at: AppTest) -> None:
-    """No exception and no error box."""
-    assert not at.exception, values(at.exception)
-    assert not at.error, values(at.error)
 
 
 # ---------------------------------------------------------------- Home

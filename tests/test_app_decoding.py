@@ -4,11 +4,10 @@ what beam_search returns, the page's state travels in the URL, and bad input get
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
-from app_fixtures import app_models_root
+from app_fixtures import app_models_root, open_app, values
 from export_fixtures import GERMAN
 from streamlit.testing.v1 import AppTest
 
@@ -16,21 +15,13 @@ from runtime import OnnxTranslator
 from runtime.batching import pad
 from runtime.onnx_backend import OnnxBackend
 
-ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
 PAGE = "pages/6_Decoding_explorer.py"
-TIMEOUT = 120
 
 
 @pytest.fixture
 def decoding_page(monkeypatch):
     def open_(params: dict[str, str] | None = None) -> AppTest:
-        monkeypatch.setenv("TX_MODELS_DIR", str(app_models_root()))
-        at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-        at.query_params.update(params or {})
-        at.switch_page(PAGE).run()
-        assert not at.exception, [e.value for e in at.exception]
-        return at
+        return open_app(monkeypatch, app_models_root(), PAGE, params)
 
     return open_
 
@@ -49,10 +40,6 @@ def bars(at: AppTest) -> dict[int, float]:
     """token id -> the probability its bar shows."""
     (bar,) = figure(at, "decoding_bars")["data"]
     return {int(label.rsplit("(", 1)[1].rstrip(")")): p for label, p in zip(bar["y"], bar["x"], strict=True)}
-
-
-def values(elements) -> list[str]:
-    return [e.value for e in elements]
 
 
 def test_each_step_shows_the_backends_own_next_token_distribution(decoding_page, translator):

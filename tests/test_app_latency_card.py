@@ -11,10 +11,10 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from app_fixtures import SENTIMENT_METRICS, app_models_root
+from app_fixtures import SENTIMENT_METRICS, app_models_root, clean, open_app, plotly_figures, values
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 from streamlit.testing.v1 import AppTest
-from test_app import APP, PAGES, TIMEOUT, array, clean, plotly_figures, values
+from test_app import array
 
 from runtime import OnnxSentimentClassifier, OnnxTranslator, providers, timing
 
@@ -29,13 +29,7 @@ def open_page(model_root, monkeypatch):
     """open_page(name, root=None) -> AppTest showing that page (as tests/test_app.py's fixture)."""
 
     def open_(name=None, root=None) -> AppTest:
-        monkeypatch.setenv("TX_MODELS_DIR", str(root or model_root))
-        at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-        assert not at.exception, [e.value for e in at.exception]
-        if name:
-            at.switch_page(PAGES[name]).run()
-            assert not at.exception, [e.value for e in at.exception]
-        return at
+        return open_app(monkeypatch, root or model_root, name)
 
     return open_
 

@@ -19,17 +19,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import streamlit as st
-from app_fixtures import app_models_root
+from app_fixtures import app_models_root, clean, open_app, values
 from export_fixtures import ENGLISH, GERMAN, REVIEWS
 from streamlit.testing.v1 import AppTest
 
 from playground import inputs
 from runtime import OnnxSentimentClassifier, OnnxTranslator
 
-ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
 SENTIMENT, ATTENTION = "pages/2_Sentiment.py", "pages/3_Attention_explorer.py"
-TIMEOUT = 120
 OUTSIDE = {"emoji": "😀🎉🔥👍🏽", "chinese": "这部电影很好看", "arabic": "فيلم رائع جدا", "html": "<b>😀😀😀</b>"}
 
 
@@ -41,22 +38,11 @@ def model_root() -> Path:
 @pytest.fixture
 def open_page(model_root, monkeypatch):
     def open_(page: str, root: Path | None = None) -> AppTest:
-        monkeypatch.setenv("TX_MODELS_DIR", str(root or model_root))
-        at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-        at.switch_page(page).run()
+        at = open_app(monkeypatch, root or model_root, page)
         clean(at)
         return at
 
     return open_
-
-
-def values(elements) -> list[str]:
-    return [e.value for e in elements]
-
-
-def clean(at: AppTest) -> None:
-    assert not at.exception, values(at.exception)
-    assert not at.error, values(at.error)
 
 
 def texts(at: AppTest) -> str:

@@ -16,16 +16,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from app_fixtures import app_models_root
+from app_fixtures import app_models_root, clean, open_app, plotly_figures, values
 from export_fixtures import ENGLISH, GERMAN
 from streamlit.testing.v1 import AppTest
 
 from playground import figures
 
-ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
 PAGE = "pages/1_Translate.py"
-TIMEOUT = 120
 
 
 def band(lo: float, hi: float, outputs: int, right: int, verdict: str) -> dict:
@@ -66,30 +63,13 @@ def calibrated_root(tmp_path_factory) -> Path:
 @pytest.fixture
 def translate_page(monkeypatch, calibrated_root):
     def open_(root: Path | None = None) -> AppTest:
-        monkeypatch.setenv("TX_MODELS_DIR", str(root or calibrated_root))
-        at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-        at.switch_page(PAGE).run()
-        assert not at.exception, [e.value for e in at.exception]
-        return at
+        return open_app(monkeypatch, root or calibrated_root, PAGE)
 
     return open_
 
 
-def values(elements) -> list[str]:
-    return [e.value for e in elements]
-
-
 def boxes(at: AppTest) -> list[str]:
     return values(at.warning) + values(at.info) + values(at.success) + values(at.error)
-
-
-def plotly_figures(at: AppTest) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
-
-
-def clean(at: AppTest) -> None:
-    assert not at.exception, values(at.exception)
-    assert not at.error, values(at.error)
 
 
 # ---------------------------------------------------------------- 1. verdicts
