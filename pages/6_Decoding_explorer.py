@@ -1,5 +1,6 @@
 """Decoding explorer: one input decoded once, then each step's next-token distribution under temperature / top-k /
 top-p, beam search as a tree, and greedy vs beam vs sampling side by side."""
+import numpy as np
 import streamlit as st
 
 from playground import decoding, models
@@ -8,9 +9,6 @@ models.page_setup("Decoding explorer")
 st.title("Decoding explorer")
 st.caption("How a translation is chosen token by token. The model runs once per sentence; the sliders work on the "
            "stored numbers, so moving one redraws at once.")
-
-KEYS = ("direction", "text", "step", "temperature", "top_k", "top_p", "beam")
-
 
 def keep_the_direction_default() -> None:
     """On a direction change, a text still at the old direction's default becomes the new direction's default."""
@@ -70,7 +68,7 @@ chosen = run["tokens"][step - 1]
 raw = run["log_probs"][step - 1]
 probs, removed = decoding.filtered(raw, temperature, top_k, top_p)
 st.markdown(f"Generated so far: `{' '.join(['<s>', *pieces[:step - 1]]) }` → greedy chooses **`{pieces[step - 1]}`** "
-            f"(model probability {float(decoding.softmax(raw.astype(float))[chosen]):.1%}).")
+            f"(model probability {float(np.exp(raw[chosen])):.1%}).")
 title = f"Step {step}: the next-token distribution (T = {temperature:g}, top-k = {top_k or 'off'}, " \
         f"top-p = {top_p:g})"
 st.plotly_chart(decoding.bars_figure(probs, raw, run["vocab"], chosen, title), width="stretch",

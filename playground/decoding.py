@@ -15,7 +15,7 @@ import streamlit as st
 from runtime.batching import pad
 from runtime.coverage import coverage
 from runtime.coverage import warning as coverage_warning
-from runtime.decoding import beam_search, greedy, keep_top_k, keep_top_p
+from runtime.decoding import beam_search, greedy, keep_top_k, keep_top_p, softmax
 
 from .inputs import curated_examples
 
@@ -45,14 +45,13 @@ class StepRecorder:
     def __init__(self, backend):
         self.backend, self.steps = backend, []
         self.max_source_len, self.max_target_len = backend.max_source_len, backend.max_target_len
+        self.encode, self.reorder, self.top_k = backend.encode, backend.reorder, backend.top_k
+        self.cross_attention, self.attention = backend.cross_attention, backend.attention
 
     def step(self, tokens, state, attention=False):
         log_probs, state = self.backend.step(tokens, state, attention)
         self.steps.append(np.array(log_probs[0], dtype=np.float32))
         return log_probs, state
-
-    def __getattr__(self, name: str) -> Any:  # encode, reorder, top_k, ...
-        return getattr(self.backend, name)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -80,13 +79,8 @@ def filtered(log_probs: np.ndarray, temperature: float, top_k: int, top_p: float
     tempered distribution the filters removed."""
     tempered = log_probs[None, :].astype(np.float64) / temperature
     kept = keep_top_p(keep_top_k(tempered, top_k), top_p)
-    before, after = softmax(tempered[0]), softmax(kept[0])
+    before, after = softmax(tempered)[0], softmax(kept)[0]
     return after, float(before[~np.isfinite(kept[0])].sum())
-
-
-def softmax(logits: np.ndarray) -> np.ndarray:
-    shifted = np.exp(logits - logits.max())
-    return shifted / shifted.sum()
 
 
 def removed_words(removed: float, kept: int, vocab: int, top_k: int, top_p: float) -> str:

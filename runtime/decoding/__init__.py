@@ -6,10 +6,10 @@
 from .backend import DecoderBackend, State, top_k_numpy
 from .beam import beam_search
 from .hypothesis import DEFAULT_EXTRA_LEN, Hypothesis, length_penalty, max_lengths, normalized_score
-from .paths import greedy, keep_top_k, keep_top_p, sample
+from .paths import greedy, keep_top_k, keep_top_p, sample, softmax
 
 __all__ = [
     "DecoderBackend", "State", "top_k_numpy",
     "Hypothesis", "length_penalty", "normalized_score", "max_lengths", "DEFAULT_EXTRA_LEN",
-    "greedy", "beam_search", "sample", "keep_top_k", "keep_top_p",
+    "greedy", "beam_search", "sample", "keep_top_k", "keep_top_p", "softmax",
 ]
