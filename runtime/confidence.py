@@ -61,7 +61,7 @@ class MethodCalibration:
         return RIGHT if self.right_from is not None and shown >= self.right_from else UNCERTAIN
 
     def band_verdict(self, band: Band) -> str:
-        """The band's verdict; a cut inside a band (only in a file from before the cuts sat on edges) is said."""
+        """The band's verdict; a cut inside a band (the measuring tool puts cuts on edges) is said."""
         low, high = self.verdict(band.lo), self.verdict(band.hi - 1)
         return low if low == high else f"{low} under {self.wrong_below:g}%, else {high}"
 
@@ -111,27 +111,13 @@ def _cut(value: Any) -> float | None:
 
 
 def _bands(rows: list[dict[str, Any]]) -> tuple[Band, ...]:
-    bands = []
-    for row in rows:
-        outputs = int(row["outputs"])
-        right = row.get("right")
-        if right is None:  # a file from before per-method measurement gave the share only
-            right = round((row.get("share_right") or 0.0) * outputs)
-        bands.append(Band(round(float(row["from"]) * 100), round(float(row["to"]) * 100), outputs, int(right)))
-    return tuple(bands)
+    return tuple(Band(round(float(row["from"]) * 100), round(float(row["to"]) * 100), int(row["outputs"]),
+                      int(row["right"])) for row in rows)
 
 
 def parse_calibration(report: Any) -> dict[str, MethodCalibration]:
-    """{method: MethodCalibration} from a confidence.json's content; {} when it is not one.
-
-    A file from before per-method measurement (a top-level `threshold` and `bins`, beam search only) reads as
-    beam's: below its threshold "probably wrong", never "probably right", no verdict for the other methods."""
+    """{method: MethodCalibration} from a confidence.json's content; {} when it is not one."""
     try:
-        if "methods" not in report:
-            return {"beam": MethodCalibration("beam", True, dict(report.get("method") or {}),
-                                              int(report["all"]["outputs"]), int(report["all"]["right"]),
-                                              _bands(report["bins"]), _cut(report["threshold"]), None,
-                                              rule={"wrong_at_most": report.get("max_right_below")})}
         found = {}
         rule = dict(report.get("rule") or {})
         for method, entry in report["methods"].items():
@@ -164,9 +150,3 @@ def judge(calibrations: dict[str, MethodCalibration], method: str, confidence: f
         return Verdict(None, shown, None, calibration)
     band = next((b for b in calibration.bands if b.holds(shown)), None)
     return Verdict(calibration.verdict(shown), shown, band, calibration)
-
-
-def read_threshold(model_dir: str | Path) -> float | None:
-    """Beam search's "probably wrong" cut (a confidence in 0..1), or None when the model has no calibration."""
-    beam = read_calibration(model_dir).get("beam")
-    return None if beam is None else beam.wrong_below / 100

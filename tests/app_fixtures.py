@@ -110,11 +110,16 @@ def app_models_root() -> Path:
         (target / "README.md").write_text(CARD.format(title=title, data=data, licence=metrics["data"]["licence"]),
                                           encoding="utf-8")
     calibration_file(root / "sentiment")
-    # tx.confidence's layout; the cut at 0.9 is far above what random weights reach, so every output is "low"
-    (root / "translate" / "confidence.json").write_text(json.dumps({
-        "threshold": 0.9, "max_right_below": 0.1, "all": {"outputs": 40, "right": 10},
-        "bins": [{"from": 0.0, "to": 0.5, "outputs": 20, "share_right": 0.05},
-                 {"from": 0.5, "to": 1.0, "outputs": 20, "share_right": 0.45}]}) + "\n", encoding="utf-8")
+    # tx.confidence's layout (beam measured, greedy and sampling not); the cut at 0.9 is far above what random
+    # weights reach, so every output is "probably wrong"
+    not_measured = {"calibrated": False, "reason": "not measured for the test models"}
+    (root / "translate" / "confidence.json").write_text(json.dumps({"methods": {
+        "beam": {"calibrated": True, "settings": {}, "outputs": 40, "right": 10,
+                 "probably_wrong_below": 0.9, "probably_right_from": None,
+                 "bands": [{"from": 0.0, "to": 0.5, "outputs": 20, "right": 1},
+                           {"from": 0.5, "to": 0.9, "outputs": 15, "right": 5},
+                           {"from": 0.9, "to": 1.0, "outputs": 5, "right": 4}]},
+        "greedy": not_measured, "sample": not_measured}}) + "\n", encoding="utf-8")
     # hand-judged starting examples (tx's examples.tsv layout); en-de lists a failure first: the page sorts
     (root / "translate" / "examples.tsv").write_text(
         "direction\tsource\toutput\tverdict\tnote\n"

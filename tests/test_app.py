@@ -223,7 +223,7 @@ def test_translate_marks_low_confidence_and_never_shows_a_green_success(open_pag
     root = tmp_path / "models"
     shutil.copytree(model_root, root)
     report = json.loads((root / "translate" / "confidence.json").read_text(encoding="utf-8"))
-    report["threshold"] = 0.0
+    report["methods"]["beam"]["probably_wrong_below"] = 0.0
     (root / "translate" / "confidence.json").write_text(json.dumps(report), encoding="utf-8")
     at = open_page("translate", root=root)
     at.button(key="translate_go").click().run()

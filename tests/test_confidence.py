@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from export_fixtures import GERMAN, exported, fresh_copy
 
-from runtime.confidence import CONFIDENCE_FILE, percent, read_calibration, read_threshold
+from runtime.confidence import CONFIDENCE_FILE, percent, read_calibration
 from tx.confidence import auroc, band_counts, band_verdict, choose_cuts
 from tx.inference import Translator
 from tx.tools.confidence import main
@@ -73,8 +73,8 @@ def test_cli_measures_each_method_on_the_models_own_judged_outputs(capsys):
         assert all(c is None or round(c * 100) in result["rule"]["edges_percent"] for c in cuts)
     calibrations = read_calibration(model_dir)
     assert set(calibrations) == {"beam", "greedy", "sample"} and not calibrations["sample"].calibrated
-    assert read_threshold(model_dir) == beam["probably_wrong_below"]
-    assert read_threshold(model_dir / "missing") is None
+    assert calibrations["beam"].wrong_below == round(beam["probably_wrong_below"] * 100, 2)
+    assert read_calibration(model_dir / "missing") == {}
     assert "sample: not calibrated" in capsys.readouterr().out
 
 
