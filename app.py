@@ -38,6 +38,7 @@ st.subheader("Pages")
 ABOUT = {"Translate": "DE↔EN with greedy, beam search or sampling; cross-attention heatmap; batch with CSV download",
          "Sentiment": "label and class probabilities, the tokens the classifier attended to, batch with CSV",
          "Attention explorer": "every layer and head of every attention kind; the positional encoding",
+         "Walkthrough": "one sentence through the model step by step: Q, K, V, scores, softmax, norms, the output",
          "Decoding explorer": "next-token distributions under temperature, top-k, top-p; beam search as a tree",
          "Latency": "PyTorch eager vs onnxruntime fp32 vs int8 on your input, p50/p90, speed-ups",
          "Model card": "data and licence, training curves, test metrics, the ONNX export report"}

@@ -13,7 +13,7 @@ from runtime.spec import PRECISIONS
 from tx import CheckpointError
 
 from .onnx_export import DEFAULT_OPSET
-from .pipeline import ExportOptions, export_model_dir, planned_files
+from .pipeline import ExportOptions, add_walkthrough, export_model_dir, planned_files
 from .quantize import check_block_size
 from .report import stale_reason
 
@@ -64,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="where translate/test.tsv and sentiment/test.tsv are looked for")
     parser.add_argument("--threads", type=int, default=None, help="onnxruntime threads for the agreement check")
     parser.add_argument("--no-quality", action="store_true", help="skip the text-level agreement check")
+    parser.add_argument("--no-walkthrough", action="store_true",
+                        help="skip the fp32 graphs that expose every intermediate tensor (the Walkthrough page)")
     args = parser.parse_args(argv)
     if args.agreement_sentences < 1:
         parser.error("--agreement-sentences must be >= 1")
@@ -78,14 +80,21 @@ def main(argv: list[str] | None = None) -> int:
                             keep_fp32=tuple(m.strip() for m in args.keep_fp32.split(",") if m.strip()),
                             block_size=args.block_size,
                             data_dir=args.data_dir, agreement_sentences=args.agreement_sentences,
-                            threads=args.threads, check_quality=not args.no_quality)
+                            threads=args.threads, check_quality=not args.no_quality,
+                            walkthrough=not args.no_walkthrough)
     try:
         if args.if_stale:
-            reason = stale_reason(args.model_dir, ["fp32", *options.precisions],
-                                  planned_files(args.model_dir, ("fp32", *options.precisions)))
+            precisions = ("fp32", *options.precisions)
+            reason = stale_reason(args.model_dir, list(precisions),
+                                  planned_files(args.model_dir, precisions, options.walkthrough))
             if reason is None:
                 print(f"{args.model_dir}/onnx is up to date")
                 return 0
+            if options.walkthrough and stale_reason(args.model_dir, list(precisions),
+                                                    planned_files(args.model_dir, precisions, False)) is None:
+                # an export from before the walkthrough graphs: add them, keep the served graphs
+                print(f"adding the walkthrough graphs to {args.model_dir}/onnx ({reason})")
+                return 0 if add_walkthrough(args.model_dir, args.opset) else 1
             print(f"exporting {args.model_dir}: {reason}")
         report = export_model_dir(args.model_dir, options)
     except CheckpointError as e:

@@ -7,20 +7,30 @@ record sizes and hashes. Any failed check makes the report `ok: false` (the CLI 
 from __future__ import annotations
 
 import datetime
+import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from runtime.cpu import cpu_has_vnni
 from runtime.model_files import sha256_of
-from runtime.spec import ONNX_DIR, SPEC_VERSION, ModelShape, graphs_for
+from runtime.spec import (
+    ONNX_DIR,
+    REPORT_FILE,
+    SPEC_VERSION,
+    WALKTHROUGH_PRECISION,
+    GraphSpec,
+    ModelShape,
+    graphs_for,
+    walkthrough_graphs,
+)
 from tx import load_model_dir, read_model_config
-from tx.checkpoint import TOKENIZER_FILE
+from tx.checkpoint import TOKENIZER_FILE, atomic_write
 
 from .onnx_export import DEFAULT_OPSET, EXPORTER, export_graph, graph_metadata
 from .quality import sentiment_quality, translation_quality
 from .quantize import Int8Scheme, default_scheme, quantize_int8
-from .report import ExportReport, file_entries, versions
+from .report import ExportReport, file_entries, read_report, versions
 from .validate import validate_graph
 
 
@@ -37,6 +47,7 @@ class ExportOptions:
     agreement_sentences: int = 500  # held-out translation sentences (each in both directions)
     threads: int | None = None  # onnxruntime threads for the agreement runs
     check_quality: bool = True  # False skips the text-level agreement (tests, quick iterations)
+    walkthrough: bool = True  # also the fp32 graphs with every intermediate tensor (the Walkthrough page)
 
 
 def int8_scheme(options: ExportOptions, vnni: bool) -> Int8Scheme:
@@ -74,10 +85,69 @@ def describe_scheme(scheme: Int8Scheme, vnni: bool) -> dict[str, object]:
     return scheme.as_dict() | {"cpu_vnni": vnni, "why": why}
 
 
-def planned_files(model_dir: Path, precisions: tuple[str, ...]) -> list[str]:
+def planned_files(model_dir: Path, precisions: tuple[str, ...], walkthrough: bool = True) -> list[str]:
     stored = read_model_config(model_dir)
     shape = ModelShape.from_config(stored["kind"], stored["config"])
-    return [spec.file_name(p) for spec in graphs_for(shape) for p in precisions]
+    files = [spec.file_name(p) for spec in graphs_for(shape) for p in precisions]
+    return files + (walkthrough_files(shape) if walkthrough else [])
+
+
+def walkthrough_files(shape: ModelShape) -> list[str]:
+    return [spec.file_name(WALKTHROUGH_PRECISION) for spec in walkthrough_graphs(shape)]
+
+
+def export_graphs(model, config: dict, onnx_dir: Path, jobs: list[tuple[GraphSpec, list[str]]],
+                  scheme: Int8Scheme | None, tokenizer_sha: str, opset: int,
+                  log: Callable[[str], None]) -> tuple[list[dict], list[str]]:
+    """Export, quantise and validate each (spec, precisions); returns the report's graph entries and failures."""
+    entries, failures = [], []
+    for spec, graph_precisions in jobs:
+        fp32_path = onnx_dir / spec.file_name("fp32")
+        seconds = export_graph(model, spec, fp32_path, graph_metadata(spec, "fp32", config, tokenizer_sha), opset)
+        made = {"fp32": seconds}
+        if "int8" in graph_precisions:
+            made["int8"] = quantize_int8(fp32_path, onnx_dir / spec.file_name("int8"), scheme.per_channel,
+                                         scheme.weight_bits, scheme.weight_type, scheme.keep_fp32,
+                                         scheme.block_size)
+        files, problems = [], []
+        for precision in graph_precisions:
+            path = onnx_dir / spec.file_name(precision)
+            check = validate_graph(model, spec, path, precision)
+            entries.append(asdict(check) | {"ok": check.ok, "bytes": path.stat().st_size,
+                                            "seconds_to_make": round(made[precision], 2)})
+            worst = max(check.max_diff.values(), default=0.0)
+            files.append(f"{precision} {path.stat().st_size / 1e6:.1f} MB (max |onnx - torch| {worst:.2e})")
+            problems += [f"{path.name}: {p}" for p in check.problems]
+        # one line per graph: the console output of `make run` a newcomer reads
+        log(f"exported {spec.name}: {', '.join(files)} in {sum(made.values()):.1f}s"
+            + (f"  FAILED: {'; '.join(problems)}" if problems else ""))
+        failures += problems
+    return entries, failures
+
+
+def add_walkthrough(model_dir: str | Path, opset: int = DEFAULT_OPSET, log: Callable[[str], None] = print) -> bool:
+    """Add the walkthrough graphs to a passed export made before they existed (the served graphs stay as they
+    are, so nothing is re-exported or re-checked). Returns whether they passed validation."""
+    model_dir = Path(model_dir)
+    report = read_report(model_dir)
+    if not report or not report.get("ok"):
+        raise ValueError(f"{model_dir}: no passed export to add the walkthrough graphs to; run the whole export")
+    stored = read_model_config(model_dir)
+    shape = ModelShape.from_config(stored["kind"], stored["config"])
+    tokenizer_path = model_dir / TOKENIZER_FILE
+    tokenizer_sha = sha256_of(tokenizer_path) if tokenizer_path.is_file() else ""
+    onnx_dir = model_dir / ONNX_DIR
+    jobs = [(spec, [WALKTHROUGH_PRECISION]) for spec in walkthrough_graphs(shape)]
+    entries, failures = export_graphs(load_model_dir(model_dir), stored["config"], onnx_dir, jobs, None, tokenizer_sha,
+                                      opset, log)
+    names = {spec.name for spec, _ in jobs}
+    report["graphs"] = [g for g in report.get("graphs", []) if g.get("graph") not in names] + entries
+    report["failures"] = report.get("failures", []) + failures
+    report["ok"] = not report["failures"]
+    report["files"] = file_entries(onnx_dir)
+    text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    atomic_write(onnx_dir / REPORT_FILE, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    return report["ok"]
 
 
 def export_model_dir(model_dir: str | Path, options: ExportOptions,
@@ -99,29 +169,14 @@ def export_model_dir(model_dir: str | Path, options: ExportOptions,
     vnni = cpu_has_vnni()  # read at export time: the scheme depends on the CPU that makes (and serves) the files
     scheme = int8_scheme(options, vnni)
     report.int8 = describe_scheme(scheme, vnni)
-    for spec in graphs_for(shape):
-        fp32_path = onnx_dir / spec.file_name("fp32")
-        seconds = export_graph(model, spec, fp32_path, graph_metadata(spec, "fp32", stored["config"], tokenizer_sha),
-                               options.opset)
-        made = {"fp32": seconds}
-        if "int8" in precisions:
-            made["int8"] = quantize_int8(fp32_path, onnx_dir / spec.file_name("int8"), scheme.per_channel,
-                                         scheme.weight_bits, scheme.weight_type, scheme.keep_fp32,
-                                         scheme.block_size)
-        files, problems = [], []
-        for precision in precisions:
-            path = onnx_dir / spec.file_name(precision)
-            check = validate_graph(model, spec, path, precision)
-            entry = asdict(check) | {"ok": check.ok, "bytes": path.stat().st_size,
-                                     "seconds_to_make": round(made[precision], 2)}
-            report.graphs.append(entry)
-            worst = max(check.max_diff.values(), default=0.0)
-            files.append(f"{precision} {path.stat().st_size / 1e6:.1f} MB (max |onnx - torch| {worst:.2e})")
-            problems += [f"{path.name}: {p}" for p in check.problems]
-        # one line per graph: the console output of `make run` a newcomer reads
-        log(f"exported {spec.name}: {', '.join(files)} in {sum(made.values()):.1f}s"
-            + (f"  FAILED: {'; '.join(problems)}" if problems else ""))
-        report.failures += problems
+    # The walkthrough graphs are shown, not served: fp32 only (an int8 copy would show other numbers than the
+    # model's, and nothing runs it).
+    jobs = [(spec, precisions) for spec in graphs_for(shape)]
+    jobs += [(spec, [WALKTHROUGH_PRECISION]) for spec in walkthrough_graphs(shape)] if options.walkthrough else []
+    entries, failures = export_graphs(model, stored["config"], onnx_dir, jobs, scheme, tokenizer_sha, options.opset,
+                                      log)
+    report.graphs += entries
+    report.failures += failures
     if options.check_quality and not report.failures:
         if stored["kind"] == "seq2seq":
             section, failures, warnings = translation_quality(model_dir, options.data_dir, precisions,

@@ -22,6 +22,8 @@ from torch import Tensor, nn
 from runtime.spec import GraphSpec
 from tx import SentimentClassifier, Seq2SeqTransformer
 
+from .walkthrough import WALKTHROUGH_MODULES
+
 
 class LogSoftmaxOutput(nn.Module):
     """The generator as its own (D, V) initializer, followed by log-softmax.
@@ -124,6 +126,7 @@ def wrapper_for(model: nn.Module, spec: GraphSpec) -> nn.Module:
         "encoder_explain": lambda: EncoderGraph(model, explain=True),
         "decoder_explain": lambda: DecoderExplainGraph(model),
     }
+    builders |= {name: (lambda module=module: module(model)) for name, module in WALKTHROUGH_MODULES.items()}
     if spec.name not in builders:
         raise ValueError(f"no wrapper for graph {spec.name!r}")
     return builders[spec.name]().eval()

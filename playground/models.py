@@ -38,6 +38,7 @@ PAGES = [("app.py", "Home", "🏠"),
          ("pages/1_Translate.py", "Translate", "🔤"),
          ("pages/2_Sentiment.py", "Sentiment", "🎭"),
          ("pages/3_Attention_explorer.py", "Attention explorer", "🔍"),
+         ("pages/8_Walkthrough.py", "Walkthrough", "🧭"),
          ("pages/6_Decoding_explorer.py", "Decoding explorer", "🌳"),
          ("pages/4_Latency.py", "Latency", "⏱️"),
          ("pages/5_Model_card.py", "Model card", "📄")]

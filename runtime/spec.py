@@ -85,6 +85,7 @@ class ModelShape:
     d_model: int
     vocab_size: int  # target vocabulary for seq2seq (what log_probs spans)
     n_classes: int  # 0 for seq2seq
+    d_ff: int = 0  # inner width of the feed-forward layers (only the walkthrough graphs show it)
 
     @property
     def head_dim(self) -> int:
@@ -102,6 +103,7 @@ class ModelShape:
             vocab_size=(config.get("tgt_vocab_size") or config["vocab_size"]) if kind == "seq2seq"
             else config["vocab_size"],
             n_classes=config.get("n_classes", 0) if kind == "classifier" else 0,
+            d_ff=config.get("d_ff", 0),
         )
 
 
@@ -168,3 +170,90 @@ def graphs_for(shape: ModelShape) -> list[GraphSpec]:
     if shape.kind == "seq2seq":
         return [encoder_graph(shape), decoder_graph(shape), encoder_explain_graph(shape), decoder_explain_graph(shape)]
     raise ValueError(f"no ONNX graphs for model kind {shape.kind!r}")
+
+
+# ---------------------------------------------------------------- the walkthrough graphs
+# One input through the model with every intermediate tensor as an output, for the Walkthrough page
+# (fp32 only: they show the numbers, they are not served). Per-layer tensors are stacked on a leading
+# layer axis, so a graph has the same outputs whatever the depth.
+WALKTHROUGH_PRECISION = "fp32"
+EMBEDDING_STEPS = ("embed", "embed_scaled", "positions", "x0")  # token rows, × √d_model, the sinusoids, the sum
+ATTENTION_STEPS = ("in", "q", "k", "v", "scores", "scaled", "masked", "weights", "context", "concat", "out",
+                   "sum", "stream")  # sublayer input .. W_O output, residual sum, the stream after Add & Norm
+FEED_FORWARD_STEPS = ("in", "hidden", "out", "sum", "stream")
+
+
+def _embedding_outputs(prefix: str, length: str, shape: ModelShape) -> tuple[TensorSpec, ...]:
+    d = shape.d_model
+    return (TensorSpec(f"{prefix}_embed", "float32", (BATCH, length, d)),
+            TensorSpec(f"{prefix}_embed_scaled", "float32", (BATCH, length, d)),
+            TensorSpec(f"{prefix}_positions", "float32", (length, d)),
+            TensorSpec(f"{prefix}_x0", "float32", (BATCH, length, d)))
+
+
+def _attention_outputs(prefix: str, layers: int, q_len: str, k_len: str, shape: ModelShape) -> tuple[TensorSpec, ...]:
+    """prefix_in .. prefix_stream: one attention sublayer's every step, (L, ...) each."""
+    h, k, d = shape.n_heads, shape.head_dim, shape.d_model
+    dims = {"in": (q_len, d), "q": (h, q_len, k), "k": (h, k_len, k), "v": (h, k_len, k),
+            "scores": (h, q_len, k_len), "scaled": (h, q_len, k_len), "masked": (h, q_len, k_len),
+            "weights": (h, q_len, k_len), "context": (h, q_len, k), "concat": (q_len, d), "out": (q_len, d),
+            "sum": (q_len, d), "stream": (q_len, d)}
+    return tuple(TensorSpec(f"{prefix}_{step}", "float32", (layers, BATCH, *dims[step])) for step in ATTENTION_STEPS)
+
+
+def _feed_forward_outputs(prefix: str, layers: int, length: str, shape: ModelShape) -> tuple[TensorSpec, ...]:
+    dims = {"in": shape.d_model, "hidden": shape.d_ff, "out": shape.d_model, "sum": shape.d_model,
+            "stream": shape.d_model}
+    return tuple(TensorSpec(f"{prefix}_{step}", "float32", (layers, BATCH, length, dims[step]))
+                 for step in FEED_FORWARD_STEPS)
+
+
+def _encoder_outputs(shape: ModelShape, length: str, final: str) -> tuple[TensorSpec, ...]:
+    return (*_embedding_outputs("src", length, shape),
+            *_attention_outputs("enc_self", shape.n_layers, length, length, shape),
+            *_feed_forward_outputs("enc_ff", shape.n_layers, length, shape),
+            TensorSpec(final, "float32", (BATCH, length, shape.d_model)))
+
+
+def encoder_walkthrough_graph(shape: ModelShape) -> GraphSpec:
+    """Source -> the embedding steps, every encoder layer's steps, and the memory."""
+    inputs = (TensorSpec("src_ids", "int64", (BATCH, SRC)), TensorSpec("src_mask", MASK_DTYPE, (BATCH, SRC)))
+    outputs = _encoder_outputs(shape, SRC, "memory")
+    return GraphSpec("encoder_walkthrough", inputs, outputs, explain=True, batchable=True)
+
+
+def decoder_walkthrough_graph(shape: ModelShape) -> GraphSpec:
+    """A teacher-forced target prefix over the memory -> every decoder step, the output layer's logits and
+    log-probabilities at every position."""
+    layers = shape.n_decoder_layers
+    inputs = (TensorSpec("tgt_ids", "int64", (BATCH, TGT)),
+              TensorSpec("memory", "float32", (BATCH, SRC, shape.d_model)),
+              TensorSpec("src_mask", MASK_DTYPE, (BATCH, SRC)))
+    outputs = (*_embedding_outputs("tgt", TGT, shape),
+               *_attention_outputs("dec_self", layers, TGT, TGT, shape),
+               *_attention_outputs("dec_cross", layers, TGT, SRC, shape),
+               *_feed_forward_outputs("dec_ff", layers, TGT, shape),
+               TensorSpec("hidden", "float32", (BATCH, TGT, shape.d_model)),
+               TensorSpec("logits", "float32", (BATCH, TGT, shape.vocab_size)),
+               TensorSpec("log_probs", "float32", (BATCH, TGT, shape.vocab_size)))
+    return GraphSpec("decoder_walkthrough", inputs, outputs, explain=True, batchable=False)
+
+
+def classifier_walkthrough_graph(shape: ModelShape) -> GraphSpec:
+    """Input -> the encoder's steps, the pooled vector, the head's raw logits, the calibrated logits and
+    probabilities."""
+    inputs = (TensorSpec("input_ids", "int64", (BATCH, SEQ)), TensorSpec("attention_mask", MASK_DTYPE, (BATCH, SEQ)))
+    outputs = (*_encoder_outputs(shape, SEQ, "encoded"),
+               TensorSpec("pooled", "float32", (BATCH, shape.d_model)),
+               TensorSpec("head_logits", "float32", (BATCH, shape.n_classes)),
+               TensorSpec("logits", "float32", (BATCH, shape.n_classes)),
+               TensorSpec("probs", "float32", (BATCH, shape.n_classes)))
+    return GraphSpec("classifier_walkthrough", inputs, outputs, explain=True, batchable=True)
+
+
+def walkthrough_graphs(shape: ModelShape) -> list[GraphSpec]:
+    if shape.kind == "classifier":
+        return [classifier_walkthrough_graph(shape)]
+    if shape.kind == "seq2seq":
+        return [encoder_walkthrough_graph(shape), decoder_walkthrough_graph(shape)]
+    raise ValueError(f"no walkthrough graphs for model kind {shape.kind!r}")

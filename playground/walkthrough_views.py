@@ -1,0 +1,269 @@
+"""The Walkthrough page's views: one function per kind of step, drawing the step's numbers from a trace that is
+already computed (a redraw never runs the model). Figures are plain plotly dicts (fast to send: figures.py)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+from runtime.walkthrough import ClassificationTrace
+
+from .figures import MARGIN, bar, heatmap, plotly_text
+from .walkthrough import (
+    Step,
+    Trace,
+    attention_prefix,
+    embedding_prefix,
+    ffn_prefix,
+    full_distribution_csv,
+    layer_norm_stats,
+    matrix_csv,
+    norm_rows,
+    relu_zero_share,
+    softmax_check,
+    stage,
+    step_json,
+    sublayer,
+    tokens_of,
+    top_candidates,
+)
+
+
+def values_map(z: np.ndarray, y_tokens: list[str], title: str, x_title: str, x_labels: list[str] | None = None,
+               diverging: bool = True) -> dict[str, Any]:
+    """Any (rows × columns) array as a heatmap, rows labelled by token; −∞ cells are drawn blank and named."""
+    z = np.asarray(z, dtype=np.float32)
+    finite = np.isfinite(z)
+    shown = np.where(finite, z, np.nan)
+    x = list(range(z.shape[1]))
+    y_text = [f"{i}: {plotly_text(t)}" for i, t in enumerate(y_tokens)]
+    hover = [[f"{y_text[i]} · {x_labels[j] if x_labels else j}" + ("" if finite[i, j] else " · −∞ (masked)")
+              for j in x] for i in range(z.shape[0])]
+    bound = float(np.nanmax(np.abs(shown))) if finite.any() else 1.0
+    trace = {"type": "heatmap", "z": shown, "x": x, "y": list(range(z.shape[0])), "customdata": hover,
+             "hovertemplate": "%{customdata}<br>%{z:.4f}<extra></extra>",
+             "colorscale": "RdBu" if diverging else "Blues", "reversescale": diverging}
+    if diverging:
+        trace |= {"zmin": -bound, "zmax": bound}
+    xaxis = {"title": {"text": x_title}}
+    if x_labels:
+        xaxis |= {"tickmode": "array", "tickvals": x, "ticktext": [plotly_text(t) for t in x_labels]}
+    layout = {"title": {"text": title}, "height": min(700, max(260, 20 * z.shape[0] + 150)), "margin": MARGIN,
+              "xaxis": xaxis, "yaxis": {"tickmode": "array", "tickvals": list(range(z.shape[0])), "ticktext": y_text,
+                                        "autorange": "reversed"}}
+    return {"data": [trace], "layout": layout}
+
+
+def chart(figure: dict[str, Any], key: str) -> None:
+    st.plotly_chart(figure, width="stretch", key=f"walkthrough_{key}")
+
+
+def download(label: str, data: str, file_name: str, key: str) -> None:
+    mime = "application/json" if file_name.endswith(".json") else "text/csv"
+    st.download_button(label, data, file_name, mime, key=f"walkthrough_download_{key}")
+
+
+def shape_line(**arrays: np.ndarray) -> str:
+    return " · ".join(f"{name} {tuple(a.shape)}" for name, a in arrays.items())
+
+
+# ---------------------------------------------------------------- the views
+
+def show_tokens(trace: Trace, step: Step, view: dict) -> None:
+    pieces = tokens_of(trace, "enc")
+    ids = trace.ids if isinstance(trace, ClassificationTrace) else trace.src_ids
+    st.dataframe([{"position": i, "piece": p, "id": t} for i, (p, t) in enumerate(zip(pieces, ids, strict=True))],
+                 hide_index=True, key="walkthrough_tokens")
+    st.caption(f"{len(ids)} tokens. " + ("The first is the tag that tells the translator which language to write."
+                                         if pieces and pieces[0].startswith("<2") else ""))
+
+
+def show_embedding(trace: Trace, step: Step, view: dict) -> None:
+    tensors, tokens = stage(trace, step.stack), tokens_of(trace, step.stack)
+    p = embedding_prefix(step.stack)
+    rows, scaled, positions = tensors[f"{p}_embed"], tensors[f"{p}_embed_scaled"], tensors[f"{p}_positions"]
+    st.caption(shape_line(**{"E[t]": rows, "× √d_model": scaled, "PE": positions}))
+    norms = {"row of E": norm_rows(rows), "× √d_model": norm_rows(scaled), "positional encoding": norm_rows(positions)}
+    figure = bar(tokens, list(norms["× √d_model"]), "Vector length per token (L2 norm)", "norm")
+    figure["data"] = [{**figure["data"][0], "name": "× √d_model"},
+                      {**figure["data"][0], "y": list(norms["row of E"]), "name": "row of E",
+                       "marker": {"color": "#aaa"}},
+                      {**figure["data"][0], "y": list(norms["positional encoding"]), "name": "positional encoding",
+                       "marker": {"color": "#ff7f0e"}}]
+    figure["layout"] |= {"barmode": "group", "showlegend": True}
+    chart(figure, f"{step.key}_norms")
+    chart(values_map(scaled, tokens, "Embedding rows × √d_model (one row per token)", "dimension"),
+          f"{step.key}_rows")
+    download("The embedding rows (CSV)", matrix_csv(scaled, tokens), f"{step.key}.csv", step.key)
+
+
+def show_positions(trace: Trace, step: Step, view: dict) -> None:
+    tensors, tokens = stage(trace, "enc"), tokens_of(trace, "enc")
+    positions, x0 = tensors["src_positions"], tensors["src_x0"]
+    st.caption(shape_line(PE=positions, sum=x0))
+    if not np.any(positions):
+        st.warning("This model adds no positional encoding (trained with it switched off).")
+    left, right = st.columns(2)
+    with left:
+        chart(values_map(positions, tokens, "Positional encoding PE (position × dimension)", "dimension"), "pe")
+    with right:
+        chart(values_map(x0, tokens, "Embedding × √d_model + PE: the input to layer 1", "dimension"), "x0")
+    download("The sum (CSV)", matrix_csv(x0, tokens), "layer_input.csv", "x0")
+
+
+def attention_parts(trace: Trace, step: Step, view: dict) -> tuple[dict[str, np.ndarray], list[str], list[str]]:
+    """The chosen layer's sublayer tensors, query tokens and key tokens for an attention step."""
+    prefix = attention_prefix(step)
+    parts = sublayer(stage(trace, "dec" if prefix.startswith("dec") else "enc"), prefix, view["layer"])
+    queries = tokens_of(trace, "dec" if prefix.startswith("dec") else "enc")
+    keys = tokens_of(trace, "enc") if prefix == "dec_cross" else queries
+    return parts, queries, keys
+
+
+def show_qkv(trace: Trace, step: Step, view: dict) -> None:
+    parts, queries, keys = attention_parts(trace, step, view)
+    h = view["head"]
+    q, k, v = parts["q"][h], parts["k"][h], parts["v"][h]
+    st.caption(f"Layer {view['layer'] + 1}, head {h + 1}: " + shape_line(input=parts["in"], Q=q, K=k, V=v))
+    cols = st.columns(3)
+    for col, (name, matrix, tokens) in zip(cols, (("Q", q, queries), ("K", k, keys), ("V", v, keys)), strict=True):
+        with col:
+            chart(values_map(matrix, tokens, f"{name} (head {h + 1})", "dimension of the head"), f"{step.key}_{name}")
+    download("Q, K, V of this head (JSON)", step_json({"q": q, "k": k, "v": v}, {"queries": queries, "keys": keys}),
+             f"qkv_layer{view['layer'] + 1}_head{h + 1}.json", f"{step.key}_qkv")
+
+
+def show_scores(trace: Trace, step: Step, view: dict) -> None:
+    parts, queries, keys = attention_parts(trace, step, view)
+    h, row = view["head"], min(view["query"], len(queries) - 1)
+    scores, scaled, masked, weights = (parts[n][h] for n in ("scores", "scaled", "masked", "weights"))
+    scale = float(scaled.flat[0] / scores.flat[0]) if scores.size and scores.flat[0] else float("nan")
+    st.caption(f"Layer {view['layer'] + 1}, head {h + 1}: " + shape_line(QKᵀ=scores, weights=weights)
+               + f" · scale {scale:.4g} (1/√d_k = {1 / np.sqrt(parts['q'].shape[-1]):.4g})")
+    left, right = st.columns(2)
+    with left:
+        chart(values_map(scores, queries, "QKᵀ: raw scores (query row × key column)", "key",
+                         x_labels=keys), f"{step.key}_raw")
+        chart(values_map(masked, queries, "÷ √d_k, mask applied (blank = −∞)", "key", x_labels=keys),
+              f"{step.key}_masked")
+    with right:
+        chart(heatmap(weights, keys, queries, "softmax: the attention weights", "key", "query"),
+              f"{step.key}_weights")
+        masked_cells = int((~np.isfinite(masked)).sum())
+        st.caption(f"{masked_cells} of {masked.size} cells masked. Each row sums to 1 "
+                   f"(largest deviation {np.abs(weights.sum(-1) - 1).max():.1e}); softmax of the shown scores "
+                   f"equals the shown weights to {softmax_check(masked, weights):.1e}.")
+    st.markdown(f"**Row {row} (`{queries[row]}`) in detail**: what the softmax does to one query's scores.")
+    finite = np.isfinite(masked[row])
+    exps = np.where(finite, np.exp(masked[row] - masked[row][finite].max()) if finite.any() else 0.0, 0.0)
+    st.dataframe([{"key": f"{j}: {keys[j]}", "q·k": float(scores[row, j]), "÷ √d_k": float(scaled[row, j]),
+                   "masked": float(masked[row, j]), "exp(· − max)": float(exps[j]),
+                   "weight": float(weights[row, j])} for j in range(len(keys))],
+                 hide_index=True, key=f"walkthrough_{step.key}_row")
+    download("Scores, masked scores and weights of this head (JSON)",
+             step_json({"scores": scores, "scaled": scaled, "masked": masked, "weights": weights},
+                       {"queries": queries, "keys": keys}),
+             f"{step.key}_layer{view['layer'] + 1}_head{h + 1}.json", f"{step.key}_scores")
+
+
+def show_heads(trace: Trace, step: Step, view: dict) -> None:
+    parts, queries, keys = attention_parts(trace, step, view)
+    h = view["head"]
+    context, concat, out = parts["context"][h], parts["concat"], parts["out"]
+    d_k = context.shape[-1]
+    st.caption(f"Layer {view['layer'] + 1}: " + shape_line(**{f"head {h + 1}": context, "concat": concat,
+                                                              "after W_O": out})
+               + f" · head {h + 1} fills columns {h * d_k}–{(h + 1) * d_k - 1} of the concatenation")
+    chart(values_map(context, queries, f"Head {h + 1}: weights × V (one row per query)", "dimension of the head"),
+          f"{step.key}_context")
+    left, right = st.columns(2)
+    with left:
+        chart(values_map(concat, queries, "All heads side by side (Concat)", "dimension"), f"{step.key}_concat")
+    with right:
+        chart(values_map(out, queries, "× W_O: the sublayer's output", "dimension"), f"{step.key}_out")
+    download("The sublayer's output (CSV)", matrix_csv(out, queries), "attention_output.csv", f"{step.key}_out")
+
+
+def show_norm(trace: Trace, step: Step, view: dict, pre_norm: bool) -> None:
+    parts = sublayer(stage(trace, "enc"), "enc_self", view["layer"])
+    tokens = tokens_of(trace, "enc")
+    if pre_norm:
+        st.info("This model is pre-LN: the LayerNorm comes before each sublayer (its input, below) and the "
+                "residual sum is the stream itself; a final LayerNorm closes the stack.")
+        before, after, names = parts["stream"], parts["in"], ("residual stream x", "LayerNorm(x): the sublayer input")
+    else:
+        st.info("This model is post-LN, as in the paper: the LayerNorm comes after each residual sum.")
+        before, after, names = parts["sum"], parts["stream"], ("x + Attention(x)", "LayerNorm(x + Attention(x))")
+    st.caption(f"Layer {view['layer'] + 1}, after self-attention: " + shape_line(before=before, after=after))
+    left, right = st.columns(2)
+    with left:
+        chart(values_map(before, tokens, names[0], "dimension"), "norm_before")
+    with right:
+        chart(values_map(after, tokens, names[1], "dimension"), "norm_after")
+    stats = layer_norm_stats(before, after)
+    st.dataframe([{"token": f"{s['position']}: {tokens[s['position']]}", **{k: round(v, 4) for k, v in s.items()
+                                                                              if k != "position"}} for s in stats],
+                 hide_index=True, key="walkthrough_norm_stats")
+    st.caption("After the norm every position has mean ≈ 0 and standard deviation ≈ 1 before the learned gain and "
+               "bias; those move it a little (so not exactly 0 and 1).")
+
+
+def show_ffn(trace: Trace, step: Step, view: dict) -> None:
+    prefix = ffn_prefix(step)
+    stack = "enc" if prefix == "enc_ff" else "dec"
+    parts, tokens = sublayer(stage(trace, stack), prefix, view["layer"]), tokens_of(trace, stack)
+    hidden = parts["hidden"]
+    zero = relu_zero_share(hidden)
+    st.caption(f"Layer {view['layer'] + 1}: " + shape_line(input=parts["in"], hidden=hidden, output=parts["out"])
+               + f" · {zero.mean():.0%} of the hidden units are 0 after the ReLU, on average over positions")
+    chart(bar(tokens, list(zero), "Share of the d_ff hidden units the ReLU set to 0, per position", "share"),
+          f"{step.key}_zero")
+    chart(values_map(hidden, tokens, f"max(0, x W1 + b1): {hidden.shape[-1]} hidden units per position",
+                     "hidden unit", diverging=False), f"{step.key}_hidden")
+    chart(values_map(parts["stream"], tokens, "Residual + LayerNorm: this layer's output", "dimension"),
+          f"{step.key}_stream")
+    download("The hidden units (CSV)", matrix_csv(hidden, tokens), f"{step.key}_hidden.csv", f"{step.key}_hidden")
+
+
+def show_output(trace: Trace, step: Step, view: dict, tokenizer) -> None:
+    tensors, inputs = stage(trace, "dec"), tokens_of(trace, "dec")
+    t = min(view["position"], len(inputs) - 1)
+    log_probs, logits = tensors["log_probs"][t], tensors["logits"][t]
+    candidates = top_candidates(log_probs, tokenizer)
+    chosen = trace.output_pieces[t] if t < len(trace.output_pieces) else None
+    st.caption(shape_line(hidden=tensors["hidden"], logits=tensors["logits"]) +
+               f" · position {t}: the decoder has read `{' '.join(inputs[:t + 1])}`")
+    figure = bar([c["token"] for c in candidates], [c["probability"] for c in candidates],
+                 f"Position {t}: the {len(candidates)} likeliest next tokens", "probability")
+    figure["data"][0]["marker"] = {"color": ["#d62728" if c["token"] == chosen else "#1f77b4" for c in candidates]}
+    chart(figure, "output_top")
+    st.dataframe([{**c, "logit": float(logits[c["id"]]), "probability": f"{c['probability']:.2%}"}
+                  for c in candidates], hide_index=True, key="walkthrough_output_table")
+    st.caption(f"Red: `{chosen}`, the token the greedy translation chose here (always the top one). "
+               f"The softmax runs over all {len(log_probs)} vocabulary entries; download them below.")
+    download("The whole distribution at this position (CSV, every vocabulary entry)",
+             full_distribution_csv(log_probs, logits, tokenizer), f"next_token_position{t}.csv", "output_full")
+
+
+def show_pool(trace: Trace, step: Step, view: dict, pooling: str) -> None:
+    encoded, pooled, tokens = trace.steps["encoded"], trace.steps["pooled"], trace.pieces
+    st.caption(shape_line(encoded=encoded, pooled=pooled) + f" · pooling: {pooling}")
+    chart(values_map(encoded, tokens, "The encoder's output, one vector per token", "dimension"), "pool_encoded")
+    if pooling == "max":
+        winners = np.bincount(encoded.argmax(axis=0), minlength=len(tokens))
+        chart(bar(tokens, list(winners), "Dimensions of the pooled vector each token supplied (max pooling)",
+                  "dimensions"), "pool_winners")
+    chart(values_map(pooled[None], ["pooled"], "The pooled vector", "dimension"), "pool_vector")
+
+
+def show_head(trace: Trace, step: Step, view: dict, temperature: float) -> None:
+    s = trace.steps
+    rows = [{"label": label, "head score z": float(z), f"z / T (T = {temperature:g})": float(c),
+             "probability": f"{p:.2%}"}
+            for label, z, c, p in zip(trace.labels, s["head_logits"], s["logits"], s["probs"], strict=True)]
+    st.dataframe(rows, hide_index=True, key="walkthrough_head_table")
+    raw = np.exp(s["head_logits"] - s["head_logits"].max())
+    raw = raw / raw.sum()
+    st.caption(f"Without the temperature the top label would get {raw.max():.1%}; calibrated, "
+               f"{s['probs'].max():.1%}. The label is **{trace.labels[int(s['probs'].argmax())]}** either way.")
