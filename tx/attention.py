@@ -18,14 +18,16 @@ from torch import Tensor, nn
 
 
 def attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None,
-              dropout_p: float = 0.0) -> tuple[Tensor, Tensor]:
-    """softmax(q kᵀ / √d_k) v, returning the output and the attention weights.
+              dropout_p: float = 0.0, scale: float | None = None) -> tuple[Tensor, Tensor]:
+    """softmax(q kᵀ · scale) v, returning the output and the attention weights.
 
     q (B, H, T, K), k and v (B, H, S, K), mask broadcastable to (B, H, T, S).
+    scale: None = 1/√d_k (the paper); 1.0 is the unscaled ablation.
     A query whose keys are all masked gets zero weights and a zero output
     instead of the NaN a plain softmax over -inf would give.
     """
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (B, H, T, S)
+    scale = 1.0 / math.sqrt(q.size(-1)) if scale is None else scale
+    scores = q @ k.transpose(-2, -1) * scale  # (B, H, T, S)
     if mask is not None:
         # finfo.min, not -inf: a fully masked row then softmaxes to finite values,
         # which the second masked_fill zeroes.
@@ -38,14 +40,15 @@ def attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None,
     return weights @ v, weights  # (B, H, T, K), (B, H, T, S)
 
 
-def fast_attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, dropout_p: float = 0.0) -> Tensor:
+def fast_attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, dropout_p: float = 0.0,
+                   scale: float | None = None) -> Tensor:
     """Same output as `attention` through PyTorch's fused kernel; no weights returned."""
     if mask is None:
-        return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p)
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, scale=scale)
     # The fused kernels disagree on fully masked rows (NaN on some backends), so give such
     # rows one harmless key and zero their output afterwards, matching `attention`.
     has_key = mask.any(dim=-1, keepdim=True)  # (B, 1|H, T|1, 1)
-    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask | ~has_key, dropout_p=dropout_p)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask | ~has_key, dropout_p=dropout_p, scale=scale)
     return out * has_key
 
 
@@ -63,6 +66,8 @@ class MultiHeadAttention(nn.Module):
         self.w_v = nn.Linear(d_model, d_model)
         self.w_o = nn.Linear(d_model, d_model)
         self.dropout = dropout
+        # None: scores scaled by 1/√d_k as in the paper; 1.0: unscaled (EncoderConfig.scale_scores=False sets it)
+        self.scale: float | None = None
 
     def split_heads(self, x: Tensor) -> Tensor:
         b, t, _ = x.shape
@@ -79,9 +84,9 @@ class MultiHeadAttention(nn.Module):
         q = self.split_heads(self.w_q(query))
         p = self.dropout if self.training else 0.0
         if need_weights:
-            out, weights = attention(q, k, v, mask, p)
+            out, weights = attention(q, k, v, mask, p, self.scale)
         else:
-            out, weights = fast_attention(q, k, v, mask, p), None
+            out, weights = fast_attention(q, k, v, mask, p, self.scale), None
         b, _, t, _ = out.shape
         out = out.transpose(1, 2).reshape(b, t, self.n_heads * self.d_k)  # (B, H, T, K) -> (B, T, D)
         return self.w_o(out), weights

@@ -24,6 +24,11 @@ class EncoderConfig:
     max_len: int = 256  # longest sequence the positional-encoding table covers
     pre_norm: bool = False  # False: post-LN as in the paper; True: pre-LN (LayerNorm before each sublayer)
     pad_id: int = 0  # token id used for padding; never attended to
+    # Ablation knobs (the "Train your own" page): defaults are the paper's, so every existing checkpoint is unchanged.
+    # False drops the sinusoidal positions: the encoder then sees a bag of tokens (sort still learns, reverse cannot).
+    positional: bool = True
+    # False drops the 1/√d_k of the attention scores: with wide heads the softmax saturates (paper §3.2.1's reason).
+    scale_scores: bool = True
 
     def __post_init__(self) -> None:
         if self.d_model % self.n_heads:

@@ -32,9 +32,13 @@ class PositionalEncoding(nn.Module):
         # Not persistent: it is a pure function of the config, so checkpoints need not carry it.
         self.register_buffer("pe", pe, persistent=False)
         self.dropout = nn.Dropout(dropout)
+        # False: positions are not added (EncoderConfig.positional=False, the ablation); the dropout still applies
+        self.enabled = True
 
     def forward(self, x: Tensor, offset: int | Tensor = 0) -> Tensor:
         """x (B, T, D) at absolute positions offset..offset+T-1 (offset > 0 when decoding with a cache)."""
+        if not self.enabled:
+            return self.dropout(x)
         positions = torch.arange(x.size(1), device=x.device) + offset
         return self.dropout(x + self.pe[positions])  # pe[positions]: (T, D) broadcast over B
 

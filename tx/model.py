@@ -10,6 +10,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor, nn
 
+from .attention import MultiHeadAttention
 from .config import ClassifierConfig, EncoderConfig, MaskedLMConfig, Seq2SeqConfig
 from .layers import Decoder, Embeddings, Encoder, LayerCache, PositionalEncoding
 from .masks import causal_mask, padding_mask
@@ -37,6 +38,15 @@ class Classified(NamedTuple):
     weights: list[Tensor] | None  # L × (B, H, S, S) self-attention weights with need_weights, else None
 
 
+def apply_ablations(model: nn.Module, config: EncoderConfig) -> None:
+    """Set EncoderConfig's ablation knobs on the built modules. Done after construction so that every layer
+    constructor keeps the paper's signature; with the defaults nothing changes."""
+    model.positional.enabled = config.positional
+    for module in model.modules():
+        if isinstance(module, MultiHeadAttention):
+            module.scale = None if config.scale_scores else 1.0
+
+
 def xavier_init(module: nn.Module) -> None:
     """Xavier-uniform every matrix (embeddings and projections); vectors keep PyTorch's defaults."""
     for p in module.parameters():
@@ -60,6 +70,7 @@ class Seq2SeqTransformer(nn.Module):
         self.encoder = Encoder(c.n_layers, c.d_model, c.n_heads, c.d_ff, c.dropout, c.pre_norm)
         self.decoder = Decoder(c.n_decoder_layers, c.d_model, c.n_heads, c.d_ff, c.dropout, c.pre_norm)
         self.generator = nn.Linear(c.d_model, c.tgt_vocab_size, bias=False)
+        apply_ablations(self, c)
         xavier_init(self)
         if c.share_embeddings:
             self.generator.weight = self.src_embed.table.weight  # one matrix for source, target and output
@@ -114,6 +125,7 @@ class EncoderModel(nn.Module):
         self.embed = Embeddings(c.vocab_size, c.d_model)
         self.positional = PositionalEncoding(c.d_model, c.max_len, c.dropout)
         self.encoder = Encoder(c.n_layers, c.d_model, c.n_heads, c.d_ff, c.dropout, c.pre_norm)
+        apply_ablations(self, c)
 
     def encode(self, input_ids: Tensor, keep: Tensor, need_weights: bool = False) -> Encoded:
         """input_ids (B, S), keep (B, S) True at real tokens -> Encoded(states (B, S, D), weights or None)."""
