@@ -9,6 +9,7 @@ import tx
 # starts in the background once collection finds such a test, and these modules run last, so the export
 # overlaps with everything else.
 NEEDS_EXPORTS = ("test_app", "test_app_decoding", "test_app_latency_card", "test_app_sentiment", "test_app_translate",
+                 "test_app_walkthrough", "test_walkthrough",
                  "test_browser", "test_confidence", "test_coverage", "test_export", "test_export_output",
                  "test_pretrain", "test_readme", "test_runtime", "test_triton")
 

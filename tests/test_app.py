@@ -96,9 +96,9 @@ def test_home_lists_models_with_metrics_and_the_real_provider(open_page):
     if translator.provider_note:  # no CUDA here: the reason is shown
         assert translator.provider_note in values(at.info)
     sidebar = [link.proto.label for link in at.sidebar.get("page_link")]
-    assert sidebar == ["Home", "Translate", "Sentiment", "Attention explorer", "Decoding explorer", "Latency",
-                       "Model card"]
-    assert len(at.main.get("page_link")) == 6
+    assert sidebar == ["Home", "Translate", "Sentiment", "Attention explorer", "Walkthrough", "Decoding explorer",
+                       "Latency", "Model card"]
+    assert len(at.main.get("page_link")) == 7
 
 
 # ---------------------------------------------------------------- Translate
