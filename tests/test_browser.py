@@ -185,7 +185,8 @@ def test_home(page, server):
     assert "Translation" in body and "Sentiment" in body and "ONNX opset 20" in body
     assert reference_translator().provider in body
     nav = page.locator('[data-testid="stSidebar"]')
-    for name in ("Home", "Translate", "Sentiment", "Attention explorer", "Decoding explorer", "Latency", "Model card"):
+    for name in ("Home", "Translate", "Sentiment", "Attention explorer", "Walkthrough", "Decoding explorer", "Latency",
+                 "Model card"):
         assert nav.get_by_text(name, exact=True).count() == 1
     no_errors(page)
     shot(page, "home")
@@ -303,6 +304,36 @@ def test_decoding_explorer_opens_a_shared_link_steps_through_and_redraws(page, s
     assert "step=3" in page.url and "top_k=5" in page.url
     no_errors(page)
     shot_from(page, "Beam search as a tree", "decoding-explorer-tree")
+
+
+def test_walkthrough_opens_a_shared_link_steps_through_and_redraws(page, server):
+    text = urllib.parse.quote_plus(SENTENCES[2])
+    visit(page, server, f"Walkthrough?model=translate:de-en&text={text}&step=scores&layer=2&head=3&query=1")
+    page.locator(CHART).first.wait_for()
+    settle(page)
+    page.get_by_text("Layer 2, head 3").first.wait_for()
+    body = page.inner_text("body")
+    assert "Scores: QKᵀ, ÷ √d_k, mask, softmax" in body and "Greedy translation" in body
+    assert "softmax of the shown scores equals the shown weights" in body
+    no_errors(page)
+    shot(page, "walkthrough")
+    head = page.locator('[data-testid="stSlider"]').filter(has_text="Head").get_by_role("slider")
+    head.focus()
+    head.press("ArrowRight")
+    page.get_by_text("Layer 2, head 4").first.wait_for()
+    settle(page)
+    assert "head=4" in page.url and "step=scores" in page.url
+    page.get_by_role("button", name="Next ▶").click()
+    page.get_by_text("Weights × V, heads concatenated, W_O").first.wait_for()
+    settle(page)
+    assert "step=heads" in page.url
+    no_errors(page)
+    visit(page, server, f"Walkthrough?model=translate:de-en&text={text}&step=output&position=1")
+    page.locator(CHART).first.wait_for()
+    settle(page)
+    page.get_by_text("the token the greedy translation chose here").wait_for()
+    no_errors(page)
+    shot(page, "walkthrough-output")
 
 
 def test_latency(page, server):
