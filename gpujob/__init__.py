@@ -1,0 +1,19 @@
+"""The GPU job: one short GPU window (one H100, ~30 minutes, 64 MiB carried and 64 MiB brought back per command,
+10 minutes per command, no package registry) made enough for training the translator, everything else done on the
+CPU before and after. `python -m gpujob COMMAND` runs a command (gpujob/tools/); configs/README.md is the window's
+checklist.
+
+Library modules, one job each:
+- `layout`: where the job's files live (.gpujob/, ignored by its own .gitignore);
+- `pieces`: files cut into pieces with sha256 and joined back, every hash checked;
+- `corpus`: the prepared corpus packed (mix applied, vocabulary learned, ids pre-tokenised, xz) and read back;
+- `packed_task`: `tx.tasks.TranslateTask` over a packed corpus;
+- `training`: one run trained (fresh or resumed), ending in result.json or error.json;
+- `runs`: the planned runs as detached processes (setsid) and their state;
+- `shards`: chosen weights as ≤ 16 MiB shards + manifest, read back with hashes, shapes and a forward pass checked;
+- `handback`: what one command may bring back, the rest left for the next;
+- `job`: the GPU machine's entry, doing whatever is due;
+- `plan`: the window's commands and which pieces each carries; `carried`: the pieces' manifest and send folders;
+- `tree`: what the device tool sends (git's view); `slim`: the shipped weights out of it for the window;
+- `sizes`: the size check of every planned command; `compare`: the ship decision (better on every set).
+"""
