@@ -41,6 +41,8 @@ ABOUT = {"Translate": "DE↔EN with greedy, beam search or sampling; cross-atten
          "Walkthrough": "one sentence through the model step by step: Q, K, V, scores, softmax, norms, the output",
          "Decoding explorer": "next-token distributions under temperature, top-k, top-p; beam search as a tree",
          "Latency": "PyTorch eager vs onnxruntime fp32 vs int8 on your input, p50/p90, speed-ups",
-         "Model card": "data and licence, training curves, test metrics, the ONNX export report"}
+         "Model card": "data and licence, training curves, test metrics, the ONNX export report",
+         "Train your own": "a small Transformer learns copy/reverse/sort/adding or your pairs while you watch, then "
+                           "runs through onnxruntime"}
 for script, label, icon in models.PAGES[1:]:
     st.page_link(script, label=f"{label}: {ABOUT[label]}", icon=icon)

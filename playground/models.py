@@ -41,7 +41,8 @@ PAGES = [("app.py", "Home", "🏠"),
          ("pages/8_Walkthrough.py", "Walkthrough", "🧭"),
          ("pages/6_Decoding_explorer.py", "Decoding explorer", "🌳"),
          ("pages/4_Latency.py", "Latency", "⏱️"),
-         ("pages/5_Model_card.py", "Model card", "📄")]
+         ("pages/5_Model_card.py", "Model card", "📄"),
+         ("pages/7_Train_your_own.py", "Train your own", "🏋️")]
 
 
 def page_setup(title: str) -> None:

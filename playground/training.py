@@ -1,0 +1,246 @@
+"""The "Train your own" page's server side, without torch: one training at a time per server, each session's
+files in a temporary folder of its own, and the work done by child processes (`tx.toy.worker`, `python -m export`)
+that a Stop, a closed tab or the server's exit ends.
+
+Why processes: training in the server would take its GIL and its torch thread settings from every other page;
+a child process runs at a lower priority (nice) with its own thread cap, and killing it frees the CPU at once.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+import weakref
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+ROOT = Path(__file__).resolve().parent.parent
+USERDATA_SCRIPT = ROOT / "tx" / "toy" / "userdata.py"  # stdlib only: checks an upload without importing torch
+EVENTS_FILE, MODEL_DIR, SPEC_FILE, LOG_FILE = "events.jsonl", "model", "spec.json", "worker.log"
+# torch threads of a training: the issue's reference loop uses 2; never more than the machine has
+THREADS = max(1, min(int(os.environ.get("TX_TRAIN_THREADS", "2")), os.cpu_count() or 1))
+NICE = os.environ.get("TX_TRAIN_NICE", "10")  # the worker's priority: other pages' requests get the CPU first
+KEPT_RUNS = 3  # a session's finished runs kept for comparing; older ones are deleted with their files
+STOP_GRACE_S = 1.0  # after SIGTERM a worker ends its step and saves; past this it is killed
+# tx/toy/userdata.py's limits, said before the upload (tests/test_toy_page_parts.py checks they agree)
+UPLOAD_MAX_BYTES = 1_000_000
+UPLOAD_LIMITS = "At most 5,000 rows, 30 tokens a side, 2,000 distinct tokens, 1 MB"
+UPLOAD_NAMES = {"tsv": "upload.tsv", "csv": "upload.csv", "txt": "upload.tsv"}  # never the uploader's own name
+
+
+# ---------------------------------------------------------------- one training at a time, first come first served
+
+class TrainingSlot:
+    """The server's one training slot and its queue of waiting sessions (ids only: nothing of a user is shared)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.holder: str | None = None
+        self.process: subprocess.Popen | None = None  # the holder's worker, to free a slot whose run died
+        self.since = 0.0
+        self.cap_s = 0.0  # the holder's time cap: how long the others may have to wait at most
+        self.queue: list[str] = []
+
+    def try_enter(self, session: str, cap_s: float) -> int:
+        """0 when `session` now holds the slot; else its place in the queue (1 = next)."""
+        with self.lock:
+            if self.holder is not None and self.process is not None and self.process.poll() is not None \
+                    and self.holder != session:
+                self.holder = None  # its run ended without leaving (the session vanished): free the slot
+            if session not in self.queue and self.holder != session:
+                self.queue.append(session)
+            if self.holder in (None, session) and self.queue and self.queue[0] == session:
+                self.queue.pop(0)
+                self.holder, self.since, self.cap_s, self.process = session, time.monotonic(), cap_s, None
+            return 0 if self.holder == session else self.queue.index(session) + 1
+
+    def attach(self, session: str, process: subprocess.Popen) -> None:
+        with self.lock:
+            if self.holder == session:
+                self.process = process
+
+    def leave(self, session: str) -> None:
+        with self.lock:
+            if session in self.queue:
+                self.queue.remove(session)
+            if self.holder == session:
+                self.holder, self.process = None, None
+
+    def wait_left(self) -> float:
+        """Seconds the current run may still take at most (its time cap), for the waiting sessions' message."""
+        with self.lock:
+            return max(0.0, self.since + self.cap_s - time.monotonic()) if self.holder else 0.0
+
+
+@st.cache_resource(show_spinner=False)
+def slot() -> TrainingSlot:
+    return TrainingSlot()
+
+
+# ---------------------------------------------------------------- each session's own folder
+
+class SessionFiles:
+    """A temporary folder for one browser session; deleted when the session object is collected (the session
+    ended) or the server exits, and runs beyond KEPT_RUNS deleted as new ones start."""
+
+    def __init__(self):
+        self.id = uuid.uuid4().hex
+        self.root = Path(tempfile.mkdtemp(prefix="tx-train-"))
+        self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.root), True)
+        self.counter = 0
+
+    def new_run_dir(self) -> Path:
+        self.counter += 1
+        path = self.root / f"run-{self.counter}"
+        path.mkdir()
+        return path
+
+    def forget(self, run_dir: str | Path) -> None:
+        path = Path(run_dir).resolve()
+        if path.parent == self.root.resolve():
+            shutil.rmtree(path, ignore_errors=True)
+
+    def remove(self) -> None:
+        self._cleanup()
+
+
+def session_files() -> SessionFiles:
+    files = st.session_state.get("train_files")
+    if files is None or not files.root.is_dir():
+        files = st.session_state["train_files"] = SessionFiles()
+    return files
+
+
+# ---------------------------------------------------------------- uploads
+
+def save_upload(files: SessionFiles, name: str, raw: bytes) -> Path:
+    """The upload under a fixed name in the session's folder (its own name is never used as a path)."""
+    suffix = name.rsplit(".", 1)[-1].lower() if "." in name else "tsv"
+    path = files.root / UPLOAD_NAMES.get(suffix, "upload.tsv")
+    path.write_bytes(raw)
+    return path
+
+
+def check_upload(path: Path) -> dict[str, Any]:
+    """tx/toy/userdata.py's verdict on the saved file: {"ok": true, rows, vocabulary, kind} or {"ok": false, error}."""
+    done = subprocess.run([sys.executable, str(USERDATA_SCRIPT), str(path)], capture_output=True, text=True,
+                          timeout=30, cwd=ROOT)
+    try:
+        return json.loads(done.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        return {"ok": False, "error": f"the file could not be checked ({done.stderr.strip()[-300:] or 'no output'})"}
+
+
+# ---------------------------------------------------------------- the child processes
+
+def child_env() -> dict[str, str]:
+    # PASSIVE: OpenMP threads sleep instead of spinning when they wait. Measured here: with the other core busy, a
+    # spinning 2-thread step took 1.1-1.4 s instead of 35 ms.
+    return {**os.environ, "OMP_WAIT_POLICY": "PASSIVE", "OMP_NUM_THREADS": str(THREADS), "TX_TOY_NICE": NICE,
+            "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
+def start_training(run_dir: Path, config: dict[str, Any], data: Path | None) -> subprocess.Popen:
+    (run_dir / SPEC_FILE).write_text(json.dumps({"config": {**config, "threads": THREADS},
+                                                 "data": str(data) if data else None}), encoding="utf-8")
+    log = open(run_dir / LOG_FILE, "w")
+    return subprocess.Popen([sys.executable, "-m", "tx.toy.worker", "train", str(run_dir / SPEC_FILE), str(run_dir)],
+                            cwd=ROOT, env=child_env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def stop(process: subprocess.Popen | None) -> None:
+    """SIGTERM (the worker finishes its step and saves), then SIGKILL if it is still there after STOP_GRACE_S."""
+    if process is None or process.poll() is not None:
+        return
+    try:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=STOP_GRACE_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=5)
+    except ProcessLookupError:
+        pass
+
+
+@dataclass
+class EventReader:
+    """Reads the complete new lines of a run's events.jsonl (a line being written stays for the next read)."""
+
+    path: Path
+    offset: int = 0
+    events: list[dict] = field(default_factory=list)
+
+    def read(self) -> list[dict]:
+        if not self.path.is_file():
+            return []
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            chunk = f.read()
+        complete = chunk[:chunk.rfind(b"\n") + 1]
+        self.offset += len(complete)
+        new = [json.loads(line) for line in complete.decode("utf-8").splitlines() if line.strip()]
+        self.events += new
+        return new
+
+
+def run_child(command: list[str], cwd: Path, on_wait: Callable[[float], None], timeout_s: float) -> tuple[int, str]:
+    """Run a short child (export, serve) while calling on_wait(seconds) every ~0.5 s: a Streamlit call there lets a
+    Stop or a closed tab interrupt the page, and the finally kills the child."""
+    process = subprocess.Popen(command, cwd=cwd, env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, start_new_session=True)
+    started = time.monotonic()
+    try:
+        while process.poll() is None:
+            if time.monotonic() - started > timeout_s:
+                raise TimeoutError(f"{' '.join(command[1:3])} took more than {timeout_s:.0f} s")
+            on_wait(time.monotonic() - started)
+            time.sleep(0.5)
+        return process.returncode, process.stdout.read()
+    finally:
+        stop(process)
+
+
+def export_command(model_dir: Path) -> list[str]:
+    """The project's exporter as `make run` uses it: fp32 + int8, every graph validated against PyTorch. No text-level
+    check: it reads the translator's German/English test set (tx.toy.serving checks the toy outputs instead)."""
+    return [sys.executable, "-m", "export", str(model_dir), "--precision", "fp32,int8", "--no-quality"]
+
+
+def serve_command(model_dir: Path) -> list[str]:
+    return [sys.executable, "-m", "tx.toy.worker", "serve", str(model_dir), str(THREADS)]
+
+
+# ---------------------------------------------------------------- downloads
+
+def model_zip(model_dir: Path) -> bytes:
+    """The model directory as a zip, paths relative to it (what `python -m export` and OnnxTranslator read)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        for path in sorted(model_dir.rglob("*")):
+            if path.is_file():
+                z.write(path, Path("model") / path.relative_to(model_dir))
+    return buffer.getvalue()
+
+
+def held_out_first(model_dir: Path) -> str:
+    """The first held-out source (tx.toy.ship's heldout.tsv): the Try-it box's first input, never trained on."""
+    path = model_dir / "heldout.tsv"
+    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    return lines[0].split("\t")[0] if lines else ""
+
+
+def onnx_files(model_dir: Path) -> list[Path]:
+    return sorted((model_dir / "onnx").glob("*.onnx"))

@@ -1,0 +1,81 @@
+"""A session's training runs as the page keeps them: a record per run (its settings, the events read so far, where
+its files are, and what the export and the onnxruntime check found), and the model size of a setting, estimated
+without torch before anything is built."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import training
+
+SPECIALS = 7  # <pad> <s> </s> <unk> <2en> <2de> <2out>: tx.toy.vocab's ids before the task's symbols
+MAX_PARAMETERS = 5_000_000  # tx.toy.engine.MAX_PARAMETERS, stated before the worker refuses it
+REASONS = {"target": "reached the accuracy asked for", "time": "reached its time cap", "steps": "reached its step cap",
+           "stopped": "stopped", "diverged": "stopped: the loss became NaN (try a smaller learning rate or warm-up)"}
+
+
+@dataclass
+class RunRecord:
+    number: int
+    config: dict[str, Any]
+    run_dir: str
+    label: str
+    events: list[dict] = field(default_factory=list)
+    offset: int = 0  # bytes of events.jsonl read so far
+    finished: bool = False
+    exported: dict[str, Any] | None = None  # export_report.json's summary, once exported
+    served: dict[str, Any] | None = None  # tx.toy.serving's report
+
+    @property
+    def model_dir(self) -> Path:
+        return Path(self.run_dir) / training.MODEL_DIR
+
+    def read_events(self) -> list[dict]:
+        reader = training.EventReader(Path(self.run_dir) / training.EVENTS_FILE, self.offset)
+        new = reader.read()
+        self.offset = reader.offset
+        self.events += new
+        return new
+
+    def last(self, kind: str) -> dict | None:
+        return next((e for e in reversed(self.events) if e.get("event") == kind), None)
+
+    def of(self, kind: str) -> list[dict]:
+        return [e for e in self.events if e.get("event") == kind]
+
+    @property
+    def saved(self) -> bool:
+        return self.last("saved") is not None and (self.model_dir / "config.json").is_file()
+
+    def summary(self) -> str:
+        done, error = self.last("done"), self.last("error")
+        if error:
+            return f"failed: {error['message']}"
+        if not done:
+            return "stopped before its first step" if self.finished else "running"
+        return (f"{REASONS.get(done['reason'], done['reason'])} after {done['step']} steps in {done['seconds']:.1f} s: "
+                f"{done['accuracy']:.1%} of held-out sequences exactly right")
+
+
+def run_label(number: int, config: dict[str, Any]) -> str:
+    """"Run 2: reverse, no positions" - the settings that differ from the defaults a learner ablates."""
+    off = [name for name, key in (("no positions", "positional"), ("unscaled", "scale_scores")) if not config[key]]
+    extra = ["pre-LN"] if config["pre_norm"] else []
+    return f"Run {number}: {config['task']}" + "".join(f", {x}" for x in off + extra)
+
+
+def parameter_count(config: dict[str, Any], vocab_size: int) -> int:
+    """Seq2SeqTransformer's parameters for these settings (tied embeddings and generator, as tx.toy builds it)."""
+    d, f = config["d_model"], config["d_ff"]
+    attention, feed_forward, norm = 4 * (d * d + d), 2 * d * f + f + d, 2 * d
+    encoder = config["n_layers"] * (attention + feed_forward + 2 * norm)
+    decoder = config["n_decoder_layers"] * (2 * attention + feed_forward + 3 * norm)
+    final = 2 * norm if config["pre_norm"] else 0
+    return vocab_size * d + encoder + decoder + final
+
+
+def vocabulary_size(config: dict[str, Any], file_vocabulary: int | None) -> int:
+    if config["task"] == "file":
+        return SPECIALS + (file_vocabulary or 0)
+    return SPECIALS + (11 if config["task"] == "add" else config["vocab"])

@@ -1,0 +1,77 @@
+"""The page's training process: `python -m tx.toy.worker train SPEC.json RUN_DIR` and
+`python -m tx.toy.worker serve MODEL_DIR`.
+
+Why a process of its own: the server never imports torch for it, a Stop is a signal whose effect the OS
+guarantees (SIGTERM: the loop ends after its step and keeps the model; SIGKILL if it does not), its threads and
+priority are its own (nice 10: a Translate request from another tab gets the CPU first), and it dies with the
+server (the parent's pid is checked every step).
+
+train: SPEC.json is {"config": RunConfig fields, "data": optional path of the checked upload}; the events of
+`tx.toy.engine` go to RUN_DIR/events.jsonl, one JSON object a line, flushed as they come; the model directory
+(tx.toy.ship) to RUN_DIR/model. serve: prints tx.toy.serving's report as one JSON line.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from .engine import RunConfig, train
+from .serving import serve_check
+from .ship import ship
+from .userdata import DataError, parse
+
+EVENTS_FILE, MODEL_DIR = "events.jsonl", "model"
+
+
+class StopWhen:
+    """Set by SIGTERM, or when the process that started this one is gone (its pid is no longer our parent)."""
+
+    def __init__(self):
+        self.flag = threading.Event()
+        self.parent = os.getppid()
+        signal.signal(signal.SIGTERM, lambda *_: self.flag.set())
+
+    def is_set(self) -> bool:
+        return self.flag.is_set() or os.getppid() != self.parent
+
+
+def run_training(spec_path: Path, run_dir: Path) -> int:
+    spec = json.loads(spec_path.read_text(encoding="utf-8"))
+    config = RunConfig(**spec["config"])
+    events = open(run_dir / EVENTS_FILE, "a", encoding="utf-8")
+
+    def emit(event: dict) -> None:
+        events.write(json.dumps(event) + "\n")
+        events.flush()
+
+    try:
+        data = parse(Path(spec["data"]).read_bytes(), Path(spec["data"]).name) if spec.get("data") else None
+        result = train(config, data, emit, StopWhen())
+        ship(result, config, run_dir / MODEL_DIR)
+        emit({"event": "saved", "model_dir": str(run_dir / MODEL_DIR)})
+    except (ValueError, DataError) as e:  # a setting out of range or a file the page's check let through
+        emit({"event": "error", "message": str(e)})
+        return 2
+    finally:
+        events.close()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if os.environ.get("TX_TOY_NICE", "10") != "0":
+        os.nice(int(os.environ.get("TX_TOY_NICE", "10")))
+    if len(argv) == 3 and argv[0] == "train":
+        return run_training(Path(argv[1]), Path(argv[2]))
+    if len(argv) in (2, 3) and argv[0] == "serve":
+        print(json.dumps(serve_check(Path(argv[1]), threads=int(argv[2]) if len(argv) == 3 else 2)))
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
