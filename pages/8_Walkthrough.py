@@ -130,7 +130,7 @@ elif step.kind == "norm":
 elif step.kind == "ffn":
     views.show_ffn(trace, step, view)
 elif step.kind == "output":
-    views.show_output(trace, step, view, model.tokenizer)
+    views.show_output(trace, step, view, model)
 elif step.kind == "pool":
     views.show_pool(trace, step, view, config.get("pooling", "mean"))
 elif step.kind == "head":

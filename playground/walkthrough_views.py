@@ -226,7 +226,8 @@ def show_ffn(trace: Trace, step: Step, view: dict) -> None:
     download("The hidden units (CSV)", matrix_csv(hidden, tokens), f"{step.key}_hidden.csv", f"{step.key}_hidden")
 
 
-def show_output(trace: Trace, step: Step, view: dict, tokenizer) -> None:
+def show_output(trace: Trace, step: Step, view: dict, model) -> None:
+    tokenizer = model.tokenizer
     tensors, inputs = stage(trace, "dec"), tokens_of(trace, "dec")
     t = min(view["position"], len(inputs) - 1)
     log_probs, logits = tensors["log_probs"][t], tensors["logits"][t]
@@ -244,6 +245,19 @@ def show_output(trace: Trace, step: Step, view: dict, tokenizer) -> None:
                f"The softmax runs over all {len(log_probs)} vocabulary entries; download them below.")
     download("The whole distribution at this position (CSV, every vocabulary entry)",
              full_distribution_csv(log_probs, logits, tokenizer), f"next_token_position{t}.csv", "output_full")
+    others = {c["id"]: c for c in candidates if c["token"] != chosen}
+    pick = st.selectbox(f"Take another token at position {t} and continue greedily", [None, *others],
+                        format_func=lambda i: "— (keep greedy's choice)" if i is None else
+                        f"{others[i]['token']} ({others[i]['probability']:.2%})", key=f"walkthrough_alternative_{t}")
+    if pick is not None:
+        pick = others[pick]
+        other = model.alternative(trace, t, pick["id"])  # one greedy decode: runs only when a token is picked
+        st.markdown(f"Greedy: **{trace.text or '(empty output)'}** (log-probability {other.greedy_log_prob:.2f})  \n"
+                    f"With `{pick['token']}` at position {t}: **{other.text or '(empty output)'}** "
+                    f"(log-probability {other.log_prob:.2f})")
+        st.caption("One choice changes everything after it: the decoder reads its own output. Greedy keeps the most "
+                   "probable token at every step, which need not give the most probable sentence (beam search "
+                   "looks further; see the Decoding explorer).")
 
 
 def show_pool(trace: Trace, step: Step, view: dict, pooling: str) -> None:

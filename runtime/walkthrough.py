@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .decoding import greedy
 from .model_files import ModelFiles, ModelLoadError, load_tokenizer
 from .onnx_backend import run_plain
 from .onnx_models import OnnxSentimentClassifier, OnnxTranslator
@@ -78,7 +79,8 @@ class TranslationWalkthrough:
         self.tokenizer = self.translator.tokenizer
         files.check_tokenizer(self.tokenizer, self.graphs["encoder_walkthrough"][1])
 
-    def run(self, text: str, src_lang: str = "de", tgt_lang: str = "en", max_len: int | None = None) -> TranslationTrace:
+    def run(self, text: str, src_lang: str = "de", tgt_lang: str = "en",
+            max_len: int | None = None) -> TranslationTrace:
         check_texts([text])
         out = self.translator.translate([text], src_lang, tgt_lang, method="greedy", max_len=max_len)[0]
         src_ids, truncated = self.translator.source_ids(text, tgt_lang)
@@ -92,6 +94,31 @@ class TranslationWalkthrough:
         return TranslationTrace(src_ids, self.tokenizer.tokens(src_ids), list(out.token_ids),
                                 self.tokenizer.tokens(out.token_ids), tgt_in, out.text, truncated, out.warning,
                                 encoder, decoder)
+
+    def alternative(self, trace: TranslationTrace, position: int, token_id: int,
+                    max_len: int | None = None) -> Alternative:
+        """Take `token_id` at output position `position` instead of greedy's choice, then continue greedily."""
+        if not 0 <= position <= len(trace.output_ids):
+            raise ValueError(f"position {position} is outside the output (0..{len(trace.output_ids)})")
+        src = np.array([trace.src_ids], dtype=np.int64)
+        prefix = trace.output_ids[:position] + [int(token_id)]
+        (hyp,) = greedy(self.translator.backend, src, np.ones_like(src, dtype=bool), max_len,
+                        self.tokenizer.bos_id, self.tokenizer.eos_id, prefix=prefix)
+        positions = np.arange(len(trace.output_ids))
+        greedy_log_prob = float(trace.decoder["log_probs"][positions, trace.output_ids].sum())
+        return Alternative(list(hyp.tokens), self.tokenizer.tokens(hyp.tokens), self.tokenizer.decode(hyp.tokens),
+                           float(hyp.log_prob), greedy_log_prob)
+
+
+@dataclass
+class Alternative:
+    """Where the translation goes when position t takes another token, greedy after it."""
+
+    output_ids: list[int]  # the first t tokens of the greedy output, the chosen token, then greedy
+    output_pieces: list[str]
+    text: str
+    log_prob: float  # summed over the output, the forced token's included
+    greedy_log_prob: float  # the greedy output's, for comparison
 
 
 @dataclass

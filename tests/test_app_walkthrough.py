@@ -89,6 +89,11 @@ def test_the_output_step_lists_the_candidates_and_the_greedy_choice(walkthrough_
     assert int(top["id"]) == int(trace.decoder["log_probs"][1].argmax()) == trace.output_ids[1]
     downloads = [b for b in at.get("download_button") if "output_full" in b.proto.id]
     assert downloads, "the whole distribution is downloadable"
+    other = at.selectbox(key="walkthrough_alternative_1")
+    second = other.options[1]
+    other.select_index(1).run()
+    clean(at)
+    assert any(f"With `{second.split(' (')[0]}` at position 1" in m.value for m in at.markdown)
 
 
 def test_a_shared_link_reproduces_the_view(walkthrough_page):

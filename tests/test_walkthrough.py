@@ -131,6 +131,27 @@ def test_the_last_step_is_the_served_decoder_step_and_greedy_took_its_top_token(
             assert int(trace.decoder["log_probs"][t].argmax()) == trace.output_ids[t]
 
 
+def test_another_token_at_one_position_then_greedy(translation):
+    walkthrough, trace, _ = translation
+    same = walkthrough.alternative(trace, 1, trace.output_ids[1], max_len=12)  # greedy's own choice: the same
+    assert same.output_ids == trace.output_ids
+    assert same.log_prob == pytest.approx(same.greedy_log_prob, abs=1e-4)
+    second_best = int(np.argsort(-trace.decoder["log_probs"][1])[1])
+    other = walkthrough.alternative(trace, 1, second_best, max_len=12)
+    assert other.output_ids[:2] == [trace.output_ids[0], second_best]
+    backend = walkthrough.translator.backend  # the score is the model's own log-probability of that output
+    state = backend.encode(np.array([trace.src_ids]), np.ones((1, len(trace.src_ids)), dtype=bool))
+    total, last, best = 0.0, walkthrough.tokenizer.bos_id, []
+    for token in other.output_ids:
+        log_probs, state = backend.step(np.array([last]), state)
+        total, last = total + float(log_probs[0, token]), token
+        best.append(int(log_probs[0].argmax()))
+    assert other.log_prob == pytest.approx(total, abs=1e-4)
+    assert other.output_ids[2:] == best[2:]  # after the forced token: the most probable one at every step
+    with pytest.raises(ValueError, match="outside the output"):
+        walkthrough.alternative(trace, len(trace.output_ids) + 1, 5)
+
+
 def test_the_shown_numbers_follow_from_one_another(translation, classification):
     _, trace, model = translation
     for tensors, prefix in ((trace.encoder, "enc_self"), (trace.decoder, "dec_self"), (trace.decoder, "dec_cross")):

@@ -61,14 +61,25 @@ def extend_paths(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndar
 
 def greedy(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarray,
            max_len: int | Sequence[int] | None = None, bos_id: int = 1, eos_id: int = 2, min_len: int = 0,
-           attention: bool = False) -> list[Hypothesis]:
+           attention: bool = False, prefix: Sequence[int] = ()) -> list[Hypothesis]:
     """The most probable next token at every step (the first of equals).
 
     src_ids (B, S), src_mask (B, S) True at real tokens; max_len: see `max_lengths`;
     min_len: EOS is forbidden until that many tokens exist. Score = summed log-probability.
+    prefix: tokens every sentence takes first, whatever their probability, before the most probable ones (where
+    the output goes when one choice is changed); their log-probabilities count in the score like any other.
     """
-    return extend_paths(backend, src_ids, src_mask, max_len, bos_id, eos_id, lambda lp: lp.argmax(axis=-1), min_len,
-                        attention)
+    forced = [int(t) for t in prefix]
+    steps_taken = [0]
+
+    def choose(log_probs: np.ndarray) -> np.ndarray:
+        t = steps_taken[0]
+        steps_taken[0] += 1
+        if t < len(forced):
+            return np.full(log_probs.shape[0], forced[t], dtype=np.int64)
+        return log_probs.argmax(axis=-1)
+
+    return extend_paths(backend, src_ids, src_mask, max_len, bos_id, eos_id, choose, min_len, attention)
 
 
 def sample(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarray,
