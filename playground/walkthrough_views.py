@@ -207,6 +207,8 @@ def show_norm(trace: Trace, step: Step, view: dict, pre_norm: bool) -> None:
                  hide_index=True, key="walkthrough_norm_stats")
     st.caption("After the norm every position has mean ≈ 0 and standard deviation ≈ 1 before the learned gain and "
                "bias; those move it a little (so not exactly 0 and 1).")
+    download("Before and after the norm (JSON)", step_json({"before": before, "after": after}, {"rows": tokens}),
+             f"layernorm_layer{view['layer'] + 1}.json", "norm")
 
 
 def show_ffn(trace: Trace, step: Step, view: dict) -> None:
@@ -269,6 +271,8 @@ def show_pool(trace: Trace, step: Step, view: dict, pooling: str) -> None:
         chart(bar(tokens, list(winners), "Dimensions of the pooled vector each token supplied (max pooling)",
                   "dimensions"), "pool_winners")
     chart(values_map(pooled[None], ["pooled"], "The pooled vector", "dimension"), "pool_vector")
+    download("The encoder's output and the pooled vector (JSON)",
+             step_json({"encoded": encoded, "pooled": pooled}, {"rows": tokens}), "pooling.json", "pool")
 
 
 def show_head(trace: Trace, step: Step, view: dict, temperature: float) -> None:
@@ -277,6 +281,9 @@ def show_head(trace: Trace, step: Step, view: dict, temperature: float) -> None:
              "probability": f"{p:.2%}"}
             for label, z, c, p in zip(trace.labels, s["head_logits"], s["logits"], s["probs"], strict=True)]
     st.dataframe(rows, hide_index=True, key="walkthrough_head_table")
+    download("Scores and probabilities (JSON)",
+             step_json({"head_logits": s["head_logits"], "logits": s["logits"], "probs": s["probs"]},
+                       {"labels": trace.labels}), "classifier_head.json", "head")
     raw = np.exp(s["head_logits"] - s["head_logits"].max())
     raw = raw / raw.sum()
     st.caption(f"Without the temperature the top label would get {raw.max():.1%}; calibrated, "
