@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -308,6 +309,41 @@ def test_pack_run_on_cpu_shards_unpack_give_the_chosen_state_dict(job_root, caps
     assert (shipped / "metrics.json").is_file() == report["comparison"]["better_everywhere"]
 
 
+def make_wheel(folder: Path) -> Path:
+    """A real, tiny wheel (one module) that pip installs."""
+    import zipfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "gpujobprobe-1.0-py3-none-any.whl"
+    files = {"gpujobprobe/__init__.py": "VALUE = 26\n" + "# padding\n" * 400,
+             "gpujobprobe-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: gpujobprobe\nVersion: 1.0\n",
+             "gpujobprobe-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+                                                "Tag: py3-none-any\n"}
+    record = "".join(f"{name},,\n" for name in files) + "gpujobprobe-1.0.dist-info/RECORD,,\n"
+    with zipfile.ZipFile(path, "w") as z:
+        for name, text in {**files, "gpujobprobe-1.0.dist-info/RECORD": record}.items():
+            z.writestr(name, text)
+    return path
+
+
+@pytest.mark.slow
+def test_wheel_pieces_are_joined_checked_and_installed_offline(job_root, tmp_path):
+    from gpujob.tools import install_wheels, wheels
+
+    make_wheel(job_root / ".whl")
+    assert wheels.main(["--piece-mib", "0.001"]) == 0
+    whole = read_pieces_manifest(job_root).wholes["wheels"][0]
+    assert len(whole.pieces) > 1
+    shutil.rmtree(job_root / ".gpujob" / "pieces")  # as on the GPU machine: only what the calls carried
+    site = tmp_path / "site"
+    assert install_wheels.main(["--target", str(site)]) == 0
+    assert "VALUE = 26" in (site / "gpujobprobe" / "__init__.py").read_text()
+    carried = next((job_root / ".gpujob" / "send").rglob(whole.pieces[-1].name))
+    carried.write_bytes(carried.read_bytes()[:-1])
+    shutil.rmtree(job_root / ".gpujob" / "work")
+    assert install_wheels.main(["--target", str(site), "--join-only"]) == 2
+
+
 @pytest.mark.slow
 def test_a_stopped_run_resumes_with_more_time(job_root):
     assert pack_tool.main(CONFIGS[:2]) == 0
@@ -320,5 +356,9 @@ def test_a_stopped_run_resumes_with_more_time(job_root):
     resumed = json.loads((run / "result.json").read_text())
     steps = [int(line.split(",")[0]) for line in (run / "metrics.csv").read_text().splitlines()[1:]]
     assert resumed["step"] == 6 and steps == [2, 4, 6], "continued from step 2, not started over"
-    started = [line for line in (run / "train.log").read_text().splitlines() if line.startswith("$ ")]
+    log = (run / "train.log").read_text()
+    started = [line for line in log.splitlines() if line.startswith("$ ")]
     assert len(started) == 2 and "--resume" in started[1] and "max_time=120" in started[1]
+    evaluated_after = [line.split(",")[0] for line in log.split(started[1])[1].splitlines()
+                       if line.startswith("[eval]")]
+    assert evaluated_after == ["[eval] step 4", "[eval] step 6"], "the second process trained steps 3-6 only"
