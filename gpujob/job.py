@@ -25,7 +25,19 @@ from .corpus import unpack_corpus
 from .handback import ReturnLimits, hand_back
 from .layout import RESULT_DIR, WORK_DIR
 from .pieces import is_joined, join_pieces
-from .runs import FAILED, FINISHED, NOT_STARTED, RUNNING, STOPPED, PlannedRun, read_error, read_result, start, state
+from .runs import (
+    FAILED,
+    FINISHED,
+    NOT_STARTED,
+    RUNNING,
+    STOPPED,
+    PlannedRun,
+    log_tail,
+    read_error,
+    read_result,
+    start,
+    state,
+)
 from .shards import MANIFEST, SHARD_BYTES, read_manifest, write_shards
 
 # exit codes of `run`: every shard handed back / still training / shards left for the next call / nothing usable
@@ -86,6 +98,8 @@ def progress(runs: list[PlannedRun]) -> dict[str, Any]:
             entry["result"] = read_result(run)
         elif s == FAILED:
             entry["error"] = read_error(run)
+        if s != FINISHED:
+            entry["log_tail"] = log_tail(run)
         out[run.name] = entry
     return out
 
@@ -157,7 +171,9 @@ def run_job(s: JobSettings, log: Callable[[str], None] = print) -> int:
         log(f"still training: call `python -m gpujob run` again at once (exit {TRAINING})")
         return TRAINING
     if not any(v["state"] == FINISHED for v in states.values()):
-        log(f"no run finished: {json.dumps({k: v['state'] for k, v in states.items()})}")
+        for name, v in states.items():
+            log(f"{name}: {v['state']}{': ' + v['error'] if 'error' in v else ''}")
+        log("no run finished")
         return FAILED_EXIT
     result_dir = stage_result(s, log)
     copied, left = hand_back(result_dir, s.out, s.limits, again=s.again)

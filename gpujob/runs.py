@@ -51,6 +51,8 @@ def state(run: PlannedRun) -> str:
         return FAILED
     if (out / "last.pt").is_file():
         return STOPPED
+    if pid_file.is_file():  # started, gone, and nothing written: it died before its first checkpoint (an import?)
+        return FAILED
     return NOT_STARTED
 
 
@@ -59,7 +61,11 @@ def read_result(run: PlannedRun) -> dict:
 
 
 def read_error(run: PlannedRun) -> str:
-    return json.loads((run.out_dir / ERROR).read_text())["error"]
+    """What a failed run said: its error.json, or the end of its log when it died before writing one."""
+    path = run.out_dir / ERROR
+    if path.is_file():
+        return json.loads(path.read_text())["error"]
+    return f"ended without a result or checkpoint; the end of {run.out_dir / LOG_FILE}:\n{log_tail(run, 12)}"
 
 
 def start(run: PlannedRun, data_dir: Path, max_time: float | None, resume: bool, overrides: list[str],

@@ -194,6 +194,37 @@ def test_slim_takes_the_weights_out_of_what_travels_and_puts_the_same_entries_ba
         == ""
 
 
+# --- runs ---------------------------------------------------------------------------------------------------------
+def test_a_run_that_died_before_writing_anything_is_failed_with_its_log(tmp_path):
+    from gpujob.runs import FAILED, NOT_STARTED, PID_FILE, PlannedRun, read_error, state
+
+    run = PlannedRun("a", tmp_path / "a.json", tmp_path / "a")
+    assert state(run) == NOT_STARTED
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    run.out_dir.mkdir()
+    (run.out_dir / PID_FILE).write_text(f"{dead.pid}\n")
+    (run.out_dir / "train.log").write_text("ModuleNotFoundError: No module named 'sacrebleu'\n")
+    assert state(run) == FAILED and "No module named 'sacrebleu'" in read_error(run)
+
+
+def test_the_library_imports_only_runtime_and_tx_and_never_its_commands():
+    import ast
+
+    wrong = {}
+    for path in sorted((REPO / "gpujob").rglob("*.py")):
+        names = {n.module if isinstance(n, ast.ImportFrom) else a.name for n in ast.walk(ast.parse(path.read_text()))
+                 if isinstance(n, ast.Import | ast.ImportFrom) and getattr(n, "level", 0) == 0
+                 for a in (n.names if isinstance(n, ast.Import) else [n])}
+        project = {n.split(".")[0] for n in names if n} & {"runtime", "tx", "export", "playground", "gpujob"}
+        relative_tools = "tools" not in path.parts and path.name != "__main__.py" and any(
+            isinstance(n, ast.ImportFrom) and n.level and (n.module or "").startswith("tools")
+            for n in ast.walk(ast.parse(path.read_text())))
+        if project - {"runtime", "tx"} or relative_tools:
+            wrong[str(path.relative_to(REPO))] = sorted(project - {"runtime", "tx"}) or ["gpujob.tools"]
+    assert not wrong, wrong
+
+
 # --- the ship decision ----------------------------------------------------------------------------------------------
 def test_ships_only_when_better_on_every_set_and_direction(tmp_path):
     base = {(s, d): 10.0 for s in SETS for d in ("de-en", "en-de")}
