@@ -1,0 +1,136 @@
+"""The Train-your-own page's targets (issue 27), measured: `python -m playground.bench_training [--repeats N]`.
+
+1. Copy and reverse (length 10, vocabulary 10) to >= 99% held-out exact match: through the page's own path (the
+   worker process playground.training starts, snapshots every 50 steps, this process reading its events and
+   building the page's figures as they arrive) against the bare loop (tx.toy.bare, same size and recipe, 2 threads).
+2. A Translate request (the translator of models/ or TX_MODELS_DIR, beam 4 as the Translate page asks, onnxruntime
+   in this process as in the server) while a training runs, against idle. Target: <= 2x.
+3. From Stop (the page's training.stop) to no training CPU: when the worker is gone and its CPU time stops. <= 2 s.
+A benchmark, not a test: the numbers depend on the machine and on what else runs on it (printed with them).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from runtime import OnnxTranslator
+
+from . import models, training, training_figures
+from .training_runs import RunRecord
+
+SENTENCE = "Das Wetter ist heute schön."
+
+
+def load() -> str:
+    return f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+
+
+def through_the_page(task: str, cap_s: float = 60.0) -> dict:
+    """Launch as the page does, read events and build the page's figures as they arrive, until 99% or the cap."""
+    run_dir = Path(tempfile.mkdtemp(prefix="tx-bench-train-"))
+    config = {"task": task, "max_seconds": cap_s, "target_accuracy": 0.99}
+    launched = time.monotonic()
+    process = training.start_training(run_dir, config, None)
+    record = RunRecord(1, config, str(run_dir), task)
+    seen = None  # seconds from the launch (the click) to reading the 99% evaluation, as the page would show it
+    try:
+        while process.poll() is None:
+            new = record.read_events()
+            if seen is None and any(e["event"] == "eval" and e["accuracy"] >= 0.99 for e in new):
+                seen = time.monotonic() - launched
+            if any(e["event"] in ("eval", "attention") for e in new):  # what the page redraws on
+                training_figures.curves({task: record.events}).to_json()
+                snapshot, start = record.last("attention"), record.last("start")
+                if snapshot and start:
+                    training_figures.attention_map(snapshot, start["probe"], "cross", "average", "average").to_json()
+            time.sleep(0.4)
+        record.read_events()
+    finally:
+        training.stop(process)
+    reached = next((e for e in record.of("eval") if e["accuracy"] >= 0.99), None)
+    return {"task": task, "reached": reached is not None, "step": reached and reached["step"],
+            "engine_seconds": reached and reached["seconds"],  # the run's own clock: model built -> 99%
+            "wall_seconds": seen and round(seen, 2),
+            "snapshots": len(record.of("attention"))}
+
+
+def bare(task: str) -> dict:
+    out = subprocess.run([sys.executable, "-m", "tx.toy.bare", task, "60"], cwd=training.ROOT,
+                         env=training.child_env() | {"TX_TOY_NICE": "0"}, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def translate_latency(translator: OnnxTranslator, repeats: int) -> list[float]:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        translator.translate([SENTENCE], "de", "en", method="beam", beam=4)
+        times.append((time.perf_counter() - start) * 1e3)
+    return times
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def stop_to_idle() -> float:
+    """Seconds from training.stop() being called to the worker gone (its CPU time can no longer grow)."""
+    run_dir = Path(tempfile.mkdtemp(prefix="tx-bench-stop-"))
+    process = training.start_training(run_dir, {"task": "add", "length": 3, "max_seconds": 60,
+                                                "target_accuracy": 1.01}, None)
+    while not (run_dir / training.EVENTS_FILE).is_file() or b'"step"' not in \
+            (run_dir / training.EVENTS_FILE).read_bytes():
+        time.sleep(0.1)
+    time.sleep(1.0)
+    start = time.monotonic()
+    training.stop(process)
+    return time.monotonic() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=20, help="Translate requests per condition")
+    args = parser.parse_args(argv)
+    print(f"machine: {load()} before the runs; training threads {training.THREADS}, nice {training.NICE}")
+    print("\n1. time to >= 99% held-out exact match (length 10, vocabulary 10)")
+    for task in ("copy", "reverse"):
+        page, reference = through_the_page(task), bare(task)
+        print(f"  {task}: page's engine {page['engine_seconds']} s (step {page['step']}, {page['snapshots']} "
+              f"snapshots; {page['wall_seconds']} s from the click, process start included) · bare loop "
+              f"{reference['seconds_to_99']} s (step {reference['step']}) · {load()}")
+
+    print("\n2. a Translate request (beam 4), onnxruntime in this process, while a training runs vs idle")
+    translate_dir = models.model_dir("translate")
+    if models.model_problem("translate"):
+        print(f"  skipped: {models.model_problem('translate')}")
+    else:
+        translator = OnnxTranslator(translate_dir, provider="cpu")
+        translate_latency(translator, 3)  # warm-up
+        idle = statistics.median(translate_latency(translator, args.repeats))
+        run_dir = Path(tempfile.mkdtemp(prefix="tx-bench-busy-"))
+        process = training.start_training(run_dir, {"task": "reverse", "max_seconds": 120,
+                                                    "target_accuracy": 1.01}, None)
+        try:
+            time.sleep(4.0)  # past the worker's start: training steps
+            busy = statistics.median(translate_latency(translator, args.repeats))
+        finally:
+            training.stop(process)
+        print(f"  idle p50 {idle:.1f} ms · during training p50 {busy:.1f} ms · ratio {busy / idle:.2f}x "
+              f"(target <= 2x) · {load()}")
+
+    print("\n3. Stop -> no training CPU")
+    stops = [stop_to_idle() for _ in range(3)]
+    print(f"  worker gone {', '.join(f'{s:.2f}' for s in stops)} s after Stop (target <= 2 s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,109 @@
+"""The Train-your-own page in AppTest: its controls, the inputs it refuses (empty, oversized or malformed uploads;
+a model too big for the server) with the reason and no Train button, and (slow) a real run: training, the live
+view's final state, the attention slider, the export through `python -m export`, the onnxruntime output of a
+held-out sequence, the downloads, and two runs compared."""
+from __future__ import annotations
+
+import pytest
+from app_fixtures import clean, open_app, plotly_figures, values
+
+PAGE = "pages/7_Train_your_own.py"
+GOOD_LINES = [f"{i} {i + 1} {i + 2}\t{i + 2} {i + 1} {i}\n".encode() for i in range(40)]
+GOOD_TSV = b"".join(GOOD_LINES)
+
+
+@pytest.fixture
+def page(monkeypatch, tmp_path):
+    """The page on an app with no models (it needs none), the session's training folder checked empty at the end."""
+    def open_(**settings):
+        at = open_app(monkeypatch, tmp_path, PAGE)
+        for key, value in settings.items():
+            at.session_state[key] = value
+        return at.run() if settings else at
+    return open_
+
+
+def train_disabled(at) -> bool:
+    return at.button(key="train_go").disabled
+
+
+def test_the_page_opens_with_its_knobs_and_nothing_trained(page):
+    at = page()
+    clean(at)
+    assert at.title[0].value == "Train your own"
+    for key in ("train_n_layers", "train_n_decoder_layers", "train_d_model", "train_n_heads", "train_d_ff",
+                "train_positional", "train_scale_scores", "train_pre_norm", "train_label_smoothing", "train_warmup",
+                "train_max_seconds", "train_target"):
+        at.session_state[key]  # noqa: B018 - every knob is a widget with the page's key
+    assert not train_disabled(at)
+    assert any("234,560 parameters" in c for c in values(at.caption))  # the defaults, counted as torch does
+    assert any("press Train" in m for m in values(at.info))
+
+
+@pytest.mark.parametrize("name, raw, message", [
+    ("empty.tsv", b"", "empty.tsv: the file is empty"),
+    ("big.tsv", b"1\t2\n" * 300_000, "big.tsv: the file has 1,200,000 bytes; at most 1,000,000 are accepted"),
+    ("bad.tsv", b"".join(GOOD_LINES[:3]) + b"7 8\t\n" + GOOD_TSV, "bad.tsv: line 4: the target is empty"),
+    ("bad.csv", b"text,label\ngood,pos\nbad,neg,extra\n", "bad.csv: line 3: 3 field(s), expected text,label"),
+])
+def test_a_bad_upload_says_what_is_wrong_and_where_and_cannot_be_trained(page, name, raw, message):
+    at = page(train_task="file")
+    at.file_uploader(key="train_upload").set_value((name, raw, "text/plain")).run()
+    assert not at.exception
+    errors = values(at.error)
+    assert len(errors) == 1 and errors[0].startswith(message), errors
+    assert train_disabled(at)
+
+
+def test_a_good_upload_is_counted_and_can_be_trained(page):
+    at = page(train_task="file")
+    assert train_disabled(at) and any("Upload a file" in m for m in values(at.info))
+    at.file_uploader(key="train_upload").set_value(("pairs.tsv", GOOD_TSV, "text/plain")).run()
+    clean(at)
+    assert any("40 pairs, 42 distinct tokens" in c for c in values(at.caption))
+    assert not train_disabled(at)
+
+
+def test_a_model_too_big_for_the_server_is_refused(page):
+    at = page(train_d_model=256, train_d_ff=1024, train_n_layers=4, train_n_decoder_layers=4)
+    assert any("7,377,152 parameters; at most 5,000,000" in e for e in values(at.error)), values(at.error)
+    assert train_disabled(at)
+
+
+@pytest.mark.slow
+def test_train_watch_export_translate_download_and_compare(page):
+    at = page(train_max_seconds=40, train_task="copy", train_length_seq=6, train_vocab=6)
+    at.button(key="train_go").click().run()
+    clean(at)
+    assert any("Run 1: copy" in m and "reached the accuracy asked for" in m for m in values(at.markdown))
+    figures = plotly_figures(at)
+    accuracy = figures[0]["data"][1]["y"]
+    assert accuracy[-1] >= 0.99 and accuracy[0] < 0.5  # learned while watched, from (nearly) nothing
+    table = at.dataframe[0].value
+    assert (table["right"] == "✓").all() and (table["model"] == table["expected"]).all()
+    steps = at.select_slider(key="train_map_step_1").options
+    assert len(steps) >= 3 and steps[0] == "0"
+    at.select_slider(key="train_map_step_1").set_value(int(steps[0])).run()
+    assert "step 0 " in plotly_figures(at)[1]["layout"]["title"]["text"]
+
+    at.button(key="train_export").click().run()
+    clean(at)
+    served = next(d.value for d in at.dataframe if "p50 ms" in d.value.columns)
+    assert list(served["system"]) == ["PyTorch", "onnxruntime fp32", "onnxruntime int8"]
+    assert served["same output as PyTorch"][1] == "100.0%"
+    held_out = at.text_input(key="train_input").value
+    assert at.code[-1].value == held_out  # copy: a held-out sequence comes back through onnxruntime as it went in
+    at.text_input(key="train_input").set_value("5 4 3 2 1 0").run()
+    assert at.code[-1].value == "5 4 3 2 1 0"
+    downloads = [b.proto.label for b in at.get("download_button")]
+    assert downloads[0] == "Model directory (.zip)" and "encoder.int8.onnx" in downloads
+
+    at.checkbox(key="train_positional").uncheck().run()
+    at.session_state["train_max_seconds"] = 5
+    at.button(key="train_go").click().run()
+    clean(at)
+    assert at.selectbox(key="train_compare_b").value == "Run 2: copy, no positions"
+    legends = [{trace.get("name") for trace in figure["data"]} for figure in plotly_figures(at)]
+    assert {"Run 1: copy", "Run 2: copy, no positions"} in legends  # both runs' curves in one chart
+    titles = [figure["layout"]["title"]["text"] for figure in plotly_figures(at)[-2:]]
+    assert titles[0].startswith("Run 1: copy<br>") and titles[1].startswith("Run 2: copy, no positions<br>")

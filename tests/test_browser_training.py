@@ -1,0 +1,165 @@
+"""Train your own in a real browser (`streamlit run app.py` + Debian chromium): train copy to the threshold, export,
+translate a held-out sequence through onnxruntime and get it right (the screenshot docs/train-your-own.png is taken
+on the way); then Stop and a closed tab each end the training process at once and leave the server idle.
+
+The page needs no shipped model: the server runs on an empty models folder.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from app_fixtures import free_port
+from test_browser import CHROMIUM, CHROMIUM_ARGS, OUTPUT, TIMEOUT_MS, VIEWPORT, busy_share, no_errors, settle, visit
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+SCREENSHOT = ROOT / "docs" / "train-your-own.png"
+SCREENSHOT_MAX_BYTES = 300_000
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    ARTIFACTS.mkdir(exist_ok=True)
+    port = free_port()
+    env = {**os.environ, "TX_MODELS_DIR": str(tmp_path_factory.mktemp("no-models"))}
+    log = open(ARTIFACTS / "streamlit-training-server.log", "w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
+         "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    import urllib.request
+
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.read().decode().strip() == "ok":
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("streamlit did not come up: see test-artifacts/streamlit-training-server.log")
+            time.sleep(0.2)
+        yield url, process.pid
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(f"{CHROMIUM} is missing: run `make browser` (apt-get install -y chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def new_page(browser):
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(TIMEOUT_MS)
+    return context, context.new_page()
+
+
+def workers(server_pid: int) -> list[int]:
+    """The server's training processes (tx.toy.worker children), from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if int(stat[1]) == server_pid and b"tx.toy.worker" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def test_train_copy_export_and_translate_a_held_out_sequence_through_onnxruntime(browser, server):
+    url, _ = server
+    context, page = new_page(browser)
+    visit(page, url, "Train_your_own")
+    page.get_by_role("button", name="Train", exact=True).click()
+    page.get_by_text("reached the accuracy asked for").wait_for(timeout=150_000)
+    settle(page)
+    no_errors(page)
+    body = page.inner_text("body")
+    assert "Run 1: copy" in body and "Held-out predictions" in body
+    page.locator("h2").filter(has_text="Your run").first.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(500)  # let plotly draw what scrolled into view
+    page.screenshot(path=str(SCREENSHOT))
+    assert SCREENSHOT.stat().st_size < SCREENSHOT_MAX_BYTES, SCREENSHOT.stat().st_size
+
+    page.get_by_role("button", name="Export (fp32 + int8) and check").click()
+    page.get_by_text("Try it").wait_for(timeout=300_000)
+    settle(page)
+    no_errors(page)
+    box = page.get_by_label("Input (symbols separated by spaces; press Enter)")
+    held_out = box.input_value()
+    assert len(held_out.split()) == 10
+    assert page.locator(OUTPUT).last.inner_text().strip() == held_out  # copy: onnxruntime gives it back
+    for precision in ("int8", "fp32"):
+        page.locator('[data-testid="stRadio"]').filter(has_text="Precision").get_by_text(precision).click()
+        settle(page)
+        assert page.locator(OUTPUT).last.inner_text().strip() == held_out
+    assert page.get_by_role("button", name="Model directory (.zip)").count() == 1
+    context.close()
+
+
+def start_a_long_run(browser, url: str):
+    """Adding 3-digit numbers with the accuracy target at 100% and a 120 s cap: a run that keeps going."""
+    context, page = new_page(browser)
+    visit(page, url, "Train_your_own")
+    page.locator('[data-testid="stRadio"]').filter(has_text="Task").get_by_text("add two numbers").click()
+    settle(page)
+    for label in ("Time cap", "Stop at held-out exact match"):
+        thumb = page.locator('[data-testid="stSlider"]').filter(has_text=label).get_by_role("slider")
+        thumb.focus()
+        thumb.press("End")
+        settle(page)
+    page.get_by_role("button", name="Train", exact=True).click()
+    page.get_by_text("step ").first.wait_for(timeout=60_000)  # the progress bar counts the steps
+    return context, page
+
+
+def test_stop_and_a_closed_tab_end_the_training_process_at_once(browser, server):
+    url, pid = server
+    for how in ("stop", "close"):
+        context, page = start_a_long_run(browser, url)
+        running = workers(pid)
+        assert len(running) == 1, running
+        if how == "stop":
+            page.get_by_role("button", name="Stop", exact=True).click()
+        else:
+            context.close()
+        started = time.monotonic()
+        while workers(pid) and time.monotonic() - started < 10:
+            time.sleep(0.05)
+        gone_after = time.monotonic() - started
+        print(f"\n{how}: training process gone {gone_after:.2f} s after the click/close")
+        assert not workers(pid), f"after {how}, the training process still runs after 10 s"
+        assert gone_after <= 2.0, f"after {how}, the training process took {gone_after:.1f} s to end (target 2 s)"
+        assert busy_share(pid, 1.0) < 0.2  # and the server itself does not go on working
+        if how == "stop":
+            settle(page)
+            no_errors(page)
+            assert "Run 1: add" in page.inner_text("body") and "stopped" in page.inner_text("body")
+            context.close()
