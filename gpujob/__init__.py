@@ -4,7 +4,7 @@ CPU before and after. `python -m gpujob COMMAND` runs a command (gpujob/tools/);
 checklist.
 
 Library modules, one job each:
-- `layout`: where the job's files live (.gpujob/, ignored by its own .gitignore);
+- `layout`: where the job's files live (runs/gpujob/, ignored by its own .gitignore);
 - `pieces`: files cut into pieces with sha256 and joined back, every hash checked;
 - `corpus`: the prepared corpus packed (mix applied, vocabulary learned, ids pre-tokenised, xz) and read back;
 - `packed_task`: `tx.tasks.TranslateTask` over a packed corpus;

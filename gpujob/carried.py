@@ -1,9 +1,10 @@
 """The pieces' manifest (configs/gpujob/pieces.json, tracked) and the send folders built from it.
 
 Storing a kind of whole ("corpus": the packed corpus; "wheels": what the GPU machine lacks) cuts each file into
-`.gpujob/pieces/<kind>/`, assigns every piece to a planned command (`gpujob.plan.assign`) with the room measured now,
-and hard-links each piece into that command's carry folder `.gpujob/send/<command>/`. The manifest is tracked so a
-clean clone (CI) can check the plan's sizes without the pieces, and the GPU machine can check each piece it got.
+`runs/gpujob/pieces/<kind>/`, assigns every piece to a planned command (`gpujob.plan.assign`) with the room
+measured now, and hard-links each piece into that command's carry folder `runs/gpujob/send/<command>/`. The manifest
+is tracked so a clean clone (CI) can check the plan's sizes without the pieces, and the GPU machine can check each
+piece it got.
 """
 from __future__ import annotations
 
@@ -85,7 +86,7 @@ def store(root: Path, kind: str, files: list[Path], info: dict, slim_paths: list
 
 
 def link_send_folders(root: Path, manifest: PiecesManifest) -> None:
-    """.gpujob/send/<command>/ holds exactly the pieces that command carries (hard links to .gpujob/pieces/)."""
+    """runs/gpujob/send/<command>/ holds exactly the pieces that command carries (hard links to runs/gpujob/pieces/)."""
     send = root / SEND_DIR
     shutil.rmtree(send, ignore_errors=True)
     for kind in KINDS:

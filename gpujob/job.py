@@ -1,6 +1,6 @@
 """The GPU machine's one entry (`python -m gpujob run`): the same command each time, doing whatever is due.
 
-1. the corpus: its pieces joined and checked, unpacked once into .gpujob/work/corpus/;
+1. the corpus: its pieces joined and checked, unpacked once into runs/gpujob/work/corpus/;
 2. each planned run: started detached if it never ran, restarted from last.pt with `resume`, else left alone;
 3. a wait of up to `wait` seconds while runs train, with a progress line every `poll` seconds;
 4. once every run has ended: the best run by its selection score (each run already chose between its best and its

@@ -1,6 +1,6 @@
 """The GPU window's commands, in order, and which pieces each one carries.
 
-Every command is a `run` call of the device tool with one carry path, `.gpujob/send/<name>`, holding its pieces
+Every command is a `run` call of the device tool with one carry path, `runs/gpujob/send/<name>`, holding its pieces
 (the device tool takes at most 8 carry paths and 64 MiB per call, tracked tree included). The corpus rides with
 the first command, which starts training; the CUDA wheel's pieces ride with the commands that follow, which would
 be issued anyway to keep the machine held while the runs train (it is given back 30 s after a command ends).
@@ -22,7 +22,7 @@ PIECE_BYTES = 8 * MiB  # small enough to fill each command's room closely (the w
 class PlannedCommand:
     """One call of the device tool's `run`."""
 
-    name: str  # also its carry folder: .gpujob/send/<name>
+    name: str  # also its carry folder: runs/gpujob/send/<name>
     command: str  # the command line given to `run` (in the repository root there)
     timeout_s: int  # the `timeout_s` to give (the command ends well inside it)
     carries: tuple[str, ...]  # which wholes' pieces it may carry: "corpus", "wheels"

@@ -365,13 +365,13 @@ def test_wheel_pieces_are_joined_checked_and_installed_offline(job_root, tmp_pat
     assert wheels.main(["--piece-mib", "0.001"]) == 0
     whole = read_pieces_manifest(job_root).wholes["wheels"][0]
     assert len(whole.pieces) > 1
-    shutil.rmtree(job_root / ".gpujob" / "pieces")  # as on the GPU machine: only what the calls carried
+    shutil.rmtree(job_root / "runs" / "gpujob" / "pieces")  # as on the GPU machine: only what the calls carried
     site = tmp_path / "site"
     assert install_wheels.main(["--target", str(site)]) == 0
     assert "VALUE = 26" in (site / "gpujobprobe" / "__init__.py").read_text()
-    carried = next((job_root / ".gpujob" / "send").rglob(whole.pieces[-1].name))
+    carried = next((job_root / "runs" / "gpujob" / "send").rglob(whole.pieces[-1].name))
     carried.write_bytes(carried.read_bytes()[:-1])
-    shutil.rmtree(job_root / ".gpujob" / "work")
+    shutil.rmtree(job_root / "runs" / "gpujob" / "work")
     assert install_wheels.main(["--target", str(site), "--join-only"]) == 2
 
 

@@ -2,7 +2,7 @@
 
 Packs the prepared corpus (`make data`) for the planned runs: their shared data settings (vocabulary size, mix,
 seed, phrases) are read from their configs and must agree; the archive is cut into pieces assigned to the window's
-commands (.gpujob/send/<command>/) and recorded, with sizes and sha256, in configs/gpujob/pieces.json (commit it).
+commands (runs/gpujob/send/<command>/) and recorded, with sizes and sha256, in configs/gpujob/pieces.json (commit it).
 """
 from __future__ import annotations
 
