@@ -105,11 +105,13 @@ def progress(runs: list[PlannedRun]) -> dict[str, Any]:
 
 
 def start_due(s: JobSettings, corpus: Path, log: Callable[[str], None]) -> None:
+    """Start the runs that never ran; with `resume`, restart from last.pt those that ended (stopped, finished, or
+    failed after a checkpoint); leave running ones alone."""
     for run in s.runs:
         now = state(run)
         fresh = now == NOT_STARTED
-        again = s.resume and now in (STOPPED, FINISHED) or (s.resume and now == FAILED
-                                                            and (run.out_dir / "last.pt").is_file())
+        has_checkpoint = (run.out_dir / "last.pt").is_file()
+        again = s.resume and has_checkpoint and now in (STOPPED, FINISHED, FAILED)
         if fresh or again:
             process = start(run, corpus, s.max_time, resume=not fresh, overrides=s.overrides, cwd=s.root)
             log(f"{run.name}: {'started' if fresh else 'resumed'} (pid {process.pid}, detached), "
