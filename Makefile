@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MODELS := $(wildcard models/*/config.json)
 
-.PHONY: run test test-network data install install-dev browser export
+.PHONY: run test test-network data install install-dev browser export gpujob
 
 $(VENV)/.runtime: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,3 +46,13 @@ test: install-dev browser
 # The registries themselves: every pin still served with its sha256, and a real fetch of the small sources.
 test-network: install-dev
 	$(PY) -m pytest -m network $(PYTEST_ARGS)
+
+# The GPU window's preparation (configs/README.md): corpus and wheel pieces, then the size check.
+gpujob: $(VENV)/.dev
+	@test -d data/processed/translate || $(MAKE) data
+	$(PY) -m gpujob pack
+	@ls .whl/onnxruntime_gpu-1.31.1-*.whl >/dev/null 2>&1 || $(PY) -m pip download --no-deps --only-binary=:all: \
+		--python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
+		--platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl onnxruntime-gpu==1.31.1
+	$(PY) -m gpujob wheels
+	$(PY) -m gpujob check

@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PROJECT = {"runtime", "tx", "export", "playground"}
+PROJECT = {"runtime", "tx", "export", "playground", "gpujob"}
 # package -> the project packages its modules may import (pages/ and app.py count as the app)
 ALLOWED = {
     "runtime": set(),
     "tx": {"runtime"},
     "export": {"runtime", "tx"},
+    "gpujob": {"runtime", "tx"},
     "playground": {"runtime"},
     "app": {"runtime", "playground"},
 }
