@@ -33,11 +33,13 @@ def watch(record: training_runs.RunRecord, process, cap_s: float) -> None:
         alive = process.poll() is None
         new = record.read_events()
         step, evaluation = record.last("step"), record.last("eval")
+        # a Streamlit call every round, before the first step too: where a Stop or a closed tab interrupts the script
         if step:
-            fraction = min(1.0, step["seconds"] / cap_s)
             accuracy = f" · held-out exact {evaluation['accuracy']:.0%}" if evaluation else ""
-            bar.progress(fraction, text=f"step {step['step']} · {step['seconds']:.0f} of {cap_s:.0f} s · "
-                                        f"loss {step['loss']:.3f}{accuracy}")
+            bar.progress(min(1.0, step["seconds"] / cap_s), text=f"step {step['step']} · {step['seconds']:.0f} of "
+                                                                 f"{cap_s:.0f} s · loss {step['loss']:.3f}{accuracy}")
+        else:
+            bar.progress(0.0, text="starting the training process (loading PyTorch)…")
         if new and (drawn == 0 or any(e["event"] in ("eval", "attention") for e in new)):
             drawn += 1
             with live.container():
@@ -52,7 +54,6 @@ def watch(record: training_runs.RunRecord, process, cap_s: float) -> None:
         if not alive:
             record.read_events()
             return
-        st.session_state["train_heartbeat"] = step["step"] if step else 0  # cheap Streamlit call: a stop point
         time.sleep(0.4)
 
 
