@@ -298,7 +298,7 @@ if len(records) >= 2:
                     key="train_compare_curves")
     moment = st.slider("Moment of training (share of each run's steps)", 0.0, 1.0, 1.0, 0.05,
                        key="train_compare_moment")
-    for column, r in zip((a_col, b_col), pair, strict=True):
+    for column, r in zip(st.columns(2), pair, strict=True):  # the maps below the curves and the slider
         shots, begin = r.of("attention"), r.last("start")
         if shots and begin:
             shot = shots[round(moment * (len(shots) - 1))]
