@@ -186,7 +186,7 @@ def test_home(page, server):
     assert reference_translator().provider in body
     nav = page.locator('[data-testid="stSidebar"]')
     for name in ("Home", "Translate", "Sentiment", "Attention explorer", "Walkthrough", "Decoding explorer", "Latency",
-                 "Model card"):
+                 "Model card", "Train your own"):
         assert nav.get_by_text(name, exact=True).count() == 1
     no_errors(page)
     shot(page, "home")
