@@ -27,6 +27,8 @@ from typing import Any
 
 import streamlit as st
 
+from runtime import providers
+
 ROOT = Path(__file__).resolve().parent.parent
 USERDATA_SCRIPT = ROOT / "tx" / "toy" / "userdata.py"  # stdlib only: checks an upload without importing torch
 EVENTS_FILE, MODEL_DIR, SPEC_FILE, LOG_FILE = "events.jsonl", "model", "spec.json", "worker.log"
@@ -92,6 +94,21 @@ def slot() -> TrainingSlot:
 
 # ---------------------------------------------------------------- each session's own folder
 
+def forget_onnx_sessions(folder: Path) -> None:
+    """Drop runtime's shared onnxruntime sessions of the files under `folder`. runtime.providers keeps every session
+    for the life of the process (right for the shipped models); a toy model's are dead weight once its folder goes.
+    No public call does this yet, so its registry is reached directly, under its own lock."""
+    prefix = str(Path(folder).resolve()) + os.sep
+    with providers._sessions_lock:
+        for key in [k for k in providers._sessions if str(k[0]).startswith(prefix)]:
+            del providers._sessions[key]
+
+
+def remove_folder(folder: str) -> None:
+    forget_onnx_sessions(Path(folder))
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 class SessionFiles:
     """A temporary folder for one browser session; deleted when the session object is collected (the session
     ended) or the server exits, and runs beyond KEPT_RUNS deleted as new ones start."""
@@ -99,7 +116,7 @@ class SessionFiles:
     def __init__(self):
         self.id = uuid.uuid4().hex
         self.root = Path(tempfile.mkdtemp(prefix="tx-train-"))
-        self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.root), True)
+        self._cleanup = weakref.finalize(self, remove_folder, str(self.root))
         self.counter = 0
 
     def new_run_dir(self) -> Path:
@@ -111,7 +128,7 @@ class SessionFiles:
     def forget(self, run_dir: str | Path) -> None:
         path = Path(run_dir).resolve()
         if path.parent == self.root.resolve():
-            shutil.rmtree(path, ignore_errors=True)
+            remove_folder(str(path))
 
     def remove(self) -> None:
         self._cleanup()

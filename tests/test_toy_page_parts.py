@@ -11,6 +11,7 @@ import zipfile
 from io import BytesIO
 
 from playground import training, training_runs
+from runtime import providers
 from tx.toy import engine, userdata
 
 
@@ -51,10 +52,12 @@ def test_uploads_stay_in_the_sessions_folder_which_goes_with_the_session():
         path = training.save_upload(files, name, b"a\tb\n")
         assert path.parent == root and path.name in training.UPLOAD_NAMES.values()
     run = files.new_run_dir()
+    session_key = (str(run / "onnx" / "encoder.fp32.onnx"), 1, 1, "cpu", 1)  # as runtime.providers keys a session
+    providers._sessions[session_key] = "a toy model's onnxruntime session"
     files.forget(root.parent)  # never outside its own folder
     assert root.is_dir() and run.is_dir()
     files.forget(run)
-    assert not run.exists()
+    assert not run.exists() and session_key not in providers._sessions  # its sessions go with it
     del files
     gc.collect()
     assert not root.exists()
