@@ -27,7 +27,7 @@ def train_disabled(at) -> bool:
     return at.button(key="train_go").disabled
 
 
-def test_the_page_opens_with_its_knobs_and_nothing_trained(page):
+def test_the_page_opens_with_its_knobs_and_refuses_a_model_too_big_for_the_server(page):
     at = page()
     clean(at)
     assert at.title[0].value == "Train your own"
@@ -38,36 +38,35 @@ def test_the_page_opens_with_its_knobs_and_nothing_trained(page):
     assert not train_disabled(at)
     assert any("234,560 parameters" in c for c in values(at.caption))  # the defaults, counted as torch does
     assert any("press Train" in m for m in values(at.info))
+    for key, value in (("train_d_model", 256), ("train_d_ff", 1024), ("train_n_layers", 4),
+                       ("train_n_decoder_layers", 4)):
+        at.session_state[key] = value
+    at.run()
+    assert any("7,377,152 parameters; at most 5,000,000" in e for e in values(at.error)), values(at.error)
+    assert train_disabled(at)
 
 
-@pytest.mark.parametrize("name, raw, message", [
+BAD_UPLOADS = [
     ("empty.tsv", b"", "empty.tsv: the file is empty"),
     ("big.tsv", b"1\t2\n" * 300_000, "big.tsv: the file has 1,200,000 bytes; at most 1,000,000 are accepted"),
     ("bad.tsv", b"".join(GOOD_LINES[:3]) + b"7 8\t\n" + GOOD_TSV, "bad.tsv: line 4: the target is empty"),
     ("bad.csv", b"text,label\ngood,pos\nbad,neg,extra\n", "bad.csv: line 3: 3 field(s), expected text,label"),
-])
-def test_a_bad_upload_says_what_is_wrong_and_where_and_cannot_be_trained(page, name, raw, message):
-    at = page(train_task="file")
-    at.file_uploader(key="train_upload").set_value((name, raw, "text/plain")).run()
-    assert not at.exception
-    errors = values(at.error)
-    assert len(errors) == 1 and errors[0].startswith(message), errors
-    assert train_disabled(at)
+]
 
 
-def test_a_good_upload_is_counted_and_can_be_trained(page):
+def test_bad_uploads_say_what_is_wrong_and_where_and_a_good_one_can_be_trained(page):
     at = page(train_task="file")
     assert train_disabled(at) and any("Upload a file" in m for m in values(at.info))
+    for name, raw, message in BAD_UPLOADS:
+        at.file_uploader(key="train_upload").set_value((name, raw, "text/plain")).run()
+        assert not at.exception
+        errors = values(at.error)
+        assert len(errors) == 1 and errors[0].startswith(message), (name, errors)
+        assert train_disabled(at), name
     at.file_uploader(key="train_upload").set_value(("pairs.tsv", GOOD_TSV, "text/plain")).run()
     clean(at)
     assert any("40 pairs, 42 distinct tokens" in c for c in values(at.caption))
     assert not train_disabled(at)
-
-
-def test_a_model_too_big_for_the_server_is_refused(page):
-    at = page(train_d_model=256, train_d_ff=1024, train_n_layers=4, train_n_decoder_layers=4)
-    assert any("7,377,152 parameters; at most 5,000,000" in e for e in values(at.error)), values(at.error)
-    assert train_disabled(at)
 
 
 @pytest.mark.slow
