@@ -41,7 +41,7 @@ from runtime import OnnxSentimentClassifier, OnnxTranslator
 from runtime.files import atomic_write
 from runtime.model_files import ModelLoadError
 from runtime.providers import PROVIDER_CHOICES, session_options
-from runtime.spec import ONNX_DIR, PRECISIONS
+from runtime.spec import ONNX_DIR, PRECISIONS, ModelShape, graphs_for
 from runtime.timing import interleaved
 from tx import read_model_config
 from tx.evaluation import BENCH_SENTENCES
@@ -192,11 +192,10 @@ def optimized_ops(path: Path, threads: int) -> dict[str, int]:
 
 def graph_fusions(model_dir: Path, threads: int) -> dict[str, dict[str, int]]:
     """{file name: contrib/fused operator counts} for the lean graphs (those the benchmark times)."""
-    found = {}
-    for path in sorted((model_dir / ONNX_DIR).glob("*.onnx")):
-        if "_explain." not in path.name:
-            found[path.name] = optimized_ops(path, threads)
-    return found
+    stored = read_model_config(model_dir)
+    lean = [spec for spec in graphs_for(ModelShape.from_config(stored["kind"], stored["config"])) if not spec.explain]
+    paths = [model_dir / ONNX_DIR / spec.file_name(p) for spec in lean for p in PRECISIONS]
+    return {path.name: optimized_ops(path, threads) for path in paths if path.is_file()}
 
 
 def load_average() -> float | None:

@@ -53,6 +53,7 @@ from runtime.spec import (
     decoder_graph,
     encoder_graph,
     graphs_for,
+    walkthrough_graphs,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -345,7 +346,7 @@ def test_int8_greedy_translations_mostly_agree_on_a_trained_model(tmp_path):
 
 def onnx_files() -> list[Path]:
     files = sorted(p for task in ("translate", "sentiment") for p in (exported(task) / "onnx").glob("*.onnx"))
-    assert len(files) == 12  # 4 translation + 2 classifier graphs, fp32 and int8 each
+    assert len(files) == 15  # 4 translation + 2 classifier graphs, fp32 and int8 each; 3 walkthrough graphs, fp32
     return files
 
 
@@ -394,9 +395,10 @@ def test_export_report_records_versions_opset_diffs_sizes_and_hashes(task):
     versions = report["versions"]
     assert versions["torch"] == torch.__version__ and versions["onnx"] == onnx.__version__
     assert versions["onnxruntime"] == ort.__version__ and versions["python"] and versions["cpu"]
-    specs = graphs_for(shape)
+    specs = graphs_for(shape) + walkthrough_graphs(shape)
     assert sorted((g["graph"], g["precision"]) for g in report["graphs"]) == sorted(
-        (s.name, p) for s in specs for p in ("fp32", "int8"))
+        [(s.name, p) for s in graphs_for(shape) for p in ("fp32", "int8")]
+        + [(s.name, "fp32") for s in walkthrough_graphs(shape)])  # shown, not served: fp32 only
     for entry in report["graphs"]:
         spec = next(s for s in specs if s.name == entry["graph"])
         assert entry["ok"] and entry["problems"] == []
