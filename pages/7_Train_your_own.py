@@ -154,8 +154,8 @@ config = {"task": task, "length": int(length), "vocab": int(vocab), "d_model": i
           "label_smoothing": float(label_smoothing), "lr": float(lr), "warmup_steps": int(warmup_steps),
           "batch_size": int(batch_size), "max_seconds": float(max_seconds), "target_accuracy": float(target)}
 parameters = training_runs.parameter_count(config, training_runs.vocabulary_size(config, file_vocabulary))
-right.caption(f"{parameters:,} parameters · d_k = {d_model // n_heads} · torch {training.THREADS} thread(s) in a "
-              "process of its own, one training at a time on this server")
+right.caption(f"{parameters:,} parameters · d_k = {d_model // n_heads} · trains with {training.THREADS} torch "
+              "thread(s) in a process of its own, at the lowest priority, one training at a time on this server")
 if problem is None and parameters > training_runs.MAX_PARAMETERS:
     problem = (f"This model has {parameters:,} parameters; at most {training_runs.MAX_PARAMETERS:,} train on this "
                "server. Make d_model, d_ff or the layers smaller.")

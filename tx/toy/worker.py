@@ -3,7 +3,7 @@
 
 Why a process of its own: the server never imports torch for it, a Stop is a signal whose effect the OS
 guarantees (SIGTERM: the loop ends after its step and keeps the model; SIGKILL if it does not), its threads and
-priority are its own (nice 10: a Translate request from another tab gets the CPU first), and it dies with the
+priority are its own (SCHED_IDLE: a Translate request from another tab gets the CPU first), and it dies with the
 server (the parent's pid is checked every step).
 
 train: SPEC.json is {"config": RunConfig fields, "data": optional path of the checked upload}; the events of
@@ -61,9 +61,17 @@ def run_training(spec_path: Path, run_dir: Path) -> int:
     return 0
 
 
+def lower_priority() -> None:
+    """TX_TOY_NICE: "idle" (SCHED_IDLE: the CPU only when nothing else wants it), a nice value, or "0" (as is)."""
+    how = os.environ.get("TX_TOY_NICE", "idle")
+    if how == "idle" and hasattr(os, "SCHED_IDLE"):
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    elif how not in ("0", "idle"):
+        os.nice(int(how))
+
+
 def main(argv: list[str]) -> int:
-    if os.environ.get("TX_TOY_NICE", "10") != "0":
-        os.nice(int(os.environ.get("TX_TOY_NICE", "10")))
+    lower_priority()
     if len(argv) == 3 and argv[0] == "train":
         return run_training(Path(argv[1]), Path(argv[2]))
     if len(argv) in (2, 3) and argv[0] == "serve":
