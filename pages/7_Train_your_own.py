@@ -57,11 +57,13 @@ def watch(record: training_runs.RunRecord, process, cap_s: float) -> None:
         time.sleep(0.4)
 
 
-def wait_for_the_slot(session: str, cap_s: float) -> None:
-    """Queue for the server's training slot, telling the user where they stand; returns once it is this session's."""
+def wait_for_the_slot(session: str, cap_s: float, purpose: str) -> None:
+    """Queue for the server's training slot, telling the user where they stand; returns once it is this session's.
+    Leaving the queue is any click (the caller's `finally` takes the session out of it)."""
     place = training.slot().try_enter(session, cap_s)
     if place == 0:
         return
+    st.button("Leave the queue", key=f"train_leave_queue_{purpose}")
     note = st.empty()
     while place:
         note.info(f"Another training is running on this server (one at a time keeps the app responsive). You are "
@@ -142,8 +144,9 @@ positional = c1.checkbox("Positional encoding", True, key="train_positional",
                          help="Off: the encoder sees a bag of symbols, with no idea where each one stands.")
 scale_scores = c2.checkbox("Scale scores by 1/√d_k", True, key="train_scale_scores",
                            help="Off: raw dot products go into the softmax, which saturates as d_k grows.")
-pre_norm = c3.checkbox("Pre-LN", False, key="train_pre_norm", help="LayerNorm before each sublayer instead of after "
-                       "the residual sum (the paper's post-LN).")
+pre_norm = c3.checkbox("Pre-LN", True, key="train_pre_norm", help="LayerNorm before each sublayer instead of after "
+                       "the residual sum (the paper's post-LN, which learns these tasks in about twice the steps and "
+                       "less steadily).")
 label_smoothing = c1.select_slider("Label smoothing", [0.0, 0.05, 0.1, 0.2], 0.0, key="train_label_smoothing")
 warmup_steps = c2.select_slider("Warm-up steps", [0, 50, 100, 200, 400, 1000], 100, key="train_warmup")
 lr = c3.select_slider("Peak learning rate", [5e-4, 1e-3, 2e-3, 3e-3, 5e-3], 2e-3, key="train_lr",
@@ -173,7 +176,7 @@ if st.button("Train", key="train_go", type="primary", disabled=problem is not No
     records.append(record)
     process = None
     try:
-        wait_for_the_slot(files.id, max_seconds)
+        wait_for_the_slot(files.id, max_seconds, "train")
         process = training.start_training(Path(record.run_dir), config, Path(data_path) if data_path else None)
         training.slot().attach(files.id, process)
         watch(record, process, max_seconds)
@@ -231,7 +234,8 @@ else:
     if st.button("Export (fp32 + int8) and check", key="train_export", disabled=record.served is not None):
         status = st.empty()
         try:
-            wait_for_the_slot(files.id, 120)
+            wait_for_the_slot(files.id, 120, "export")
+            st.button("Stop", key="train_export_stop")  # any click ends the export: run_child's finally kills it
             code, output = training.run_child(training.export_command(record.model_dir), training.ROOT,
                                               lambda s: status.info(f"Exporting with `python -m export` ({s:.0f} s)…"),
                                               timeout_s=300)
@@ -298,12 +302,12 @@ if len(records) >= 2:
                     key="train_compare_curves")
     moment = st.slider("Moment of training (share of each run's steps)", 0.0, 1.0, 1.0, 0.05,
                        key="train_compare_moment")
-    for column, r in zip(st.columns(2), pair, strict=True):  # the maps below the curves and the slider
+    for side, column, r in zip("ab", st.columns(2), pair, strict=True):  # the maps below the curves and the slider
         shots, begin = r.of("attention"), r.last("start")
         if shots and begin:
             shot = shots[round(moment * (len(shots) - 1))]
             column.plotly_chart(training_figures.attention_map(shot, begin["probe"], "cross", "average", "average",
                                                                title=f"{r.label}<br>cross-attention, step "
                                                                      f"{shot['step']}", height=360),
-                                width="stretch", key=f"train_compare_map_{'ab'[pair.index(r)]}")
+                                width="stretch", key=f"train_compare_map_{side}")
         column.caption(r.summary())

@@ -53,15 +53,19 @@ class RunRecord:
         if error:
             return f"failed: {error['message']}"
         if not done:
-            return "stopped before its first step" if self.finished else "running"
+            if not self.finished:
+                return "running"
+            step = self.last("step")
+            return f"stopped after {step['step']} steps, before it saved a model" if step else \
+                "stopped before its first step"
         return (f"{REASONS.get(done['reason'], done['reason'])} after {done['step']} steps in {done['seconds']:.1f} s: "
                 f"{done['accuracy']:.1%} of held-out sequences exactly right")
 
 
 def run_label(number: int, config: dict[str, Any]) -> str:
-    """"Run 2: reverse, no positions" - the settings that differ from the defaults a learner ablates."""
+    """"Run 2: reverse, no positions" - the ablation knobs set away from the page's defaults."""
     off = [name for name, key in (("no positions", "positional"), ("unscaled", "scale_scores")) if not config[key]]
-    extra = ["pre-LN"] if config["pre_norm"] else []
+    extra = [] if config["pre_norm"] else ["post-LN"]
     return f"Run {number}: {config['task']}" + "".join(f", {x}" for x in off + extra)
 
 

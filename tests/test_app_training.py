@@ -36,13 +36,13 @@ def test_the_page_opens_with_its_knobs_and_refuses_a_model_too_big_for_the_serve
                 "train_max_seconds", "train_target"):
         at.session_state[key]  # noqa: B018 - every knob is a widget with the page's key
     assert not train_disabled(at)
-    assert any("234,560 parameters" in c for c in values(at.caption))  # the defaults, counted as torch does
+    assert any("234,816 parameters" in c for c in values(at.caption))  # the defaults, counted as torch does
     assert any("press Train" in m for m in values(at.info))
     for key, value in (("train_d_model", 256), ("train_d_ff", 1024), ("train_n_layers", 4),
                        ("train_n_decoder_layers", 4)):
         at.session_state[key] = value
     at.run()
-    assert any("7,377,152 parameters; at most 5,000,000" in e for e in values(at.error)), values(at.error)
+    assert any("7,378,176 parameters; at most 5,000,000" in e for e in values(at.error)), values(at.error)
     assert train_disabled(at)
 
 

@@ -103,7 +103,7 @@ def test_absurd_settings_are_refused_before_anything_is_built(changes, message):
 def test_a_model_over_the_size_cap_is_refused():
     config = engine.RunConfig(d_model=256, d_ff=1024, n_layers=4, n_decoder_layers=4)  # 7.4M
     config.check()
-    with pytest.raises(ValueError, match="7,377,920 parameters; at most 5,000,000"):
+    with pytest.raises(ValueError, match="7,378,944 parameters; at most 5,000,000"):
         engine.build_model(config, 20, 12)
 
 

@@ -1,8 +1,8 @@
 """The issue's reference: a bare training loop over `tx.Seq2SeqTransformer` (d_model 64, 2+2 layers, 4 heads,
-batch 64, Adam with warm-up) on copy or reverse, length 10, vocabulary 10: no events, no snapshots, no process of
-its own, only an exact-match evaluation on 200 held-out sequences every 50 steps to know when it got there.
-The gap between its time to 99% and the engine's (`tx.toy.engine` through the page's worker) is the page's
-overhead; `python -m playground.bench_training` prints both.
+batch 64, Adam with warm-up, 2 threads; pre-LN and lr 2e-3 as the engine's defaults) on copy or reverse, length 10,
+vocabulary 10: no events, no snapshots, no process of its own, only an exact-match evaluation on 200 held-out
+sequences every 50 steps to know when it got there. The gap between its time to 99% and the engine's
+(`tx.toy.engine` through the page's worker) is the page's overhead; `python -m playground.bench_training` prints both.
 
     python -m tx.toy.bare copy|reverse [SECONDS]   -> one JSON line: {"task", "seconds_to_99", "step", ...}
 """
@@ -34,7 +34,7 @@ def bare_loop(task: str, max_seconds: float = 60.0, threads: int = 2, seed: int 
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
     model = Seq2SeqTransformer(Seq2SeqConfig(vocab_size=FIRST + VOCAB, d_model=64, n_heads=4, n_layers=2, d_ff=256,
-                                             dropout=0.0, max_len=LENGTH + 2))
+                                             dropout=0.0, max_len=LENGTH + 2, pre_norm=True))  # the engine's default
     optimizer = torch.optim.Adam(model.parameters(), lr=2e-3, betas=(0.9, 0.98), eps=1e-9)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, inverse_sqrt_schedule(100))
     held_src, held_tgt = make(task, 200, generator)

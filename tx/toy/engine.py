@@ -50,7 +50,9 @@ class RunConfig:
     n_layers: int = 2  # encoder layers
     n_decoder_layers: int = 2  # decoder layers
     d_ff: int = 256  # feed-forward inner width
-    pre_norm: bool = False  # False: post-LN (the paper); True: pre-LN
+    # True: pre-LN. Measured (1 thread, length 10, vocabulary 10): to 99% held-out exact match copy took 400 steps
+    # and reverse 250 with pre-LN, 950 and 500 with the paper's post-LN, whose accuracy also fell back on the way.
+    pre_norm: bool = True
     positional: bool = True  # add sinusoidal positions (False: the encoder sees a bag of tokens)
     scale_scores: bool = True  # divide attention scores by √d_k (False: the unscaled ablation)
     dropout: float = 0.0  # off by default: fresh examples every step leave nothing to overfit
