@@ -247,3 +247,9 @@ if done:
     st.plotly_chart(fig, width="stretch", key="translate_chart")
     st.caption("Row t: the step that produced target token t; each row sums to 1 over the source tokens. "
                "Recorded by the search that produced the text (no second pass).")
+    pair = "-".join(used["direction"])
+    walk, explore = st.columns(2)
+    walk.page_link("pages/8_Walkthrough.py", label="This line step by step, inside the model (Walkthrough)",
+                   icon="🧭", query_params={"model": f"translate:{pair}", "text": lines[row], "step": "dec_cross"})
+    explore.page_link("pages/6_Decoding_explorer.py", label="How its words were chosen (Decoding explorer)",
+                      icon="🌳", query_params={"direction": pair, "text": lines[row]})

@@ -56,6 +56,8 @@ if run["truncated"]:
 if run["warning"]:
     st.warning(run["warning"])
 
+st.page_link("pages/8_Walkthrough.py", label="The same sentence through every layer and head (Walkthrough)",
+             icon="🧭", query_params={"model": f"translate:{'-'.join(direction)}", "text": text, "step": "output"})
 st.header("Generation, step by step (greedy)")
 steps = len(run["log_probs"])
 if st.session_state.get("decoding_step", 1) > steps:

@@ -60,6 +60,8 @@ if trace.warning:
 if task == "translate":
     st.info(f"Greedy translation: **{trace.text or '(empty output)'}** — the decoder steps below are walked over "
             "<s> + this output, so position t shows the distribution the output's token t was chosen from.")
+    st.page_link("pages/6_Decoding_explorer.py", label="The same sentence under sampling and beam search "
+                 "(Decoding explorer)", icon="🌳", query_params={"direction": "-".join(direction), "text": text})
 
 steps = wt.steps_for(choice)
 keys = [s.key for s in steps]

@@ -4,6 +4,7 @@ what beam_search returns, the page's state travels in the URL, and bad input get
 from __future__ import annotations
 
 import json
+from urllib.parse import parse_qs
 
 import numpy as np
 import pytest
@@ -107,6 +108,9 @@ def test_a_link_reproduces_the_view_and_the_view_writes_its_link(decoding_page):
     at.slider(key="decoding_top_k").set_value(4).run()
     assert at.query_params["top_k"] == ["4"] or at.query_params["top_k"] == "4"
     assert dict(at.query_params)["text"] in (params["text"], [params["text"]])
+    (link,) = [link for link in at.main.get("page_link") if link.proto.page == "Walkthrough"]  # the same sentence
+    assert parse_qs(link.proto.query_string) == {"model": ["translate:en-de"], "text": [params["text"]],
+                                                 "step": ["output"]}
 
 
 def test_bad_links_are_ignored(decoding_page):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from urllib.parse import parse_qs
 
 import numpy as np
 import pytest
@@ -106,6 +107,10 @@ def test_a_batch_gives_each_line_one_verdict(translate_page):
     table = at.dataframe[0].value
     assert list(table["verdict"]) == ["uncertain"] * 3
     assert any(w.startswith("Uncertain: line(s) 1, 2, 3") for w in values(at.warning))
+    at.selectbox(key="translate_line").set_value(1).run()
+    links = {link.proto.page: parse_qs(link.proto.query_string) for link in at.main.get("page_link")}
+    assert links["Walkthrough"] == {"model": ["translate:de-en"], "text": [GERMAN[1]], "step": ["dec_cross"]}
+    assert links["Decoding_explorer"] == {"direction": ["de-en"], "text": [GERMAN[1]]}  # the chosen line
 
 
 def test_a_confidence_is_placed_in_the_band_its_shown_value_reads_as():

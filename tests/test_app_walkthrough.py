@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import shutil
+from urllib.parse import parse_qs
 
 import numpy as np
 import pytest
@@ -77,6 +78,8 @@ def test_the_scores_step_shows_the_graphs_numbers_and_a_redraw_does_not_run_the_
     clean(at)
     assert len(runs) == 1, "moving through heads and steps must not run the model again"
     assert at.query_params["step"] == "dec_cross" and at.query_params["head"] == "4"
+    (link,) = [link for link in at.main.get("page_link") if link.proto.page == "Decoding_explorer"]
+    assert parse_qs(link.proto.query_string) == {"direction": ["de-en"], "text": [text]}
 
 
 def test_the_output_step_lists_the_candidates_and_the_greedy_choice(walkthrough_page):
