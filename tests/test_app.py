@@ -525,7 +525,7 @@ def test_model_card_translation(open_page):
     scores = next(t for t in tables if "BLEU" in t.columns)  # metrics.json through runtime.metrics_file
     assert list(scores["direction"]) == ["de-en", "en-de"] and list(scores["BLEU"]) == [12.3, 9.8]
     report = next(t for t in tables if "parity ok" in t.columns)
-    assert len(report) == 8 and report["parity ok"].all()  # 4 graphs × fp32/int8
+    assert len(report) == 10 and report["parity ok"].all()  # 4 graphs × fp32/int8, 2 walkthrough graphs fp32
     assert any("sacrebleu signature" in c for c in values(at.caption))
 
 
