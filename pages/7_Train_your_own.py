@@ -6,13 +6,12 @@ The training and the export run in child processes (playground.training): one at
 priority and with capped threads; Stop, any other click while a run works, or a closed tab ends them.
 """
 import json
-import time
 from pathlib import Path
 
 import streamlit as st
 
-from playground import models, training, training_figures, training_runs
-from runtime import OnnxTranslator
+from playground import models, training, training_figures, training_live, training_runs, training_slot
+from runtime import onnx_models
 
 TASK_LABELS = {"copy": "copy", "reverse": "reverse", "sort": "sort", "add": "add two numbers",
                "file": "your own pairs (TSV/CSV)"}
@@ -20,58 +19,6 @@ TASK_HELP = ("copy and reverse need to know where each symbol stands (the positi
              "symbols there are; adding needs each column's two digits and the carry from the columns to the right.")
 DIRECTION = ("in", "out")  # tx.toy.vocab.DIRECTION: the one direction of every toy model
 MAX_SECONDS = 120  # the page's time cap per run (the engine allows up to 300 s)
-
-
-def watch(record: training_runs.RunRecord, process, cap_s: float) -> None:
-    """Poll the worker's events until it exits, redrawing the live view. Every Streamlit call here is where a Stop
-    click, any other click or a closed tab interrupts the script: the caller's `finally` then stops the worker."""
-    st.button("Stop", key="train_stop")
-    bar = st.progress(0.0, text="starting the training process…")
-    live = st.empty()
-    drawn = 0
-    while True:
-        alive = process.poll() is None
-        new = record.read_events()
-        step, evaluation = record.last("step"), record.last("eval")
-        # a Streamlit call every round, before the first step too: where a Stop or a closed tab interrupts the script
-        if step:
-            accuracy = f" · held-out exact {evaluation['accuracy']:.0%}" if evaluation else ""
-            bar.progress(min(1.0, step["seconds"] / cap_s), text=f"step {step['step']} · {step['seconds']:.0f} of "
-                                                                 f"{cap_s:.0f} s · loss {step['loss']:.3f}{accuracy}")
-        else:
-            bar.progress(0.0, text="starting the training process (loading PyTorch)…")
-        if new and (drawn == 0 or any(e["event"] in ("eval", "attention") for e in new)):
-            drawn += 1
-            with live.container():
-                left, right = st.columns([3, 2])
-                left.plotly_chart(training_figures.curves({record.label: record.events}, height=300),
-                                  width="stretch", key=f"train_live_curves_{drawn}")
-                snapshot, start = record.last("attention"), record.last("start")
-                if snapshot and start:
-                    right.plotly_chart(training_figures.attention_map(snapshot, start["probe"], "cross", "average",
-                                                                      "average", height=300),
-                                       width="stretch", key=f"train_live_map_{drawn}")
-        if not alive:
-            record.read_events()
-            return
-        time.sleep(0.4)
-
-
-def wait_for_the_slot(session: str, cap_s: float, purpose: str) -> None:
-    """Queue for the server's training slot, telling the user where they stand; returns once it is this session's.
-    Leaving the queue is any click (the caller's `finally` takes the session out of it)."""
-    place = training.slot().try_enter(session, cap_s)
-    if place == 0:
-        return
-    st.button("Leave the queue", key=f"train_leave_queue_{purpose}")
-    note = st.empty()
-    while place:
-        note.info(f"Another training is running on this server (one at a time keeps the app responsive). You are "
-                  f"number {place} in the queue; it ends within {training.slot().wait_left():.0f} s. Yours starts "
-                  "then: keep this tab open.")
-        time.sleep(1.0)
-        place = training.slot().try_enter(session, cap_s)
-    note.empty()
 
 
 def finalize(records: list[training_runs.RunRecord]) -> None:
@@ -176,13 +123,13 @@ if st.button("Train", key="train_go", type="primary", disabled=problem is not No
     records.append(record)
     process = None
     try:
-        wait_for_the_slot(files.id, max_seconds, "train")
+        training_live.wait_for_the_slot(files.id, max_seconds, "train")
         process = training.start_training(Path(record.run_dir), config, Path(data_path) if data_path else None)
-        training.slot().attach(files.id, process)
-        watch(record, process, max_seconds)
+        training_slot.slot().attach(files.id, process)
+        training_live.watch(record, process, max_seconds)
     finally:  # also on Stop, another click or a closed tab (Streamlit raises at its next call): never run on
         training.stop(process)
-        training.slot().leave(files.id)
+        training_slot.slot().leave(files.id)
         record.read_events()
         record.finished = True
     st.rerun()
@@ -234,7 +181,7 @@ else:
     if st.button("Export (fp32 + int8) and check", key="train_export", disabled=record.served is not None):
         status = st.empty()
         try:
-            wait_for_the_slot(files.id, 120, "export")
+            training_live.wait_for_the_slot(files.id, 120, "export")
             st.button("Stop", key="train_export_stop")  # any click ends the export: run_child's finally kills it
             code, output = training.run_child(training.export_command(record.model_dir), training.ROOT,
                                               lambda s: status.info(f"Exporting with `python -m export` ({s:.0f} s)…"),
@@ -252,7 +199,7 @@ else:
                 else:
                     record.served = json.loads(output.strip().splitlines()[-1])
         finally:
-            training.slot().leave(files.id)
+            training_slot.slot().leave(files.id)
         status.empty()
     if record.exported:
         st.code("\n".join(line for line in record.exported["log"].splitlines() if line.startswith("exported")),
@@ -275,7 +222,8 @@ else:
         precision = t2.radio("Precision", ["fp32", "int8"], key="train_precision", horizontal=True)
         if text.strip():
             try:
-                translator = OnnxTranslator(record.model_dir, provider="cpu", precision=precision, threads=1)
+                translator = onnx_models.OnnxTranslator(record.model_dir, provider="cpu", precision=precision,
+                                                        threads=1)
                 out = translator.translate([text], *DIRECTION, method="greedy")[0]
                 st.markdown("onnxruntime's output:")
                 st.code(out.text or "(empty output)", language=None)

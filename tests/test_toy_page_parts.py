@@ -1,4 +1,4 @@
-"""The Train-your-own page's server side (playground.training, playground.training_runs) without a browser: the
+"""The Train-your-own page's server side (playground.training, .training_runs, .training_slot) without a browser: the
 slot admits one training at a time in arrival order, uploads stay inside the session's folder, which goes with the
 session, the page's numbers agree with tx.toy's, and a half-written event line waits for the next read."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 import zipfile
 from io import BytesIO
 
-from playground import training, training_runs
+from playground import training, training_runs, training_slot
 from runtime import providers
 from tx.toy import engine, userdata
 
@@ -32,7 +32,7 @@ def test_the_page_counts_parameters_as_torch_does():
 
 
 def test_one_training_at_a_time_first_come_first_served():
-    slot = training.TrainingSlot()
+    slot = training_slot.TrainingSlot()
     assert slot.try_enter("a", 60) == 0
     assert slot.try_enter("b", 60) == 1 and slot.try_enter("c", 60) == 2 and slot.try_enter("b", 60) == 1
     assert 0 < slot.wait_left() <= 60

@@ -1,0 +1,62 @@
+"""The "Train your own" page while something runs: the live view of a training (polling the worker's events) and
+the wait for the server's one training slot. Both call into Streamlit every round: that is where a Stop click, any
+other click or a closed tab interrupts the page's script, whose `finally` then ends the child process."""
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from . import training_figures, training_runs, training_slot
+
+
+def watch(record: training_runs.RunRecord, process, cap_s: float) -> None:
+    """Poll the worker's events until it exits, redrawing the live view. Every Streamlit call here is where a Stop
+    click, any other click or a closed tab interrupts the script: the caller's `finally` then stops the worker."""
+    st.button("Stop", key="train_stop")
+    bar = st.progress(0.0, text="starting the training process…")
+    live = st.empty()
+    drawn = 0
+    while True:
+        alive = process.poll() is None
+        new = record.read_events()
+        step, evaluation = record.last("step"), record.last("eval")
+        # a Streamlit call every round, before the first step too: where a Stop or a closed tab interrupts the script
+        if step:
+            accuracy = f" · held-out exact {evaluation['accuracy']:.0%}" if evaluation else ""
+            bar.progress(min(1.0, step["seconds"] / cap_s), text=f"step {step['step']} · {step['seconds']:.0f} of "
+                                                                 f"{cap_s:.0f} s · loss {step['loss']:.3f}{accuracy}")
+        else:
+            bar.progress(0.0, text="starting the training process (loading PyTorch)…")
+        if new and (drawn == 0 or any(e["event"] in ("eval", "attention") for e in new)):
+            drawn += 1
+            with live.container():
+                left, right = st.columns([3, 2])
+                left.plotly_chart(training_figures.curves({record.label: record.events}, height=300),
+                                  width="stretch", key=f"train_live_curves_{drawn}")
+                snapshot, start = record.last("attention"), record.last("start")
+                if snapshot and start:
+                    right.plotly_chart(training_figures.attention_map(snapshot, start["probe"], "cross", "average",
+                                                                      "average", height=300),
+                                       width="stretch", key=f"train_live_map_{drawn}")
+        if not alive:
+            record.read_events()
+            return
+        time.sleep(0.4)
+
+
+def wait_for_the_slot(session: str, cap_s: float, purpose: str) -> None:
+    """Queue for the server's training slot, telling the user where they stand; returns once it is this session's.
+    Leaving the queue is any click (the caller's `finally` takes the session out of it)."""
+    place = training_slot.slot().try_enter(session, cap_s)
+    if place == 0:
+        return
+    st.button("Leave the queue", key=f"train_leave_queue_{purpose}")
+    note = st.empty()
+    while place:
+        note.info(f"Another training is running on this server (one at a time keeps the app responsive). You are "
+                  f"number {place} in the queue; it ends within {training_slot.slot().wait_left():.0f} s. Yours starts "
+                  "then: keep this tab open.")
+        time.sleep(1.0)
+        place = training_slot.slot().try_enter(session, cap_s)
+    note.empty()
