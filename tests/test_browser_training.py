@@ -120,6 +120,9 @@ def test_train_copy_export_and_translate_a_held_out_sequence_through_onnxruntime
     assert len(held_out.split()) == 10
     assert page.locator(OUTPUT).last.inner_text().strip() == held_out  # copy: onnxruntime gives it back
     for precision in ("int8", "fp32"):
+        # the export's own rerun left elements that go stale once the next rerun ends: wait for the one radio
+        page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stRadio\"]')]"
+                               ".filter(e => e.innerText.includes('Precision')).length === 1")
         page.locator('[data-testid="stRadio"]').filter(has_text="Precision").get_by_text(precision).click()
         settle(page)
         assert page.locator(OUTPUT).last.inner_text().strip() == held_out
