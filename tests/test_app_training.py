@@ -4,8 +4,13 @@ view's final state, the attention slider, the export through `python -m export`,
 held-out sequence, the downloads, and two runs compared."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from app_fixtures import clean, open_app, plotly_figures, values
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+from playground import training, training_live, training_slot
 
 PAGE = "pages/7_Train_your_own.py"
 GOOD_LINES = [f"{i} {i + 1} {i + 2}\t{i + 2} {i + 1} {i}\n".encode() for i in range(40)]
@@ -67,6 +72,24 @@ def test_bad_uploads_say_what_is_wrong_and_where_and_a_good_one_can_be_trained(p
     clean(at)
     assert any("40 pairs, 42 distinct tokens" in c for c in values(at.caption))
     assert not train_disabled(at)
+
+
+def test_a_training_waits_for_the_one_slot_says_so_and_leaving_takes_it_out_of_the_queue(page, monkeypatch):
+    at = page()
+    left = []
+    monkeypatch.setattr(training_slot.TrainingSlot, "try_enter", lambda self, session, cap: 1)  # another one runs
+    monkeypatch.setattr(training_slot.TrainingSlot, "wait_left", lambda self: 42.0)
+    monkeypatch.setattr(training_slot.TrainingSlot, "leave", lambda self, session: left.append(session))
+    monkeypatch.setattr(training, "start_training", lambda *a: pytest.fail("trained without the slot"))
+
+    def user_leaves(seconds):  # what Streamlit does at the next call after a click or a closed tab
+        raise StopException()
+
+    monkeypatch.setattr(training_live, "time", SimpleNamespace(sleep=user_leaves))
+    at.button(key="train_go").click().run()
+    assert not at.exception
+    assert any("number 1 in the queue" in m and "ends within 42 s" in m for m in values(at.info)), values(at.info)
+    assert left == [at.session_state["train_files"].id]  # out of the queue
 
 
 @pytest.mark.slow
