@@ -2,8 +2,9 @@
 of a fixed probe with a slider over training time), then goes through the project's exporter (fp32 + int8, validated
 against PyTorch) and runs through onnxruntime here, timed against PyTorch; two runs side by side.
 
-The training and the export run in child processes (playground.training): one at a time per server, at a lower
-priority and with capped threads; Stop, any other click while a run works, or a closed tab ends them.
+The training and the export run in child processes (playground.training): one at a time per server
+(playground.training_slot), at the lowest CPU priority with one torch thread; Stop, any other click while a run works,
+or a closed tab ends them (playground.training_live).
 """
 import json
 from pathlib import Path
@@ -215,6 +216,10 @@ else:
                    f"call, {served['runs']} timed runs each after warm-up, interleaved, {served['threads']} thread(s)"
                    f" · onnxruntime fp32 {base / served['systems']['onnxruntime fp32']['p50_ms']:.1f}× PyTorch's "
                    "speed. The machine is shared: other users' work widens the spread.")
+        wrong = served["systems"]["onnxruntime fp32"]["first_wrong"]
+        if wrong:
+            st.caption(f"A held-out sequence it gets wrong: `{wrong['source']}` should give `{wrong['target']}`, "
+                       f"onnxruntime fp32 gives `{wrong['output'] or '(nothing)'}`.")
         st.subheader("Try it")
         held = training.held_out_first(record.model_dir)
         t1, t2 = st.columns([3, 1])
@@ -229,10 +234,12 @@ else:
                 st.code(out.text or "(empty output)", language=None)
                 if out.warning:
                     st.caption(out.warning)
-            except Exception as e:  # an input with symbols the model never saw still translates (<unk>); others
+            except Exception as e:  # symbols the model never saw still translate (as <unk>): this is anything else
                 models.show_error(e)
         d1, d2 = st.columns(2)
-        d1.download_button("Model directory (.zip)", training.model_zip(record.model_dir),
+        if record.zipped is None:  # made once: zipping the ONNX files on every rerun would cost each click
+            record.zipped = training.model_zip(record.model_dir)
+        d1.download_button("Model directory (.zip)", record.zipped,
                            file_name=f"toy-{record.config['task']}-run{record.number}.zip", mime="application/zip",
                            key="train_download_zip")
         for path in training.onnx_files(record.model_dir):

@@ -26,6 +26,7 @@ class RunRecord:
     finished: bool = False
     exported: dict[str, Any] | None = None  # export_report.json's summary, once exported
     served: dict[str, Any] | None = None  # tx.toy.serving's report
+    zipped: bytes | None = None  # the exported model directory as a zip, for its download button
 
     @property
     def model_dir(self) -> Path:
