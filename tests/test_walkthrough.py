@@ -4,18 +4,24 @@ another (softmax of the shown scores = the shown weights, ...), and the last ste
 decoder step's."""
 from __future__ import annotations
 
+import dataclasses
 import math
 import shutil
 
 import numpy as np
+import onnxruntime as ort
 import pytest
 import torch
+from conftest import tiny_seq2seq
 from export_fixtures import GERMAN, REVIEWS, exported, fresh_copy
 
+from export.onnx_export import DEFAULT_OPSET
+from export.pipeline import export_graphs
 from export.validate import max_difference
 from playground.walkthrough import softmax_check
 from runtime.model_files import ModelLoadError
 from runtime.onnx_models import OnnxSentimentClassifier
+from runtime.spec import ModelShape, walkthrough_graphs
 from runtime.walkthrough import ClassifierWalkthrough, TranslationWalkthrough
 from tx import load_model_dir
 
@@ -232,3 +238,31 @@ def test_if_stale_adds_the_walkthrough_graphs_to_an_older_export_without_redoing
     ClassifierWalkthrough(model_dir).run(REVIEWS[0][1])  # the added graph loads and runs
     assert main([str(model_dir), "--if-stale"]) == 0  # now up to date
     shutil.rmtree(model_dir)
+
+
+@pytest.mark.slow
+@torch.inference_mode()
+def test_a_pre_ln_model_walks_through_too(tmp_path):
+    """Pre-LN puts the norm before each sublayer and one more after the stack: the walkthrough's `in` is then the
+    normed stream and the memory / hidden state carry the final norm."""
+    model = tiny_seq2seq(pre_norm=True)
+    stored = {"kind": "seq2seq", "config": dataclasses.asdict(model.config)}
+    shape = ModelShape.from_config("seq2seq", stored["config"])
+    jobs = [(spec, ["fp32"]) for spec in walkthrough_graphs(shape)]
+    entries, failures = export_graphs(model, stored["config"], tmp_path, jobs, None, "", DEFAULT_OPSET, lambda _: None)
+    assert not failures and all(e["ok"] for e in entries)
+    src, tgt = torch.tensor([[7, 8, 9, 10, 2]]), torch.tensor([[1, 11, 12, 13]])
+    keep = torch.ones_like(src, dtype=torch.bool)
+    encoder = ort.InferenceSession(str(tmp_path / "encoder_walkthrough.fp32.onnx"))
+    e = dict(zip([o.name for o in encoder.get_outputs()], encoder.run(None, {"src_ids": src.numpy(),
+                                                                              "src_mask": keep.numpy()}), strict=True))
+    memory = model.encode(src, keep).memory
+    np.testing.assert_allclose(e["memory"], memory.numpy(), atol=ATOL)
+    normed = model.encoder.layers[0].res_attn.norm(model.positional(model.src_embed(src)))
+    np.testing.assert_allclose(e["enc_self_in"][0], normed.numpy(), atol=ATOL)  # LayerNorm(x) enters the sublayer
+    np.testing.assert_allclose(e["enc_self_stream"][0], e["enc_self_sum"][0], atol=1e-6)  # no norm after the sum
+    decoder = ort.InferenceSession(str(tmp_path / "decoder_walkthrough.fp32.onnx"))
+    d = dict(zip([o.name for o in decoder.get_outputs()], decoder.run(None, {
+        "tgt_ids": tgt.numpy(), "memory": memory.numpy(), "src_mask": keep.numpy()}), strict=True))
+    logits = model.generator(model.decode(tgt, memory, keep).hidden)
+    np.testing.assert_allclose(d["log_probs"], logits.log_softmax(-1).numpy(), atol=ATOL)
