@@ -11,6 +11,8 @@ import re
 import subprocess
 import sys
 import time
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -36,8 +38,6 @@ def server(tmp_path_factory):
          "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    import urllib.request
-
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -97,6 +97,9 @@ def workers(server_pid: int) -> list[int]:
 def test_train_copy_export_and_translate_a_held_out_sequence_through_onnxruntime(browser, server):
     url, _ = server
     context, page = new_page(browser)
+    outside: list[str] = []  # the page (its icon included) must load nothing from other hosts: the app runs offline
+    page.on("request", lambda r: outside.append(r.url) if urllib.parse.urlsplit(r.url).hostname not in
+            ("127.0.0.1", "localhost", None) and not r.url.startswith(("data:", "blob:")) else None)
     visit(page, url, "Train_your_own")
     page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text("reached the accuracy asked for").wait_for(timeout=150_000)
@@ -128,6 +131,7 @@ def test_train_copy_export_and_translate_a_held_out_sequence_through_onnxruntime
         assert page.locator(OUTPUT).last.inner_text().strip() == held_out
     downloads = page.locator('[data-testid="stDownloadButton"]').all_inner_texts()
     assert downloads[0].strip() == "Model directory (.zip)" and "encoder.int8.onnx" in " ".join(downloads)
+    assert outside == [], f"requests to other hosts: {sorted(set(outside))[:10]}"
     context.close()
 
 
