@@ -48,18 +48,10 @@ UPLOAD_NAMES = {"tsv": "upload.tsv", "csv": "upload.csv", "txt": "upload.tsv"}  
 
 # ---------------------------------------------------------------- each session's own folder
 
-def forget_onnx_sessions(folder: Path) -> None:
-    """Drop runtime's shared onnxruntime sessions of the files under `folder`. runtime.providers keeps every session
-    for the life of the process (right for the shipped models); a toy model's are dead weight once its folder goes.
-    No public call does this yet, so its registry is reached directly, under its own lock."""
-    prefix = str(Path(folder).resolve()) + os.sep
-    with providers._sessions_lock:
-        for key in [k for k in providers._sessions if str(k[0]).startswith(prefix)]:
-            del providers._sessions[key]
-
-
 def remove_folder(folder: str) -> None:
-    forget_onnx_sessions(Path(folder))
+    """A session's folder and, with it, runtime's shared onnxruntime sessions of its files: runtime keeps every
+    session for the life of the process (right for the shipped models), a toy model's are dead weight once it goes."""
+    providers.clear_sessions(under=folder)
     shutil.rmtree(folder, ignore_errors=True)
 
 

@@ -12,6 +12,7 @@ import contextlib
 import ctypes
 import functools
 import io
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,7 +134,13 @@ def shared_session(path: str | Path, provider: str = "auto", threads: int | None
         return handle
 
 
-def clear_sessions() -> None:
-    """Forget every shared session (tests; freeing memory)."""
+def clear_sessions(under: str | Path | None = None) -> None:
+    """Forget the shared sessions of the files under the folder `under` (a model folder that is going away, such as
+    a toy model trained on the Train page), or every session when None (tests; freeing memory)."""
     with _sessions_lock:
-        _sessions.clear()
+        if under is None:
+            _sessions.clear()
+            return
+        prefix = str(Path(under).resolve()) + os.sep
+        for key in [k for k in _sessions if k[0].startswith(prefix)]:
+            del _sessions[key]
