@@ -5,6 +5,8 @@ import streamlit as st
 
 from playground import decoding, inputs, models
 from playground import walkthrough as wt
+from playground import walkthrough_attention as attention_views
+from playground import walkthrough_steps as steps_of
 from playground import walkthrough_views as views
 
 models.page_setup("Walkthrough")
@@ -14,11 +16,17 @@ st.caption("Every number on this page is computed by the served model (onnxrunti
 
 if "walkthrough_url_read" not in st.session_state:  # a shared link: its values become the widgets' first values
     st.session_state["walkthrough_url_read"] = True
-    for name, value in wt.parse_url(dict(st.query_params)).items():
+    for name, value in steps_of.parse_url(dict(st.query_params)).items():
         st.session_state[f"walkthrough_{name}"] = value
-choices = [c for c in wt.MODEL_CHOICES if c == "sentiment" or tuple(c.split(":")[1].split("-")) in models.directions()]
-choice = st.radio("Model", choices, format_func=wt.model_label, key="walkthrough_model", horizontal=True,
-                  on_change=lambda: st.session_state.pop("walkthrough_text", None))
+
+
+def another_model_another_text() -> None:
+    """A new model starts from its own default text (a German sentence means nothing to the EN→DE translator)."""
+    st.session_state.pop("walkthrough_text", None)
+
+
+choice = st.radio("Model", steps_of.offered(models.directions()), format_func=steps_of.model_label,
+                  key="walkthrough_model", horizontal=True, on_change=another_model_another_text)
 task = "sentiment" if choice == "sentiment" else "translate"
 if models.model_problem(task):
     st.error(models.model_problem(task))
@@ -31,7 +39,7 @@ except Exception as e:  # ModelLoadError says which command makes the missing gr
     st.stop()
 
 if task == "translate":
-    direction = tuple(choice.split(":")[1].split("-"))
+    direction = steps_of.direction_of(choice)
     default = decoding.greedy_right_example(model.translator, direction, str(models.model_dir(task)),
                                             models.stamp(task, "examples.tsv"))
 else:
@@ -41,7 +49,7 @@ text = st.text_input("Text (press Enter to run it through the model)", key="walk
 state = {"model": choice, "text": text}
 if not text or not text.strip():
     st.info("Type a sentence to walk it through the model.")
-    st.query_params.from_dict(wt.url_of(state))
+    st.query_params.from_dict(steps_of.url_of(state))
     st.stop()
 
 trace_key = (choice, text.strip(), models.stamp(task))
@@ -63,7 +71,7 @@ if task == "translate":
     st.page_link("pages/6_Decoding_explorer.py", label="The same sentence under sampling and beam search "
                  "(Decoding explorer)", icon="🌳", query_params={"direction": "-".join(direction), "text": text})
 
-steps = wt.steps_for(choice)
+steps = steps_of.steps_for(choice)
 keys = [s.key for s in steps]
 if st.session_state.get("walkthrough_step") not in keys:
     st.session_state["walkthrough_step"] = keys[0]
@@ -109,7 +117,7 @@ if step.kind == "output":
                                              format_func=lambda i: f"{i}: after {positions[i]}",
                                              key="walkthrough_position") or 0
     state["position"] = view["position"]
-st.query_params.from_dict(wt.url_of(state))
+st.query_params.from_dict(steps_of.url_of(state))
 
 st.subheader(step.title)
 st.latex(step.formula)
@@ -122,11 +130,11 @@ elif step.kind == "embedding":
 elif step.kind == "positions":
     views.show_positions(trace, step, view)
 elif step.kind == "attention":
-    views.show_qkv(trace, step, view)
+    attention_views.show_qkv(trace, step, view)
 elif step.kind == "scores":
-    views.show_scores(trace, step, view)
+    attention_views.show_scores(trace, step, view)
 elif step.kind == "heads":
-    views.show_heads(trace, step, view)
+    attention_views.show_heads(trace, step, view)
 elif step.kind == "norm":
     views.show_norm(trace, step, view, bool(config.get("pre_norm")))
 elif step.kind == "ffn":

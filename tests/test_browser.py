@@ -515,7 +515,8 @@ def test_no_request_leaves_the_machine(page, server):
     outside: list[str] = []
     page.on("request", lambda r: outside.append(r.url) if urllib.parse.urlsplit(r.url).hostname not in
             ("127.0.0.1", "localhost", None) and not r.url.startswith(("data:", "blob:")) else None)
-    for path in ("", "Translate", "Sentiment", "Attention_explorer", "Latency", "Model_card"):
+    for path in ("", "Translate", "Sentiment", "Attention_explorer", "Walkthrough", "Decoding_explorer", "Latency",
+                 "Model_card", "Train_your_own"):
         visit(page, server, path)
         page.wait_for_timeout(300)
     no_errors(page)
