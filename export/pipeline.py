@@ -125,29 +125,44 @@ def export_graphs(model, config: dict, onnx_dir: Path, jobs: list[tuple[GraphSpe
     return entries, failures
 
 
-def add_walkthrough(model_dir: str | Path, opset: int = DEFAULT_OPSET, log: Callable[[str], None] = print) -> bool:
-    """Add the walkthrough graphs to a passed export made before they existed (the served graphs stay as they
-    are, so nothing is re-exported or re-checked). Returns whether they passed validation."""
+def export_walkthrough(model_dir: str | Path, opset: int = DEFAULT_OPSET,
+                       log: Callable[[str], None] = print) -> tuple[list[dict], list[str]]:
+    """Only the walkthrough graphs, exported and validated into model_dir/onnx; their report entries and failures."""
     model_dir = Path(model_dir)
-    report = read_report(model_dir)
-    if not report or not report.get("ok"):
-        raise ValueError(f"{model_dir}: no passed export to add the walkthrough graphs to; run the whole export")
     stored = read_model_config(model_dir)
     shape = ModelShape.from_config(stored["kind"], stored["config"])
     tokenizer_path = model_dir / TOKENIZER_FILE
     tokenizer_sha = sha256_of(tokenizer_path) if tokenizer_path.is_file() else ""
-    onnx_dir = model_dir / ONNX_DIR
+    (model_dir / ONNX_DIR).mkdir(parents=True, exist_ok=True)
     jobs = [(spec, [WALKTHROUGH_PRECISION]) for spec in walkthrough_graphs(shape)]
-    entries, failures = export_graphs(load_model_dir(model_dir), stored["config"], onnx_dir, jobs, None, tokenizer_sha,
-                                      opset, log)
-    names = {spec.name for spec, _ in jobs}
+    return export_graphs(load_model_dir(model_dir), stored["config"], model_dir / ONNX_DIR, jobs, None, tokenizer_sha,
+                         opset, log)
+
+
+def record_graphs(model_dir: str | Path, entries: list[dict], failures: list[str]) -> bool:
+    """Add graphs exported on their own (their files already in model_dir/onnx) to its passed export report,
+    replacing older entries of the same graphs. Returns whether the report still passes."""
+    model_dir = Path(model_dir)
+    report = read_report(model_dir)
+    if not report or not report.get("ok"):
+        raise ValueError(f"{model_dir}: no passed export to add graphs to; run the whole export")
+    names = {entry["graph"] for entry in entries}
     report["graphs"] = [g for g in report.get("graphs", []) if g.get("graph") not in names] + entries
     report["failures"] = report.get("failures", []) + failures
     report["ok"] = not report["failures"]
-    report["files"] = file_entries(onnx_dir)
+    report["files"] = file_entries(model_dir / ONNX_DIR)
     text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
-    atomic_write(onnx_dir / REPORT_FILE, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    atomic_write(model_dir / ONNX_DIR / REPORT_FILE, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
     return report["ok"]
+
+
+def add_walkthrough(model_dir: str | Path, opset: int = DEFAULT_OPSET, log: Callable[[str], None] = print) -> bool:
+    """Add the walkthrough graphs to a passed export made before they existed (the served graphs stay as they
+    are, so nothing is re-exported or re-checked). Returns whether they passed validation."""
+    report = read_report(Path(model_dir))
+    if not report or not report.get("ok"):
+        raise ValueError(f"{model_dir}: no passed export to add the walkthrough graphs to; run the whole export")
+    return record_graphs(model_dir, *export_walkthrough(model_dir, opset, log))
 
 
 def export_model_dir(model_dir: str | Path, options: ExportOptions,
