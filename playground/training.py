@@ -178,8 +178,10 @@ def run_child(command: list[str], cwd: Path, on_wait: Callable[[float], None], t
 
 def export_command(model_dir: Path) -> list[str]:
     """The project's exporter as `make run` uses it: fp32 + int8, every graph validated against PyTorch. No text-level
-    check: it reads the translator's German/English test set (tx.toy.serving checks the toy outputs instead)."""
-    return [sys.executable, "-m", "export", str(model_dir), "--precision", "fp32,int8", "--no-quality"]
+    check: it reads the translator's German/English test set (tx.toy.serving checks the toy outputs instead). No
+    walkthrough graphs: the Walkthrough page walks the shipped models, and they cost a toy export ~10 s."""
+    return [sys.executable, "-m", "export", str(model_dir), "--precision", "fp32,int8", "--no-quality",
+            "--no-walkthrough"]
 
 
 def serve_command(model_dir: Path) -> list[str]:
