@@ -12,6 +12,7 @@ Chromium comes from apt (`make browser`); playwright never downloads a browser h
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import statistics
@@ -92,21 +93,21 @@ def busy_share(pid: int, seconds: float = 3.0) -> float:
     return (cpu_seconds(pid) - before) / seconds
 
 
-@pytest.fixture(scope="module")
-def server():
-    """`streamlit run app.py` on a free 127.0.0.1 port, up once /_stcore/health says ok."""
+@contextlib.contextmanager
+def streamlit_server(models: Path, log_name: str):
+    """`streamlit run app.py` on models under `models`, on a free 127.0.0.1 port, up once /_stcore/health says ok;
+    yields (url, the server's pid). Its output goes to test-artifacts/`log_name`."""
     if not Path(CHROMIUM).is_file():
         pytest.fail(f"{CHROMIUM} is missing: run `make browser` (apt-get install -y chromium)")
     ARTIFACTS.mkdir(exist_ok=True)
     port = free_port()
-    env = {**os.environ, "TX_MODELS_DIR": str(models_root())}
-    log = open(ARTIFACTS / "streamlit-server.log", "w")
+    env = {**os.environ, "TX_MODELS_DIR": str(models)}
+    log = open(ARTIFACTS / log_name, "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
          "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    SERVER_PIDS[url] = process.pid
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -117,9 +118,9 @@ def server():
             except OSError:
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not come up: see {ARTIFACTS / 'streamlit-server.log'}")
+                raise RuntimeError(f"streamlit did not come up: see {ARTIFACTS / log_name}")
             time.sleep(0.2)
-        yield url
+        yield url, process.pid
     finally:
         process.terminate()
         try:
@@ -129,14 +130,27 @@ def server():
         log.close()
 
 
-@pytest.fixture(scope="module")
-def browser(server):
+@contextlib.contextmanager
+def launched_chromium():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server(models_root(), "streamlit-server.log") as (url, pid):
+        SERVER_PIDS[url] = pid
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    with launched_chromium() as chromium:
+        yield chromium
 
 
 @pytest.fixture

@@ -6,18 +6,24 @@ The page needs no shipped model: the server runs on an empty models folder.
 """
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import pytest
-from app_fixtures import free_port
-from test_browser import CHROMIUM, CHROMIUM_ARGS, OUTPUT, TIMEOUT_MS, VIEWPORT, busy_share, no_errors, settle, visit
+from test_browser import (
+    OUTPUT,
+    TIMEOUT_MS,
+    VIEWPORT,
+    busy_share,
+    launched_chromium,
+    no_errors,
+    settle,
+    streamlit_server,
+    visit,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -29,47 +35,14 @@ SCREENSHOT_MAX_BYTES = 300_000
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    ARTIFACTS.mkdir(exist_ok=True)
-    port = free_port()
-    env = {**os.environ, "TX_MODELS_DIR": str(tmp_path_factory.mktemp("no-models"))}
-    log = open(ARTIFACTS / "streamlit-training-server.log", "w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
-         "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.read().decode().strip() == "ok":
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("streamlit did not come up: see test-artifacts/streamlit-training-server.log")
-            time.sleep(0.2)
-        yield url, process.pid
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
+    with streamlit_server(tmp_path_factory.mktemp("no-models"), "streamlit-training-server.log") as (url, pid):
+        yield url, pid
 
 
 @pytest.fixture(scope="module")
 def browser(server):
-    if not Path(CHROMIUM).is_file():
-        pytest.fail(f"{CHROMIUM} is missing: run `make browser` (apt-get install -y chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with launched_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 def new_page(browser):
