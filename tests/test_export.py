@@ -38,7 +38,7 @@ from export.feeds import random_inputs
 from export.onnx_export import DEFAULT_OPSET, EXAMPLE_AXES, EXPORTER
 from export.quantize import quantize_int8
 from export.report import stale_reason
-from export.validate import check_interface, validate_graph
+from export.validate import GraphCheck, check_interface, enforce, validate_graph
 from export.wrappers import run_wrapper, wrapper_for
 from runtime import ModelLoadError, OnnxSentimentClassifier, OnnxTranslator
 from runtime.spec import (
@@ -377,11 +377,22 @@ def test_check_interface_and_validation_catch_mismatches(tmp_path):
     other = tx.load_model_dir(build_translation_dir(tmp_path / "other", seed=1))
     check = validate_graph(other, spec, path, "fp32")
     assert not check.ok
-    assert any("max |onnx - torch| =" in p and "> atol 0.0001" in p for p in check.problems), check.problems
+    assert any("max |onnx - torch| =" in p and "(atol 0.0001" in p for p in check.problems), check.problems
     assert max(check.max_diff.values()) > 1e-2
     mine = validate_graph(tx.load_model_dir(model_dir), spec, path, "fp32")
     assert mine.ok and max(mine.max_diff.values()) <= ATOL
     assert {c[BATCH] for c in mine.cases} == {3} and {c[PAST] for c in mine.cases} == {0, 11}
+
+
+def test_fp32_tolerance_is_absolute_for_small_outputs_and_relative_for_large_ones():
+    check = GraphCheck("g", "fp32", "g.fp32.onnx", max_diff={"probs": 2e-4, "scores": 5e-4, "logits": 5e-4},
+                       magnitude={"probs": 1.0, "scores": 90.0, "logits": 20.0})
+    enforce(check, atol=1e-4, rtol=1e-5)
+    # probs: 2e-4 > 1e-4; scores: 5e-4 <= 1e-5 x 90 = 9e-4; logits: 5e-4 > 1e-5 x 20 = 2e-4
+    assert [p.split(":")[0] for p in check.problems] == ["probs", "logits"]
+    nan = GraphCheck("g", "fp32", "g.fp32.onnx", max_diff={"x": float("nan")}, magnitude={"x": 1e9})
+    enforce(nan, atol=1e-4, rtol=1e-5)
+    assert nan.problems
 
 
 @pytest.mark.parametrize("task", ["translate", "sentiment"])
