@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 from app_fixtures import app_models_root, free_port
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from runtime import OnnxSentimentClassifier, OnnxTranslator
 
@@ -546,9 +547,18 @@ def test_round_trip_benchmark(page, server):
     box = page.locator('[data-testid="stTextArea"] textarea')
     wants = translate(TEN_WORDS)
     assert wants[0] != wants[1]  # alternating sentences: a stale result can never pass for a new one
-    shown, finished, model = [], [], []
+    shown, finished, model, reloads = [], [], [], 0
     for attempt in range(22):  # 2 warm-up tries
-        box.fill(TEN_WORDS[attempt % 2])
+        try:
+            box.fill(TEN_WORDS[attempt % 2], timeout=20_000)
+        except PlaywrightTimeoutError:
+            # A full CI run (2 cores, the server up for every earlier browser test) once left the box disabled, the
+            # page no longer connected, for 90 s (2026-11-25; 3 runs of this module here could not repeat it).
+            # Reload once and count it: the report says so, and a second time fails.
+            reloads += 1
+            assert reloads == 1, "the Translate page lost its server connection twice"
+            visit(page, server, "Translate")
+            box.fill(TEN_WORDS[attempt % 2])
         box.press("Control+Enter")  # commit the text (its own rerun) before the clock starts
         settle(page)
         text_ms, done_ms = page.evaluate(CLICK_AND_TIME, wants[attempt % 2])
@@ -570,4 +580,5 @@ def test_round_trip_benchmark(page, server):
           f"{statistics.median(shown):.0f} ms, p90 {statistics.quantiles(shown, n=10)[-1]:.0f} ms, "
           f"min {min(shown):.0f} ms; -> run finished: p50 {statistics.median(finished):.0f} ms\n"
           f"  of which translate() in the server: p50 {statistics.median(model):.0f} ms (goal for the whole "
-          f"round trip: < 150 ms on CPU)")
+          f"round trip: < 150 ms on CPU)" + ("\n  the page had to be reloaded once: it lost its server connection"
+                                              if reloads else ""))
