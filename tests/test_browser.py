@@ -174,6 +174,15 @@ def settle(page) -> None:
     page.wait_for_function(IDLE)
 
 
+def push_sliders(page, labels: tuple[str, ...], key: str) -> None:
+    """Each labelled slider to its lowest ("Home") or highest ("End") value, one rerun at a time."""
+    for label in labels:
+        thumb = page.locator('[data-testid="stSlider"]').filter(has_text=label).get_by_role("slider")
+        thumb.focus()
+        thumb.press(key)
+        settle(page)
+
+
 def shot(page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path))
@@ -353,11 +362,7 @@ def test_walkthrough_opens_a_shared_link_steps_through_and_redraws(page, server)
 
 def test_latency(page, server):
     visit(page, server, "Latency")
-    for label in ("Timed runs", "Warm-up runs"):  # fewest runs: 5 timed, no warm-up
-        thumb = page.locator('[data-testid="stSlider"]').filter(has_text=label).get_by_role("slider")
-        thumb.focus()
-        thumb.press("Home")
-        settle(page)
+    push_sliders(page, ("Timed runs", "Warm-up runs"), "Home")  # fewest runs: 5 timed, no warm-up
     page.get_by_role("button", name="Run", exact=True).click()
     page.get_by_text("Latency per call (ms)").wait_for()
     settle(page)
@@ -383,11 +388,7 @@ def start_a_long_latency_run(page, server: str) -> None:
     settle(page)
     page.locator('[data-testid="stRadio"]').filter(has_text="Decoding").get_by_text("beam").click()
     settle(page)
-    for label in ("Timed runs", "Warm-up runs"):
-        thumb = page.locator('[data-testid="stSlider"]').filter(has_text=label).get_by_role("slider")
-        thumb.focus()
-        thumb.press("End")
-        settle(page)
+    push_sliders(page, ("Timed runs", "Warm-up runs"), "End")
     page.get_by_role("button", name="Run", exact=True).click()
     page.get_by_text("round ").first.wait_for()  # the progress bar counts the timed rounds
     page.wait_for_timeout(500)

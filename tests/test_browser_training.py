@@ -21,6 +21,7 @@ from test_browser import (
     busy_share,
     launched_chromium,
     no_errors,
+    push_sliders,
     settle,
     streamlit_server,
     visit,
@@ -117,11 +118,7 @@ def start_a_long_run(browser, url: str):
     visit(page, url, "Train_your_own")
     page.locator('[data-testid="stRadio"]').filter(has_text="Task").get_by_text("add two numbers").click()
     settle(page)
-    for label in ("Time cap", "Stop at held-out exact match"):
-        thumb = page.locator('[data-testid="stSlider"]').filter(has_text=label).get_by_role("slider")
-        thumb.focus()
-        thumb.press("End")
-        settle(page)
+    push_sliders(page, ("Time cap", "Stop at held-out exact match"), "End")
     page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text(re.compile(r"step \d+ · \d+ of 120 s")).wait_for(timeout=60_000)  # the progress bar
     return context, page

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from tx import cli
+
 # name -> what it does, in one line; in the order of use
 COMMANDS = {
     "pack": "here: the prepared corpus -> vocabulary, pre-tokenised pairs and valid sets, cut into carried pieces",
@@ -17,5 +19,4 @@ COMMANDS = {
 
 
 def command_parser(name: str, epilog: str | None = None) -> argparse.ArgumentParser:
-    return argparse.ArgumentParser(prog=f"python -m gpujob {name}", description=COMMANDS[name], epilog=epilog,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    return cli.command_parser("gpujob", name, COMMANDS[name], epilog)

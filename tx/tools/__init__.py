@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from ..cli import command_parser
+
 # name -> what it does, in one line (`python -m tx --help` lists them; each tool's --help starts with its line)
 TOOLS = {
     "train": "train a task's model on the prepared data: translate, sentiment or pretrain (masked LM)",
@@ -22,5 +24,4 @@ TOOLS = {
 
 def tool_parser(name: str, epilog: str | None = None) -> argparse.ArgumentParser:
     """The argument parser of tool `name`: its usage line names `python -m tx NAME`, its description is its line."""
-    return argparse.ArgumentParser(prog=f"python -m tx {name}", description=TOOLS[name], epilog=epilog,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    return command_parser("tx", name, TOOLS[name], epilog)
