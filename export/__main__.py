@@ -15,7 +15,7 @@ from tx import CheckpointError
 from .onnx_export import DEFAULT_OPSET
 from .pipeline import ExportOptions, add_walkthrough, export_model_dir, planned_files
 from .quantize import check_block_size
-from .report import stale_reason
+from .report import graph_layout, stale_reason
 
 
 def parse_precisions(text: str) -> tuple[str, ...]:
@@ -66,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-quality", action="store_true", help="skip the text-level agreement check")
     parser.add_argument("--no-walkthrough", action="store_true",
                         help="skip the fp32 graphs that expose every intermediate tensor (the Walkthrough page)")
+    parser.add_argument("--traced-attention", action="store_true",
+                        help="the served translation graphs' attention as traced ops instead of onnxruntime's fused "
+                             "MultiHeadAttention (a fallback for a provider whose fused kernel refuses them)")
     args = parser.parse_args(argv)
     if args.agreement_sentences < 1:
         parser.error("--agreement-sentences must be >= 1")
@@ -81,17 +84,18 @@ def main(argv: list[str] | None = None) -> int:
                             block_size=args.block_size,
                             data_dir=args.data_dir, agreement_sentences=args.agreement_sentences,
                             threads=args.threads, check_quality=not args.no_quality,
-                            walkthrough=not args.no_walkthrough)
+                            walkthrough=not args.no_walkthrough, fused_attention=not args.traced_attention)
     try:
         if args.if_stale:
             precisions = ("fp32", *options.precisions)
+            layout = graph_layout(options.fused_attention)
             reason = stale_reason(args.model_dir, list(precisions),
-                                  planned_files(args.model_dir, precisions, options.walkthrough))
+                                  planned_files(args.model_dir, precisions, options.walkthrough), layout)
             if reason is None:
                 print(f"{args.model_dir}/onnx is up to date")
                 return 0
             if options.walkthrough and stale_reason(args.model_dir, list(precisions),
-                                                    planned_files(args.model_dir, precisions, False)) is None:
+                                                    planned_files(args.model_dir, precisions, False), layout) is None:
                 # an export from before the walkthrough graphs: add them, keep the served graphs
                 print(f"adding the walkthrough graphs to {args.model_dir}/onnx ({reason})")
                 return 0 if add_walkthrough(args.model_dir, args.opset) else 1

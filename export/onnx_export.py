@@ -38,6 +38,8 @@ from runtime.spec import (
 from tx.checkpoint import atomic_write
 
 from .feeds import random_inputs
+from .fused_attention import TRANSLATIONS as FUSED_TRANSLATIONS
+from .fused_attention import tidy_fused_outputs
 from .wrappers import wrapper_for
 
 DEFAULT_OPSET = 20
@@ -89,10 +91,11 @@ def quiet_exporter():
 
 
 def export_graph(model: nn.Module, spec: GraphSpec, path: str | Path, metadata: dict[str, str],
-                 opset: int = DEFAULT_OPSET) -> float:
-    """Write `spec`'s graph of `model` to `path` (weights inside the file); returns seconds taken."""
+                 opset: int = DEFAULT_OPSET, fused_attention: bool = True) -> float:
+    """Write `spec`'s graph of `model` to `path` (weights inside the file); returns seconds taken.
+    fused_attention: the decoder step's attention as onnxruntime's fused nodes (export/fused_attention.py)."""
     start = time.perf_counter()
-    wrapper = wrapper_for(model, spec)
+    wrapper = wrapper_for(model, spec, fused_attention)
     vocab = model.config.vocab_size
     example = [torch.from_numpy(a) for a in random_inputs(spec, EXAMPLE_AXES, vocab, seed=0)]
     dims = {name: Dim(name) for name in DYNAMIC_AXES}  # one object per axis name: equal names = equal sizes
@@ -101,8 +104,10 @@ def export_graph(model: nn.Module, spec: GraphSpec, path: str | Path, metadata: 
         raw = Path(tmp) / "graph.onnx"
         torch.onnx.export(wrapper, wrapper.pack(example), str(raw), dynamo=True, external_data=False,
                           opset_version=opset, dynamic_shapes=dynamic, input_names=spec.input_names,
-                          output_names=spec.output_names, optimize=True, verbose=False)
+                          output_names=spec.output_names, optimize=True, verbose=False,
+                          custom_translation_table=FUSED_TRANSLATIONS)
         exported = onnx.load(str(raw))
+    tidy_fused_outputs(exported)
     set_metadata(exported, metadata)
     exported.doc_string = f"tx {spec.name}: inputs {spec.input_names} -> outputs {spec.output_names}"
     atomic_write(path, lambda tmp_path: onnx.save(exported, tmp_path))

@@ -30,7 +30,7 @@ from tx.checkpoint import TOKENIZER_FILE, atomic_write
 from .onnx_export import DEFAULT_OPSET, EXPORTER, export_graph, graph_metadata
 from .quality import sentiment_quality, translation_quality
 from .quantize import Int8Scheme, default_scheme, quantize_int8
-from .report import ExportReport, file_entries, read_report, versions
+from .report import ExportReport, file_entries, graph_layout, read_report, versions
 from .validate import validate_graph
 
 
@@ -48,6 +48,7 @@ class ExportOptions:
     threads: int | None = None  # onnxruntime threads for the agreement runs
     check_quality: bool = True  # False skips the text-level agreement (tests, quick iterations)
     walkthrough: bool = True  # also the fp32 graphs with every intermediate tensor (the Walkthrough page)
+    fused_attention: bool = True  # the served translation graphs' attention as onnxruntime's fused nodes
 
 
 def int8_scheme(options: ExportOptions, vnni: bool) -> Int8Scheme:
@@ -98,12 +99,13 @@ def walkthrough_files(shape: ModelShape) -> list[str]:
 
 def export_graphs(model, config: dict, onnx_dir: Path, jobs: list[tuple[GraphSpec, list[str]]],
                   scheme: Int8Scheme | None, tokenizer_sha: str, opset: int,
-                  log: Callable[[str], None]) -> tuple[list[dict], list[str]]:
+                  log: Callable[[str], None], fused_attention: bool = True) -> tuple[list[dict], list[str]]:
     """Export, quantise and validate each (spec, precisions); returns the report's graph entries and failures."""
     entries, failures = [], []
     for spec, graph_precisions in jobs:
         fp32_path = onnx_dir / spec.file_name("fp32")
-        seconds = export_graph(model, spec, fp32_path, graph_metadata(spec, "fp32", config, tokenizer_sha), opset)
+        seconds = export_graph(model, spec, fp32_path, graph_metadata(spec, "fp32", config, tokenizer_sha), opset,
+                               fused_attention)
         made = {"fp32": seconds}
         if "int8" in graph_precisions:
             made["int8"] = quantize_int8(fp32_path, onnx_dir / spec.file_name("int8"), scheme.per_channel,
@@ -180,7 +182,7 @@ def export_model_dir(model_dir: str | Path, options: ExportOptions,
         model_dir=str(model_dir), kind=stored["kind"], ok=False,
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"), exporter=EXPORTER,
         opset=options.opset, spec_version=SPEC_VERSION, precisions=precisions, per_channel=options.per_channel,
-        versions=versions())
+        versions=versions(), graph_layout=graph_layout(options.fused_attention))
     vnni = cpu_has_vnni()  # read at export time: the scheme depends on the CPU that makes (and serves) the files
     scheme = int8_scheme(options, vnni)
     report.int8 = describe_scheme(scheme, vnni)
@@ -189,7 +191,7 @@ def export_model_dir(model_dir: str | Path, options: ExportOptions,
     jobs = [(spec, precisions) for spec in graphs_for(shape)]
     jobs += [(spec, [WALKTHROUGH_PRECISION]) for spec in walkthrough_graphs(shape)] if options.walkthrough else []
     entries, failures = export_graphs(model, stored["config"], onnx_dir, jobs, scheme, tokenizer_sha, options.opset,
-                                      log)
+                                      log, options.fused_attention)
     report.graphs += entries
     report.failures += failures
     if options.check_quality and not report.failures:

@@ -47,6 +47,7 @@ from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
 from runtime.files import atomic_write
 from runtime.spec import META_INT8_BLOCK_SIZE, META_INT8_WEIGHT_BITS, META_INT8_WEIGHT_TYPE, META_PRECISION
 
+from .fused_attention import tidy_fused_outputs
 from .onnx_export import set_metadata
 
 # Only the weight-by-activation MatMuls (attention's activation-by-activation products stay fp32)
@@ -152,10 +153,14 @@ def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = True, we
                                  per_channel=per_channel,
                                  reduce_range=weight_bits == 7,  # see the module doc: int16 saturation w/o VNNI
                                  op_types_to_quantize=QUANTIZED_OPS, nodes_to_exclude=excluded,
-                                 extra_options={"MatMulConstBOnly": True})
+                                 # DefaultTensorType: the fused attention's outputs have no type that onnx's
+                                 # shape inference knows (a contrib op); they are float
+                                 extra_options={"MatMulConstBOnly": True,
+                                                "DefaultTensorType": onnx.TensorProto.FLOAT})
                 quantized = onnx.load("int8.onnx")
         finally:
             root.setLevel(previous_level)  # the caller's logging is not ours to change
+    tidy_fused_outputs(quantized)  # the types of the fused attention's outputs, cleared above
     scheme = {META_PRECISION: "int8", META_INT8_WEIGHT_TYPE: weight_type, META_INT8_KEPT_FP32: ",".join(keep_fp32),
               META_INT8_BLOCK_SIZE: str(block_size)}
     # The loader refuses 8-bit signed weights without VNNI, where the dynamic u8 x s8 kernel saturates; unsigned

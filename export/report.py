@@ -41,6 +41,17 @@ def versions() -> dict[str, str]:
             "platform": platform.platform(), "cpu": cpu_model()}
 
 
+# How the served graphs are built, beyond their interface (SPEC_VERSION): an export made with another layout
+# still loads, but `--if-stale` makes it again unless that layout was asked for (`--traced-attention`).
+FUSED_LAYOUT = "fused-attention"  # export/fused_attention.py: the default
+TRACED_LAYOUT = "traced attention"  # every attention op as traced (before 2026-11-25; a fallback for a provider
+#                                     whose fused kernel refuses our masks)
+
+
+def graph_layout(fused_attention: bool) -> str:
+    return FUSED_LAYOUT if fused_attention else TRACED_LAYOUT
+
+
 @dataclass
 class ExportReport:
     model_dir: str
@@ -59,6 +70,7 @@ class ExportReport:
     quality: dict[str, Any] = field(default_factory=dict)  # quality.* sections
     files: dict[str, dict[str, Any]] = field(default_factory=dict)  # file name -> {"bytes", "sha256"}
     int8: dict[str, Any] = field(default_factory=dict)  # the int8 scheme: per_channel, weight_bits, cpu_vnni, why
+    graph_layout: str = FUSED_LAYOUT
 
     def write(self, model_dir: Path) -> Path:
         path = model_dir / ONNX_DIR / REPORT_FILE
@@ -80,8 +92,10 @@ def read_report(model_dir: Path) -> dict[str, Any] | None:
         return None
 
 
-def stale_reason(model_dir: Path, precisions: list[str], file_names: list[str]) -> str | None:
-    """None when the export in model_dir/onnx is complete, passed, and newer than the model's files."""
+def stale_reason(model_dir: Path, precisions: list[str], file_names: list[str],
+                 layout: str = FUSED_LAYOUT) -> str | None:
+    """None when the export in model_dir/onnx is complete, passed, of this graph layout, and newer than the
+    model's files."""
     report = read_report(model_dir)
     if report is None:
         return "no readable export report"
@@ -89,6 +103,8 @@ def stale_reason(model_dir: Path, precisions: list[str], file_names: list[str]) 
         return "the last export failed validation"
     if report.get("spec_version") != SPEC_VERSION:
         return f"exported with interface version {report.get('spec_version')}, now {SPEC_VERSION}"
+    if report.get("graph_layout", TRACED_LAYOUT) != layout:
+        return f"exported with graph layout {report.get('graph_layout', TRACED_LAYOUT)!r}, now {layout!r}"
     if not set(precisions) <= set(report.get("precisions", [])):
         return f"the last export lacks precision(s) {sorted(set(precisions) - set(report.get('precisions', [])))}"
     onnx_dir = model_dir / ONNX_DIR

@@ -4,12 +4,14 @@ Each wrapper's `pack(flat)` turns the spec-ordered list of inputs into its `forw
 arguments; the exporter applies the same `pack` to the per-input dynamic-axes dicts, so
 names, tensors and dynamic shapes can never drift apart.
 
-Every graph, lean ones included, traces the model's explicit-softmax attention
-(`need_weights=True`; the lean graphs drop the weights). Why: the exporter decomposes
-`F.scaled_dot_product_attention` into reshape-to-3D, Transpose(K), scale both Q and K, MatMul;
-the scaling between Transpose and MatMul blocks onnxruntime's Transpose+MatMul fusion, so every
-layer would copy its whole K (the full KV cache, in the decoder) at every call. The timings:
-docs/export-and-runtime.md#graph-layout.
+The served translation graphs (encoder, decoder step) run each layer's attention as one onnxruntime
+`MultiHeadAttention` node and its Q/K/V projections as one MatMul (`FusedEncoderGraph`,
+`FusedDecoderStepGraph`; export/fused_attention.py). Every other graph traces the model's
+explicit-softmax attention (`need_weights=True`; lean ones drop the weights). Why not SDPA: the
+exporter decomposes `F.scaled_dot_product_attention` into reshape-to-3D, Transpose(K), scale both Q
+and K, MatMul; the scaling between Transpose and MatMul blocks onnxruntime's Transpose+MatMul fusion,
+so every layer would copy its whole K at every call. The timings: docs/export-and-runtime.md#graph-layout.
+The plain wrappers are also the reference every exported file is validated against.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from torch import Tensor, nn
 from runtime.spec import GraphSpec
 from tx import SentimentClassifier, Seq2SeqTransformer
 
+from .fused_attention import scale_of, split_heads
 from .walkthrough import WALKTHROUGH_MODULES
 
 
@@ -104,6 +107,82 @@ class DecoderStepGraph(GraphModule):
         return (self.output(hidden), *(t for layer in present for t in layer[:2]), *weights["cross"])
 
 
+class PackedLinear(nn.Module):
+    """Several nn.Linear reading the same input as one wider MatMul, its output split back: one (D, 3D)
+    MatMul for a layer's Q, K and V runs faster than three (D, D) ones, int8 included (per-column scales
+    are unchanged by packing). Timings: docs/export-and-runtime.md#fused-attention."""
+
+    def __init__(self, *linears: nn.Linear):
+        super().__init__()
+        self.sizes = [linear.out_features for linear in linears]
+        weight_t = torch.cat([linear.weight.detach() for linear in linears]).t().contiguous()  # (D, ΣN)
+        self.weight_t = nn.Parameter(weight_t, requires_grad=False)
+        biases = [linear.bias for linear in linears]
+        self.bias = None if any(b is None for b in biases) else \
+            nn.Parameter(torch.cat([b.detach() for b in biases]), requires_grad=False)
+
+    def forward(self, x: Tensor) -> tuple[Tensor, ...]:
+        y = x @ self.weight_t  # (B, T, D) @ (D, ΣN) -> (B, T, ΣN)
+        if self.bias is not None:
+            y = y + self.bias
+        return y.split(self.sizes, dim=-1)
+
+
+def packed_qkv(attn: nn.Module) -> PackedLinear:
+    return PackedLinear(attn.w_q, attn.w_k, attn.w_v)
+
+
+class FusedEncoderGraph(GraphModule):
+    """`EncoderGraph` (served, not explaining) with each layer's attention as one onnxruntime
+    `MultiHeadAttention` node, Q/K/V as one MatMul, and every decoder layer's cross K/V as one MatMul
+    (export/fused_attention.py): the same inputs, outputs and values."""
+
+    def __init__(self, model: Seq2SeqTransformer):
+        super().__init__(model)
+        self.qkv = nn.ModuleList(packed_qkv(layer.self_attn) for layer in model.encoder.layers)
+        self.cross_kv = PackedLinear(*(w for layer in model.decoder.layers
+                                       for w in (layer.cross_attn.w_k, layer.cross_attn.w_v)))
+
+    def forward(self, src_ids: Tensor, src_mask: Tensor):
+        model = self.model
+        x = model.positional(model.src_embed(src_ids))  # (B, S) -> (B, S, D)
+        for layer, qkv in zip(model.encoder.layers, self.qkv, strict=True):
+            attn = layer.self_attn
+            h = layer.res_attn.sublayer_input(x)
+            out = torch.ops.txonnx.padded_self_attention(*qkv(h), src_mask, attn.n_heads, scale_of(attn))
+            x = layer.res_ff(layer.res_attn.merge(x, attn.w_o(out)), layer.feed_forward)
+        memory = model.encoder.norm(x)
+        heads = model.config.n_heads
+        return (memory, *(split_heads(t, heads) for t in self.cross_kv(memory)))
+
+
+class FusedDecoderStepGraph(DecoderStepGraph):
+    """`DecoderStepGraph` with each layer's attention as one onnxruntime `MultiHeadAttention` node and Q/K/V
+    as one MatMul (export/fused_attention.py): the same inputs, outputs and values, fewer and faster nodes."""
+
+    def __init__(self, model: Seq2SeqTransformer):
+        super().__init__(model)
+        self.qkv = nn.ModuleList(packed_qkv(layer.self_attn) for layer in model.decoder.layers)
+
+    def forward(self, tokens: Tensor, src_mask: Tensor, past: list[Tensor], cross: list[Tensor]):
+        model = self.model
+        x = model.positional(model.tgt_embed(tokens), offset=past[0].size(2))  # (B, T) -> (B, T, D)
+        present, cross_weights = [], []
+        for i, (layer, qkv) in enumerate(zip(model.decoder.layers, self.qkv, strict=True)):
+            me, other = layer.self_attn, layer.cross_attn
+            h = layer.res_self.sublayer_input(x)
+            out, k, v = torch.ops.txonnx.cached_self_attention(*qkv(h), past[2 * i], past[2 * i + 1], me.n_heads,
+                                                               scale_of(me))
+            x = layer.res_self.merge(x, me.w_o(out))
+            h = layer.res_cross.sublayer_input(x)
+            out, weights = torch.ops.txonnx.cross_attention(other.w_q(h), cross[2 * i], cross[2 * i + 1], src_mask,
+                                                            other.n_heads, scale_of(other))
+            x = layer.res_ff(layer.res_cross.merge(x, other.w_o(out)), layer.feed_forward)
+            present += [k, v]
+            cross_weights.append(weights)
+        return (self.output(model.decoder.norm(x)), *present, *cross_weights)
+
+
 class DecoderExplainGraph(GraphModule):
     """(tgt_ids, memory, src_mask) -> log_probs, attn_self_0.., attn_cross_0..: one teacher-forced pass."""
 
@@ -116,13 +195,14 @@ class DecoderExplainGraph(GraphModule):
         return (self.output(hidden), *weights["self"], *weights["cross"])
 
 
-def wrapper_for(model: nn.Module, spec: GraphSpec) -> nn.Module:
-    """The module whose forward is exactly `spec`'s graph."""
+def wrapper_for(model: nn.Module, spec: GraphSpec, fused_attention: bool = False) -> nn.Module:
+    """The module whose forward is exactly `spec`'s graph. fused_attention: the decoder step with onnxruntime's
+    fused attention nodes (what the export writes); without it, the model's own code (the reference)."""
     builders = {
         "classifier": lambda: ClassifierGraph(model, explain=False),
         "classifier_explain": lambda: ClassifierGraph(model, explain=True),
-        "encoder": lambda: EncoderGraph(model),
-        "decoder": lambda: DecoderStepGraph(model),
+        "encoder": lambda: FusedEncoderGraph(model) if fused_attention else EncoderGraph(model),
+        "decoder": lambda: (FusedDecoderStepGraph if fused_attention else DecoderStepGraph)(model),
         "encoder_explain": lambda: EncoderGraph(model, explain=True),
         "decoder_explain": lambda: DecoderExplainGraph(model),
     }

@@ -472,6 +472,8 @@ def test_if_stale_reasons(monkeypatch):
     assert "lacks precision" in stale_reason(model_dir, ["fp32", "int8"], files)
     report_path.write_text(json.dumps(report | {"spec_version": "0"}))
     assert "interface version" in stale_reason(model_dir, ["fp32"], files)
+    report_path.write_text(json.dumps({k: v for k, v in report.items() if k != "graph_layout"}))  # before fusing
+    assert "graph layout 'traced attention'" in stale_reason(model_dir, ["fp32"], files)
     report_path.write_text("{not json")
     assert stale_reason(model_dir, ["fp32"], files) == "no readable export report"
 
