@@ -24,7 +24,6 @@ from torch import Tensor, nn
 from runtime.spec import GraphSpec
 from tx import SentimentClassifier, Seq2SeqTransformer
 
-from .fused_attention import scale_of, split_heads
 from .walkthrough import WALKTHROUGH_MODULES
 
 
@@ -107,82 +106,6 @@ class DecoderStepGraph(GraphModule):
         return (self.output(hidden), *(t for layer in present for t in layer[:2]), *weights["cross"])
 
 
-class PackedLinear(nn.Module):
-    """Several nn.Linear reading the same input as one wider MatMul, its output split back: one (D, 3D)
-    MatMul for a layer's Q, K and V runs faster than three (D, D) ones, int8 included (per-column scales
-    are unchanged by packing). Timings: docs/export-and-runtime.md#fused-attention."""
-
-    def __init__(self, *linears: nn.Linear):
-        super().__init__()
-        self.sizes = [linear.out_features for linear in linears]
-        weight_t = torch.cat([linear.weight.detach() for linear in linears]).t().contiguous()  # (D, ΣN)
-        self.weight_t = nn.Parameter(weight_t, requires_grad=False)
-        biases = [linear.bias for linear in linears]
-        self.bias = None if any(b is None for b in biases) else \
-            nn.Parameter(torch.cat([b.detach() for b in biases]), requires_grad=False)
-
-    def forward(self, x: Tensor) -> tuple[Tensor, ...]:
-        y = x @ self.weight_t  # (B, T, D) @ (D, ΣN) -> (B, T, ΣN)
-        if self.bias is not None:
-            y = y + self.bias
-        return y.split(self.sizes, dim=-1)
-
-
-def packed_qkv(attn: nn.Module) -> PackedLinear:
-    return PackedLinear(attn.w_q, attn.w_k, attn.w_v)
-
-
-class FusedEncoderGraph(GraphModule):
-    """`EncoderGraph` (served, not explaining) with each layer's attention as one onnxruntime
-    `MultiHeadAttention` node, Q/K/V as one MatMul, and every decoder layer's cross K/V as one MatMul
-    (export/fused_attention.py): the same inputs, outputs and values."""
-
-    def __init__(self, model: Seq2SeqTransformer):
-        super().__init__(model)
-        self.qkv = nn.ModuleList(packed_qkv(layer.self_attn) for layer in model.encoder.layers)
-        self.cross_kv = PackedLinear(*(w for layer in model.decoder.layers
-                                       for w in (layer.cross_attn.w_k, layer.cross_attn.w_v)))
-
-    def forward(self, src_ids: Tensor, src_mask: Tensor):
-        model = self.model
-        x = model.positional(model.src_embed(src_ids))  # (B, S) -> (B, S, D)
-        for layer, qkv in zip(model.encoder.layers, self.qkv, strict=True):
-            attn = layer.self_attn
-            h = layer.res_attn.sublayer_input(x)
-            out = torch.ops.txonnx.padded_self_attention(*qkv(h), src_mask, attn.n_heads, scale_of(attn))
-            x = layer.res_ff(layer.res_attn.merge(x, attn.w_o(out)), layer.feed_forward)
-        memory = model.encoder.norm(x)
-        heads = model.config.n_heads
-        return (memory, *(split_heads(t, heads) for t in self.cross_kv(memory)))
-
-
-class FusedDecoderStepGraph(DecoderStepGraph):
-    """`DecoderStepGraph` with each layer's attention as one onnxruntime `MultiHeadAttention` node and Q/K/V
-    as one MatMul (export/fused_attention.py): the same inputs, outputs and values, fewer and faster nodes."""
-
-    def __init__(self, model: Seq2SeqTransformer):
-        super().__init__(model)
-        self.qkv = nn.ModuleList(packed_qkv(layer.self_attn) for layer in model.decoder.layers)
-
-    def forward(self, tokens: Tensor, src_mask: Tensor, past: list[Tensor], cross: list[Tensor]):
-        model = self.model
-        x = model.positional(model.tgt_embed(tokens), offset=past[0].size(2))  # (B, T) -> (B, T, D)
-        present, cross_weights = [], []
-        for i, (layer, qkv) in enumerate(zip(model.decoder.layers, self.qkv, strict=True)):
-            me, other = layer.self_attn, layer.cross_attn
-            h = layer.res_self.sublayer_input(x)
-            out, k, v = torch.ops.txonnx.cached_self_attention(*qkv(h), past[2 * i], past[2 * i + 1], me.n_heads,
-                                                               scale_of(me))
-            x = layer.res_self.merge(x, me.w_o(out))
-            h = layer.res_cross.sublayer_input(x)
-            out, weights = torch.ops.txonnx.cross_attention(other.w_q(h), cross[2 * i], cross[2 * i + 1], src_mask,
-                                                            other.n_heads, scale_of(other))
-            x = layer.res_ff(layer.res_cross.merge(x, other.w_o(out)), layer.feed_forward)
-            present += [k, v]
-            cross_weights.append(weights)
-        return (self.output(model.decoder.norm(x)), *present, *cross_weights)
-
-
 class DecoderExplainGraph(GraphModule):
     """(tgt_ids, memory, src_mask) -> log_probs, attn_self_0.., attn_cross_0..: one teacher-forced pass."""
 
@@ -196,10 +119,12 @@ class DecoderExplainGraph(GraphModule):
 
 
 def wrapper_for(model: nn.Module, spec: GraphSpec, fused_attention: bool = False) -> nn.Module:
-    """The module whose forward is exactly `spec`'s graph. fused_attention: the decoder step with onnxruntime's
+    """The module whose forward is exactly `spec`'s graph. fused_attention: the served graphs with onnxruntime's
     fused attention nodes (what the export writes); without it, the model's own code (the reference)."""
+    from .fused_graphs import FusedClassifierGraph, FusedDecoderStepGraph, FusedEncoderGraph  # they subclass these
+
     builders = {
-        "classifier": lambda: ClassifierGraph(model, explain=False),
+        "classifier": lambda: FusedClassifierGraph(model) if fused_attention else ClassifierGraph(model, explain=False),
         "classifier_explain": lambda: ClassifierGraph(model, explain=True),
         "encoder": lambda: FusedEncoderGraph(model) if fused_attention else EncoderGraph(model),
         "decoder": lambda: (FusedDecoderStepGraph if fused_attention else DecoderStepGraph)(model),

@@ -15,7 +15,18 @@ from export.feeds import random_inputs
 from export.onnx_export import export_graph, graph_metadata
 from export.validate import validate_graph
 from export.wrappers import run_wrapper, wrapper_for
-from runtime.spec import BATCH, PAST, SRC, TGT, ModelShape, decoder_graph, encoder_graph, graphs_for
+from runtime.spec import (
+    BATCH,
+    PAST,
+    SEQ,
+    SRC,
+    TGT,
+    ModelShape,
+    classifier_graph,
+    decoder_graph,
+    encoder_graph,
+    graphs_for,
+)
 
 VARIANTS = {  # what a checkpoint's config may change about the layers the fused graphs rebuild
     "paper": {},
@@ -61,18 +72,41 @@ def test_fused_wrappers_compute_what_the_model_computes(variant):
                 torch.testing.assert_close(got, want, rtol=0, atol=2e-6, msg=f"{spec.name}.{name} at {case}")
 
 
-def test_served_translation_graphs_are_fused_and_explaining_ones_are_not():
-    onnx_dir = exported("translate") / "onnx"
-    layers = 2  # export_fixtures.build_translation_dir
+def tiny_classifier(**changes) -> tx.SentimentClassifier:
+    torch.manual_seed(0)
+    return tx.SentimentClassifier(tx.ClassifierConfig(vocab_size=31, d_model=16, n_heads=4, n_layers=2, d_ff=24,
+                                                      dropout=0.0, max_len=32, temperature=1.7, **changes)).eval()
 
-    def fused_nodes(name: str) -> int:
-        graph = onnx.load(str(onnx_dir / name)).graph
-        return sum(n.op_type == "MultiHeadAttention" and n.domain == "com.microsoft" for n in graph.node)
 
+@pytest.mark.parametrize("pooling", ["mean", "max"])
+@pytest.mark.parametrize("variant", ["paper", "pre-LN", "unscaled, no positions"])
+def test_the_fused_classifier_computes_what_the_model_computes(variant, pooling):
+    model = tiny_classifier(pooling=pooling, **VARIANTS[variant])
+    spec = classifier_graph(ModelShape.from_config("classifier", vars(model.config)))
+    fused, plain = wrapper_for(model, spec, fused_attention=True), wrapper_for(model, spec)
+    assert type(fused) is not type(plain)
+    ids, mask = (torch.from_numpy(a) for a in random_inputs(spec, {BATCH: 4, SEQ: 9}, 31, seed=3))
+    mask[1, 5:] = False  # padding
+    mask[2] = False  # an all-pad row: pooled to zeros either way
+    torch.testing.assert_close(run_wrapper(fused, [ids, mask])[0], run_wrapper(plain, [ids, mask])[0], rtol=0,
+                               atol=2e-6)
+
+
+def fused_nodes(path: Path) -> int:
+    graph = onnx.load(str(path)).graph
+    return sum(n.op_type == "MultiHeadAttention" and n.domain == "com.microsoft" for n in graph.node)
+
+
+def test_served_graphs_are_fused_and_explaining_ones_are_not():
+    layers = 2  # export_fixtures.build_translation_dir and build_sentiment_dir
+    translate, sentiment = exported("translate") / "onnx", exported("sentiment") / "onnx"
     for precision in ("fp32", "int8"):
-        assert fused_nodes(f"encoder.{precision}.onnx") == layers
-        assert fused_nodes(f"decoder.{precision}.onnx") == 2 * layers  # self and cross, per layer
-        assert fused_nodes(f"encoder_explain.{precision}.onnx") == fused_nodes(f"decoder_explain.{precision}.onnx") == 0
+        assert fused_nodes(translate / f"encoder.{precision}.onnx") == layers
+        assert fused_nodes(translate / f"decoder.{precision}.onnx") == 2 * layers  # self and cross, per layer
+        assert fused_nodes(sentiment / f"classifier.{precision}.onnx") == layers
+        explaining = [translate / f"{graph}_explain.{precision}.onnx" for graph in ("encoder", "decoder")]
+        for path in [*explaining, sentiment / f"classifier_explain.{precision}.onnx"]:
+            assert fused_nodes(path) == 0
 
 
 @pytest.mark.slow
@@ -91,6 +125,17 @@ def test_fused_graphs_match_the_model_through_onnxruntime(variant, tmp_path: Pat
         assert check.ok, check.problems
         assert max(check.max_diff.values()) < 1e-5
         assert np.isfinite(list(check.max_diff.values())).all()
+
+
+@pytest.mark.slow
+def test_a_pre_ln_unscaled_classifier_matches_through_onnxruntime(tmp_path: Path):
+    model = tiny_classifier(pooling="mean", pre_norm=True, scale_scores=False)
+    spec = classifier_graph(ModelShape.from_config("classifier", vars(model.config)))
+    path = tmp_path / spec.file_name("fp32")
+    export_graph(model, spec, path, graph_metadata(spec, "fp32", vars(model.config), ""))
+    assert fused_nodes(path) == 2
+    check = validate_graph(model, spec, path, "fp32")
+    assert check.ok, check.problems
 
 
 @pytest.mark.slow
