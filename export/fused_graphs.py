@@ -1,7 +1,12 @@
-"""The served graphs with onnxruntime's fused attention (export/fused_attention.py): the same inputs, outputs and
-values as their plain wrappers in export/wrappers.py (the reference every exported file is checked against),
-rebuilt from the model's own submodules with two changes: each layer's attention core is one fused node, and
-projections that read the same input are one MatMul. Timings: docs/export-and-runtime.md#graph-layout."""
+"""The served graphs, faster: the same inputs, outputs and values as their plain wrappers in export/wrappers.py
+(the reference every exported file is checked against), rebuilt from the model's own submodules with three
+changes:
+- each layer's attention core is one onnxruntime `MultiHeadAttention` node (export/fused_attention.py);
+- projections that read the same input are one MatMul (`PackedLinear`);
+- the encoders run their per-token work (projections, feed-forward, norms) on the real tokens only, packed
+  into one row: a batch of sentences of unequal length pads a third of its positions or more, and that work
+  is most of an encoder's time. Outputs at padded positions are therefore unspecified (`GraphSpec.unspecified_at`).
+Timings: docs/export-and-runtime.md#graph-layout."""
 from __future__ import annotations
 
 import torch
@@ -28,11 +33,15 @@ class PackedLinear(nn.Module):
         self.bias = None if any(b is None for b in biases) else \
             nn.Parameter(torch.cat([b.detach() for b in biases]), requires_grad=False)
 
-    def forward(self, x: Tensor) -> tuple[Tensor, ...]:
-        y = x @ self.weight_t  # (B, T, D) @ (D, ΣN) -> (B, T, ΣN)
-        if self.bias is not None:
-            y = y + self.bias
+    def joint(self, x: Tensor) -> Tensor:
+        y = x @ self.weight_t  # (..., D) @ (D, ΣN) -> (..., ΣN)
+        return y if self.bias is None else y + self.bias
+
+    def split(self, y: Tensor) -> tuple[Tensor, ...]:
         return y.split(self.sizes, dim=-1)
+
+    def forward(self, x: Tensor) -> tuple[Tensor, ...]:
+        return self.split(self.joint(x))
 
 
 def packed_qkv(attn: nn.Module) -> PackedLinear:
@@ -48,14 +57,32 @@ class FusedEncoderStack(nn.Module):
         self.encoder = encoder
         self.qkv = nn.ModuleList(packed_qkv(layer.self_attn) for layer in encoder.layers)
 
-    def forward(self, x: Tensor, keep: Tensor) -> Tensor:
-        """x (B, S, D) embedded, keep (B, S) True at real tokens -> (B, S, D)."""
+    def forward(self, x: Tensor, keep: Tensor) -> tuple[Tensor, Tensor]:
+        """x (B, S, D) embedded, keep (B, S) True at real tokens -> (the real tokens' states (1, N, D), their
+        flat positions (N,)). Everything but attention works token by token, so it runs on the real tokens only.
+        (1, N, D), not (N, D): 2-D inputs would export as Gemm, which the int8 quantiser leaves in fp32.)"""
+        b, s, d = x.shape
+        index = keep.reshape(-1).nonzero().squeeze(1)  # (N,) flat positions of real tokens
+        x = pack(x, index)
         for layer, qkv in zip(self.encoder.layers, self.qkv, strict=True):
             attn = layer.self_attn
             h = layer.res_attn.sublayer_input(x)
-            out = torch.ops.txonnx.padded_self_attention(*qkv(h), keep, attn.n_heads, scale_of(attn))
+            q, k, v = qkv.split(unpack(qkv.joint(h), index, b, s))  # (1, N, 3D) -> 3 x (B, S, D)
+            out = pack(torch.ops.txonnx.padded_self_attention(q, k, v, keep, attn.n_heads, scale_of(attn)), index)
             x = layer.res_ff(layer.res_attn.merge(x, attn.w_o(out)), layer.feed_forward)
-        return self.encoder.norm(x)
+        return self.encoder.norm(x), index
+
+
+def pack(x: Tensor, index: Tensor) -> Tensor:
+    """(B, S, E) -> (1, N, E): the rows at flat positions `index`."""
+    b, s, e = x.shape
+    return x.reshape(1, b * s, e).index_select(1, index)
+
+
+def unpack(packed: Tensor, index: Tensor, b: int, s: int) -> Tensor:
+    """(1, N, E) rows of real tokens -> (B, S, E), zeros at padding."""
+    e = packed.size(-1)
+    return packed.new_zeros(b * s, e).index_copy(0, index, packed.reshape(-1, e)).view(b, s, e)
 
 
 class FusedEncoderGraph(GraphModule):
@@ -70,9 +97,11 @@ class FusedEncoderGraph(GraphModule):
 
     def forward(self, src_ids: Tensor, src_mask: Tensor):
         model = self.model
-        memory = self.stack(model.positional(model.src_embed(src_ids)), src_mask)  # (B, S) -> (B, S, D)
+        memory, index = self.stack(model.positional(model.src_embed(src_ids)), src_mask)  # (N, D)
+        b, s = src_ids.shape
+        cross = self.cross_kv.split(unpack(self.cross_kv.joint(memory), index, b, s))  # 2L x (B, S, D)
         heads = model.config.n_heads
-        return (memory, *(split_heads(t, heads) for t in self.cross_kv(memory)))
+        return (unpack(memory, index, b, s), *(split_heads(t, heads) for t in cross))
 
 
 class FusedClassifierGraph(GraphModule):
@@ -87,7 +116,8 @@ class FusedClassifierGraph(GraphModule):
     def forward(self, input_ids: Tensor, attention_mask: Tensor):
         model = self.model
         keep = attention_mask.bool()
-        x = self.stack(model.positional(model.embed(input_ids)), keep)  # (B, S) -> (B, S, D)
+        x, index = self.stack(model.positional(model.embed(input_ids)), keep)  # (N, D)
+        x = unpack(x, index, *input_ids.shape)  # (B, S, D), zeros at padding (which pooling never reads)
         return model.head(model.dropout(model.pool(x, keep))) / model.config.temperature
 
 

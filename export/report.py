@@ -43,7 +43,7 @@ def versions() -> dict[str, str]:
 
 # How the served graphs are built, beyond their interface (SPEC_VERSION): an export made with another layout
 # still loads, but `--if-stale` makes it again unless that layout was asked for (`--traced-attention`).
-FUSED_LAYOUT = "fused-attention"  # export/fused_attention.py: the default
+FUSED_LAYOUT = "fused attention, real tokens only"  # export/fused_graphs.py: the default
 TRACED_LAYOUT = "traced attention"  # every attention op as traced (before 2026-11-25; a fallback for a provider
 #                                     whose fused kernel refuses our masks)
 

@@ -61,6 +61,9 @@ class GraphSpec:
     outputs: tuple[TensorSpec, ...]
     explain: bool  # returns attention weights (explicit softmax path) instead of the lean SDPA path
     batchable: bool  # rows are independent and stateless: Triton may batch requests dynamically
+    # A mask input whose False positions hold unspecified values in every output over its axis (the served
+    # encoder computes real tokens only: export/fused_graphs.py); "" = every output value is specified.
+    unspecified_at: str = ""
 
     @property
     def input_names(self) -> list[str]:
@@ -126,11 +129,12 @@ def classifier_graph(shape: ModelShape, explain: bool = False) -> GraphSpec:
 
 
 def encoder_graph(shape: ModelShape) -> GraphSpec:
-    """Source -> memory and every decoder layer's cross-attention K/V (computed once per source)."""
+    """Source -> memory and every decoder layer's cross-attention K/V (computed once per source). Their values at
+    padded source positions are unspecified: nothing reads them (attention masks those keys)."""
     inputs = (TensorSpec("src_ids", "int64", (BATCH, SRC)), TensorSpec("src_mask", MASK_DTYPE, (BATCH, SRC)))
     outputs = (TensorSpec("memory", "float32", (BATCH, SRC, shape.d_model)),
                *_kv("cross", shape.n_decoder_layers, SRC, shape))
-    return GraphSpec("encoder", inputs, outputs, explain=False, batchable=True)
+    return GraphSpec("encoder", inputs, outputs, explain=False, batchable=True, unspecified_at="src_mask")
 
 
 def decoder_graph(shape: ModelShape) -> GraphSpec:
