@@ -57,6 +57,10 @@ SYSTEMS = ("torch", "ort-fp32", "ort-int8")
 CLASSIFIER_CASES = [(1, 16), (1, 64), (1, 256), (32, 64)]  # (batch, tokens)
 TRANSLATION_CASES = [("greedy", 1), ("greedy", 16), ("beam", 1), ("beam", 16)]  # (method, batch)
 BEAM = 4
+# Beam cases stop a sentence once BEAM x PATIENCE hypotheses have finished, in every system: CTranslate2's rule (its
+# default patience). tx's own default stops only when no live beam can still win (exact), which on held-out
+# sentences decodes 15-31% more rows; comparing engines means comparing the same search (--patience exact: tx's).
+PATIENCE = 1.0
 
 
 def translation_case_name(method: str, batch: int) -> str:
@@ -115,7 +119,7 @@ def bench_classifier(model_dir: Path, threads: int, repeats: int, warmup: int, p
 
 def bench_translation(model_dir: Path, threads: int, repeats: int, warmup: int, data_dir: Path,
                       provider: str = "cpu", cases: set[str] | None = None,
-                      max_len: int | None = None) -> tuple[list[CaseResult], dict]:
+                      max_len: int | None = None, patience: float | None = PATIENCE) -> tuple[list[CaseResult], dict]:
     torch_side = Translator.from_dir(model_dir)
     src_lang, tgt_lang = torch_side.directions[0]
     texts = held_out_texts(data_dir / "translate", model_dir, {src_lang}, 64)
@@ -138,7 +142,7 @@ def bench_translation(model_dir: Path, threads: int, repeats: int, warmup: int, 
         def call(r: int, system: Any, method=method, batch=batch) -> int:
             chosen = [sentences[(r * batch + i) % len(sentences)] for i in range(batch)]
             out = system.translate(chosen, src_lang=src_lang, tgt_lang=tgt_lang, method=method, beam=BEAM,
-                                   max_len=max_len)
+                                   max_len=max_len, patience=patience)
             return sum(len(t.token_ids) for t in out)
 
         for n, s in systems.items():
@@ -148,9 +152,13 @@ def bench_translation(model_dir: Path, threads: int, repeats: int, warmup: int, 
     measured = interleaved(calls, repeats, warmup, runs=runs)  # each round: every case and system once
     results = [row for name in names for row in summarise(name, {n: measured[(name, n)] for n in systems})]
     first = wrappers["ort-fp32"]
+    notes.append(f"beam cases stop a sentence once {BEAM} x {patience} hypotheses have finished in every system "
+                 "(CTranslate2's rule)" if patience is not None else
+                 "beam cases: tx stops a sentence only when no live beam can beat its best (exact, the app's "
+                 "default); CTranslate2 has no such rule and stops once 4 hypotheses have finished")
     return results, {"direction": f"{src_lang}-{tgt_lang}", "sentences": origin, "max_len": max_len,
-                     "provider": first.provider, "provider_note": first.provider_note, "systems": list(systems),
-                     "notes": notes}
+                     "patience": patience, "provider": first.provider, "provider_note": first.provider_note,
+                     "systems": list(systems), "notes": notes}
 
 
 def ct2_systems(model_dir: Path, threads: int, notes: list[str]) -> dict[str, Any]:
@@ -171,8 +179,9 @@ def ct2_systems(model_dir: Path, threads: int, notes: list[str]) -> dict[str, An
             # Its best setting, not only ours: its OpenMP threads can make 1 intra-op thread the faster
             # (docs/export-and-runtime.md#ctranslate2).
             systems[f"ct2-{precision}-t1"] = Ct2TextTranslator(model_dir, out, 1)
-    notes.append("CTranslate2 beam search normalises by length^α and stops when the beam has finished; its outputs "
-                 "may differ from ours (greedy ones are identical in fp32)")
+    notes.append("CTranslate2 beam search normalises scores by length^α, tx by GNMT's ((5 + length) / 6)^α: beam "
+                 "outputs may differ (92% identical at patience 1, fp32, 500 held-out sentences; greedy ones are "
+                 "identical in fp32)")
     if threads > 1:
         notes.append("CTranslate2 also ran at 1 thread (ct2-<p>-t1); ÷ CTranslate2 compares with its faster setting")
     return systems
@@ -208,13 +217,13 @@ def load_average() -> float | None:
 
 def bench_model_dir(model_dir: Path, threads: int, repeats: int, warmup: int, data_dir: Path,
                     provider: str = "cpu", cases: set[str] | None = None, max_len: int | None = None,
-                    fusions: bool = True) -> dict[str, Any]:
+                    fusions: bool = True, patience: float | None = PATIENCE) -> dict[str, Any]:
     task = read_model_config(model_dir)["meta"].get("task", "?")
     load_before = load_average()
     with torch_threads(threads):  # the same thread count on both sides
         if task == "translate":
             results, extra = bench_translation(model_dir, threads, repeats, warmup, data_dir, provider, cases,
-                                               max_len)
+                                               max_len, patience)
         elif task == "sentiment":
             results, extra = bench_classifier(model_dir, threads, repeats, warmup, provider, cases)
         else:
@@ -249,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"comma-separated subset of {','.join(all_case_names())} (default all)")
     parser.add_argument("--max-len", type=int, default=None,
                         help="most target tokens per translation (default: source length + 50)")
+    parser.add_argument("--patience", default=str(PATIENCE),
+                        help="beam cases: stop a sentence once 4 x PATIENCE hypotheses have finished, in every system "
+                             f"(default {PATIENCE}: CTranslate2's own rule), or 'exact' (tx's default search)")
     parser.add_argument("--no-fusions", action="store_true", help="skip listing onnxruntime's fused operators")
     parser.add_argument("--json", type=Path, default=None,
                         help="write all results here (default: each MODEL_DIR/onnx/bench.json)")
@@ -257,6 +269,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--threads and --repeats must be >= 1, --warmup >= 0")
     if args.max_len is not None and args.max_len < 1:
         parser.error("--max-len must be >= 1")
+    try:
+        patience = None if args.patience == "exact" else float(args.patience)
+    except ValueError:
+        parser.error(f"--patience must be a number or 'exact', got {args.patience!r}")
+    if patience is not None and not patience > 0:
+        parser.error("--patience must be > 0")
     cases = None
     if args.cases:
         cases = {c.strip() for c in args.cases.split(",") if c.strip()}
@@ -267,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     for model_dir in args.model_dirs:
         try:
             bench = bench_model_dir(model_dir, args.threads, args.repeats, args.warmup, args.data_dir, args.provider,
-                                    cases, args.max_len, fusions=not args.no_fusions)
+                                    cases, args.max_len, fusions=not args.no_fusions, patience=patience)
         except ValueError as e:  # ModelLoadError / CheckpointError: say what to run
             print(f"error: {e}", file=sys.stderr)
             return 2

@@ -117,12 +117,12 @@ class Ct2Translator:
         self.engine = ctranslate2.Translator(str(ct2_dir), device="cpu", inter_threads=1, intra_threads=threads)
 
     def token_ids(self, texts: list[str], src: str = "de", tgt: str = "en", beam: int = 1,
-                  length_penalty: float = 0.0, max_len: int = 128) -> list[list[int]]:
+                  length_penalty: float = 0.0, max_len: int = 128, patience: float = 1.0) -> list[list[int]]:
         tok = self.text.tokenizer
         sources = [tok.tokens(self.text.source_ids(t, tgt)[0]) for t in texts]
         limit = min(max_len, self.text.backend.max_target_len)  # the position table's length, as tx's searches
         results = self.engine.translate_batch(sources, beam_size=beam, length_penalty=length_penalty,
-                                              max_decoding_length=limit, return_end_token=True)
+                                              max_decoding_length=limit, return_end_token=True, patience=patience)
         return [[tok.token_to_id(t) for t in r.hypotheses[0]] for r in results]
 
 
@@ -130,12 +130,15 @@ class Ct2TextTranslator(Ct2Translator):
     """`translate()` with the signature export.bench calls, returning objects with `token_ids`."""
 
     def translate(self, texts: list[str], src_lang: str = "de", tgt_lang: str = "en", method: str = "greedy",
-                  beam: int = 4, max_len: int | None = None, length_penalty: float = 0.6, **_) -> list:
+                  beam: int = 4, max_len: int | None = None, length_penalty: float = 0.6,
+                  patience: float | None = 1.0, **_) -> list:
+        """patience None (tx's exact stopping) has no CTranslate2 equivalent: it runs its default, 1."""
         from types import SimpleNamespace
 
         width = beam if method == "beam" else 1
         ids = self.token_ids(texts, src_lang, tgt_lang, beam=width, max_len=max_len or 256,
-                             length_penalty=length_penalty if width > 1 else 0.0)
+                             length_penalty=length_penalty if width > 1 else 0.0,
+                             patience=1.0 if patience is None else patience)
         return [SimpleNamespace(token_ids=row) for row in ids]
 
 

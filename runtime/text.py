@@ -135,11 +135,12 @@ class TextTranslator:
     def translate(self, texts: Sequence[str], src_lang: str = "de", tgt_lang: str = "en", method: str = "beam",
                   beam: int = 4, length_penalty: float = 0.6, max_len: int | None = None, temperature: float = 1.0,
                   top_k: int = 0, top_p: float = 1.0, seed: int | None = None,
-                  attention: str = "none") -> list[Translation]:
+                  attention: str = "none", patience: float | None = None) -> list[Translation]:
         """Translate each text; results come back in input order.
 
-        method: "beam" (beam size `beam`, GNMT `length_penalty`), "greedy", or "sample"
-        (`temperature`, `top_k` 0 = off, `top_p` 1.0 = off, `seed` for a reproducible draw).
+        method: "beam" (beam size `beam`, GNMT `length_penalty`, `patience`: None = exact stopping, a number =
+        CTranslate2's rule, see `beam_search`), "greedy", or "sample" (`temperature`, `top_k` 0 = off,
+        `top_p` 1.0 = off, `seed` for a reproducible draw).
         max_len: most target tokens per text; None = its source length + 50.
         attention: "none"; "cross" (recorded by the search itself, no extra pass); "all" (every kind of map,
         from one extra teacher-forced pass). See `Translation.attention`.
@@ -160,7 +161,7 @@ class TextTranslator:
         for chunk_no, chunk in enumerate(batches_by_length([len(ids) for ids, _ in sources])):
             src_ids, src_mask = pad([sources[i][0] for i in chunk], self.tokenizer.pad_id)
             hyps = self.search(src_ids, src_mask, method, beam, length_penalty, max_len, temperature, top_k, top_p,
-                               None if seed is None else seed + chunk_no, recorded)
+                               None if seed is None else seed + chunk_no, recorded, patience)
             maps = self.attention_maps(src_ids, src_mask, [h.tokens for h in hyps]) if attention == "all" else None
             for row, (i, hyp) in enumerate(zip(chunk, hyps, strict=True)):
                 src, truncated = sources[i]
@@ -187,11 +188,11 @@ class TextTranslator:
 
     def search(self, src_ids: np.ndarray, src_mask: np.ndarray, method: str, beam: int, length_penalty: float,
                max_len: int | None, temperature: float, top_k: int, top_p: float, seed: int | None,
-               attention: bool = False) -> list[Hypothesis]:
+               attention: bool = False, patience: float | None = None) -> list[Hypothesis]:
         common = dict(bos_id=self.tokenizer.bos_id, eos_id=self.tokenizer.eos_id, attention=attention)
         if method == "beam":
             return beam_search(self.backend, src_ids, src_mask, max_len, beam=beam, length_penalty=length_penalty,
-                               **common)
+                               patience=patience, **common)
         if method == "greedy":
             return greedy(self.backend, src_ids, src_mask, max_len, **common)
         return sample(self.backend, src_ids, src_mask, max_len, temperature=temperature, top_k=top_k, top_p=top_p,

@@ -203,6 +203,40 @@ def test_early_stopping_waits_for_hypotheses_the_length_penalty_can_still_lift()
     assert hyp.tokens == tokens and hyp.score == pytest.approx(score, abs=1e-5)
 
 
+class StepCounter:
+    """Counts a backend's decoder steps (and the rows they ran)."""
+
+    def __init__(self, backend):
+        self.backend, self.steps, self.rows = backend, 0, 0
+
+    def __getattr__(self, name):
+        return getattr(self.backend, name)
+
+    def step(self, tokens, state, attention=False):
+        self.steps, self.rows = self.steps + 1, self.rows + len(tokens)
+        return self.backend.step(tokens, state, attention)
+
+
+def test_patience_stops_once_enough_hypotheses_finished_and_exact_search_waits():
+    src, mask = padded_batch([3])
+    exact, patient = StepCounter(LongWinsBackend()), StepCounter(LongWinsBackend())
+    best = beam_search(exact, src, mask, max_len=10, beam=2, length_penalty=2.0)[0]
+    early = beam_search(patient, src, mask, max_len=10, beam=2, length_penalty=2.0, patience=1.0)[0]
+    assert len(best.tokens) == 10 and exact.steps == 10
+    # [EOS] finishes at step 1 and [3, EOS] at step 2: two finished hypotheses stop a beam of 2 there
+    assert patient.steps == 2 and early.tokens in ([EOS], [3, EOS]) and early.score < best.score
+
+
+@pytest.mark.parametrize("salt", range(6))
+def test_patience_never_decodes_more_and_a_large_one_is_the_exact_search(salt):
+    src, mask = padded_batch([3, 5, 2, 4], seed=salt)
+    counted = {p: StepCounter(HistoryBackend(salt)) for p in (None, 1.0, 1000.0)}
+    found = {p: beam_search(b, src, mask, max_len=8, beam=3, length_penalty=0.6, patience=p)
+             for p, b in counted.items()}
+    assert_same_hypotheses(found[1000.0], found[None], atol=0)
+    assert counted[1.0].rows <= counted[None].rows == counted[1000.0].rows
+
+
 def test_beam_search_reorders_the_kv_cache_correctly():
     """A real tiny model with a 6-token vocabulary: beam search wide enough to be exact must find the
     exhaustive optimum, which it can only do if every cache row follows its beam."""
@@ -403,10 +437,11 @@ def test_finished_rows_collect_nothing_more():
         assert hyp.tokens == expected
 
 
-@pytest.mark.parametrize("bad", [dict(beam=0), dict(max_len=0)])
-def test_bad_search_arguments_raise_clear_errors(bad):
+@pytest.mark.parametrize("bad, message", [(dict(beam=0), "at least 1"), (dict(max_len=0), "at least 1"),
+                                          (dict(patience=0), "patience"), (dict(patience=-1.0), "patience")])
+def test_bad_search_arguments_raise_clear_errors(bad, message):
     src, mask = padded_batch([3])
-    with pytest.raises(ValueError, match="at least 1"):
+    with pytest.raises(ValueError, match=message):
         beam_search(TorchBackend(tiny_seq2seq()), src, mask, **bad)
 
 

@@ -561,6 +561,7 @@ def test_bench_translation_subset(tmp_path, capsys):
     [bench] = json.loads(out_json.read_text())
     check_bench(bench, "translate", ["greedy-b1", "beam4-b1"])
     assert bench["direction"] == "de-en" and bench["max_len"] == 4 and "fusions" not in bench
+    assert bench["patience"] == 1.0 and any("4 x 1.0 hypotheses" in note for note in bench["notes"])
     assert bench["sentences"].endswith("samples.tsv")
     greedy_torch = bench["results"][0]
     assert greedy_torch["tokens_per_s"] <= 4 / (greedy_torch["p50_ms"] / 1e3) * 1.01  # at most 4 tokens a call
@@ -569,6 +570,9 @@ def test_bench_translation_subset(tmp_path, capsys):
     assert not (exported("translate") / "onnx" / "bench.json").exists()  # --json: nothing in the model dir
     with pytest.raises(SystemExit):
         bench_cli.main([str(exported("translate")), "--cases", "greedy-b3"])
+    for bad in ("0", "soon"):
+        with pytest.raises(SystemExit):
+            bench_cli.main([str(exported("translate")), "--patience", bad])
 
 
 def test_interleaved_reports_each_round_and_stops_when_progress_raises():

@@ -28,7 +28,8 @@ NEG_INF, INF = float("-inf"), float("inf")
 def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarray,
                 max_len: int | Sequence[int] | None = None,
                 bos_id: int = 1, eos_id: int = 2, beam: int = 4, length_penalty: float = 0.6,
-                min_len: int = 0, attention: bool = False, trace: list | None = None) -> list[Hypothesis]:
+                min_len: int = 0, attention: bool = False, trace: list | None = None,
+                patience: float | None = None) -> list[Hypothesis]:
     """The best hypothesis per sentence by log_prob / ((5 + len) / 6) ** length_penalty.
 
     src_ids (B, S), src_mask (B, S) True at real tokens; max_len: see `max_lengths`; min_len:
@@ -37,6 +38,9 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
     decoding; with length_penalty > 0 a beam of 1 may keep going past an EOS that greedy
     would stop at, because a longer hypothesis can still score higher after normalisation.
     attention=True: each hypothesis carries the cross-attention of its own steps (reordered with its beam).
+    patience: None (the default) stops a sentence only when no live beam can still beat its best, which makes
+    the search exact for its score; a number p also stops it once round(beam * p) hypotheses have finished, as
+    CTranslate2 and most toolkits do (p = 1: as many as the beam): fewer steps, sometimes another result.
     trace: a list to append one list per step to, holding each candidate that step ranked (per sentence, its 2k
     best, best first) as a dict: sentence, step (its length), id, parent (the id of the live beam it extends,
     None at the first step), token, log_prob (raw score), score (log_prob / the GNMT penalty of its length),
@@ -46,6 +50,8 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
     """
     if beam < 1:
         raise ValueError(f"beam must be at least 1, got {beam}")
+    if patience is not None and not patience > 0:
+        raise ValueError(f"patience must be > 0 (or None: exact stopping), got {patience}")
     alpha, k = length_penalty, beam
     n_sentences = src_ids.shape[0]
     limits = max_lengths(max_len, src_mask, backend)
@@ -63,6 +69,8 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
     maps: np.ndarray | None = None  # (B*k, t, L, H, S) cross-attention of each live beam's steps (attention=True)
     last = np.full(n_sentences * k, bos_id, dtype=np.int64)
     best: list[Hypothesis | None] = [None] * n_sentences
+    finished = [0] * n_sentences  # hypotheses offered per sentence (patience counts them)
+    enough = None if patience is None else max(1, round(beam * patience))  # finished hypotheses that stop one
     nodes: list[int | None] = [None] * (n_sentences * k)  # per batch row, its live beam's trace id (trace only)
     best_records: dict[int, dict] = {}  # per sentence, the trace record of its best hypothesis so far (trace only)
 
@@ -97,6 +105,7 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
                     if rank < k:
                         better = offer(best, s, paths[row] + [eos_id], path_scores[row] + [score], alpha, True,
                                        None if maps is None else maps[row])
+                        finished[s] += 1
                         if status is not None:
                             status[rank], won[rank] = "finished", better and max(won) + 1
                     continue
@@ -118,6 +127,7 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
             # the largest penalty it can still reach, it bounds every score its extensions can get.
             reachable_penalty = max(gnmt_penalty(length + 1, alpha), gnmt_penalty(limits[s], alpha))
             live = bool(beam_scores) and (best[s] is None or beam_scores[0] / reachable_penalty > best[s].score)
+            live = live and (enough is None or finished[s] < enough)
             if status is not None:
                 for rank in kept_ranks:
                     status[rank] = "kept" if live else "stopped"
