@@ -87,7 +87,7 @@ def unpack(packed: Tensor, index: Tensor, b: int, s: int) -> Tensor:
 
 class FusedEncoderGraph(GraphModule):
     """`EncoderGraph` (served, not explaining) with a `FusedEncoderStack` and every decoder layer's cross
-    K/V as one MatMul: the same inputs, outputs and values."""
+    K/V as one MatMul: the same inputs and outputs, the same values at real tokens (zeros at padding)."""
 
     def __init__(self, model: Seq2SeqTransformer):
         super().__init__(model)
@@ -97,7 +97,7 @@ class FusedEncoderGraph(GraphModule):
 
     def forward(self, src_ids: Tensor, src_mask: Tensor):
         model = self.model
-        memory, index = self.stack(model.positional(model.src_embed(src_ids)), src_mask)  # (N, D)
+        memory, index = self.stack(model.positional(model.src_embed(src_ids)), src_mask)  # (1, N, D)
         b, s = src_ids.shape
         cross = self.cross_kv.split(unpack(self.cross_kv.joint(memory), index, b, s))  # 2L x (B, S, D)
         heads = model.config.n_heads
@@ -106,8 +106,7 @@ class FusedEncoderGraph(GraphModule):
 
 class FusedClassifierGraph(GraphModule):
     """`ClassifierGraph` (served, not explaining) with a `FusedEncoderStack`: `SentimentClassifier.classify`
-    otherwise as it is. An all-pad row's states differ (uniform instead of zero weights), but pooling never
-    reads pad positions, so its logits do not."""
+    otherwise as it is. Pooling never reads padded positions, so their skipped states change no logit."""
 
     def __init__(self, model: SentimentClassifier):
         super().__init__(model)
@@ -116,7 +115,7 @@ class FusedClassifierGraph(GraphModule):
     def forward(self, input_ids: Tensor, attention_mask: Tensor):
         model = self.model
         keep = attention_mask.bool()
-        x, index = self.stack(model.positional(model.embed(input_ids)), keep)  # (N, D)
+        x, index = self.stack(model.positional(model.embed(input_ids)), keep)  # (1, N, D)
         x = unpack(x, index, *input_ids.shape)  # (B, S, D), zeros at padding (which pooling never reads)
         return model.head(model.dropout(model.pool(x, keep))) / model.config.temperature
 
