@@ -24,6 +24,11 @@ with st.sidebar:
     beam = st.slider("Beam size", 1, 16, 4, key="translate_beam", disabled=method != "beam")
     length_penalty = st.slider("Length penalty α", 0.0, 2.0, 0.6, 0.1, key="translate_length_penalty",
                                help="score = log P / ((5 + length) / 6) ** α (GNMT)")
+    stop_early = st.toggle("Stop once a beam's worth has finished", False, key="translate_stop_early",
+                           disabled=method != "beam",
+                           help="Off: a sentence stops only when no live beam can still beat its best (exact). On: "
+                                "once as many hypotheses as the beam size have finished, as CTranslate2 does: "
+                                "fewer steps (up to a third on long batches), now and then another result.")
     temperature = st.slider("Temperature", 0.1, 2.0, 1.0, 0.1, key="translate_temperature",
                             disabled=method != "sample")
     top_k = st.slider("Top-k (0 = off)", 0, 100, 0, key="translate_top_k", disabled=method != "sample")
@@ -65,7 +70,7 @@ models.provider_caption(model)
 settings = {"direction": direction, "text": typed, "method": method, "precision": precision, "provider": provider,
             "length penalty": length_penalty}
 if method == "beam":
-    settings["beam size"] = beam
+    settings.update({"beam size": beam, "stopping": "once a beam's worth finished" if stop_early else "exact"})
 if method == "sample":
     settings.update({"temperature": temperature, "top-k": top_k, "top-p": top_p, "seed": int(seed)})
 
@@ -79,7 +84,8 @@ if clicked:
             with st.spinner(f"Translating {len(lines)} line(s)…"):
                 results, ms = inputs.timed(lambda: model.translate(
                     lines, src_lang=src, tgt_lang=tgt, method=method, beam=beam, length_penalty=length_penalty,
-                    temperature=temperature, top_k=top_k, top_p=top_p, seed=int(seed), attention="cross"))
+                    temperature=temperature, top_k=top_k, top_p=top_p, seed=int(seed), attention="cross",
+                    patience=1.0 if stop_early and method == "beam" else None))
         except Exception as e:
             models.show_error(e, "translate")
         else:
@@ -106,7 +112,8 @@ METHOD_TITLES = {"beam": "beam search", "greedy": "greedy", "sample": "sampling"
 
 def method_label(used: dict) -> str:
     if used["method"] == "beam":
-        return f"beam {used['beam size']}, α {used['length penalty']:g}"
+        early = ", stopped once a beam's worth finished" if used["stopping"] != "exact" else ""
+        return f"beam {used['beam size']}, α {used['length penalty']:g}{early}"
     if used["method"] == "sample":
         return (f"sampling (temperature {used['temperature']:g}, top-k {used['top-k']}, top-p {used['top-p']:g}, "
                 f"seed {used['seed']})")
@@ -130,7 +137,8 @@ def basis(cal: confidence.MethodCalibration | None, used: dict) -> str:
     kind = confidence.METHOD_NAMES.get(cal.method, cal.method)
     said = f"verdicts measured on {cal.outputs} hand-judged everyday {kind} outputs"
     measured = (cal.settings.get("beam"), cal.settings.get("length_penalty"))
-    if cal.method == "beam" and None not in measured and (used["beam size"], used["length penalty"]) != measured:
+    if cal.method == "beam" and None not in measured and ((used["beam size"], used["length penalty"]) != measured
+                                                          or used["stopping"] != "exact"):
         said += (f" of beam {measured[0]}, α {measured[1]:g} (your settings differ: read the verdict as a rough "
                  "guide)")
     if used["precision"] != "fp32":

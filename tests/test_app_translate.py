@@ -141,6 +141,7 @@ CHANGES = {
     "method": lambda at: at.selectbox(key="translate_method").select("greedy"),
     "beam size": lambda at: at.slider(key="translate_beam").set_value(2),
     "length penalty": lambda at: at.slider(key="translate_length_penalty").set_value(1.0),
+    "stopping": lambda at: at.toggle(key="translate_stop_early").set_value(True),
 }
 SAMPLING_CHANGES = {
     "temperature": lambda at: at.slider(key="translate_temperature").set_value(0.5),
@@ -190,6 +191,24 @@ def test_the_source_and_the_settings_are_shown_with_the_result(translate_page):
     # The box keeps the text; the result stays while nothing changes (a rerun by another widget).
     at.selectbox(key="translate_head").select(2).run()
     assert at.code and f"Source (English): {ENGLISH[2]}" in values(at.text)
+
+
+def test_stopping_early_reaches_the_search_and_is_named_with_the_result(translate_page, monkeypatch):
+    from runtime.text import TextTranslator
+
+    asked = []
+    real = TextTranslator.translate
+    monkeypatch.setattr(TextTranslator, "translate", lambda self, *a, **kw: asked.append(kw.get("patience")) or
+                        real(self, *a, **kw))
+    at = translate_page()
+    at.button(key="translate_go").click().run()
+    at.toggle(key="translate_stop_early").set_value(True).run()
+    at.button(key="translate_go").click().run()
+    clean(at)
+    assert asked == [None, 1.0]  # exact first, then CTranslate2's rule
+    assert any("stopped once a beam's worth finished" in s for s in values(at.subheader)), values(at.subheader)
+    at.selectbox(key="translate_method").select("greedy").run()
+    assert at.toggle(key="translate_stop_early").disabled
 
 
 # ---------------------------------------------------------------- 8. readable heatmaps
