@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-walkthrough", action="store_true",
                         help="skip the fp32 graphs that expose every intermediate tensor (the Walkthrough page)")
     parser.add_argument("--traced-attention", action="store_true",
-                        help="the served translation graphs' attention as traced ops instead of onnxruntime's fused "
+                        help="the served graphs' attention as traced ops instead of onnxruntime's fused "
                              "MultiHeadAttention (a fallback for a provider whose fused kernel refuses them)")
     args = parser.parse_args(argv)
     if args.agreement_sentences < 1:

@@ -93,7 +93,7 @@ def quiet_exporter():
 def export_graph(model: nn.Module, spec: GraphSpec, path: str | Path, metadata: dict[str, str],
                  opset: int = DEFAULT_OPSET, fused_attention: bool = True) -> float:
     """Write `spec`'s graph of `model` to `path` (weights inside the file); returns seconds taken.
-    fused_attention: the decoder step's attention as onnxruntime's fused nodes (export/fused_attention.py)."""
+    fused_attention: the served graphs as export/fused_graphs.py rebuilds them (False: traced as they are)."""
     start = time.perf_counter()
     wrapper = wrapper_for(model, spec, fused_attention)
     vocab = model.config.vocab_size

@@ -48,7 +48,7 @@ class ExportOptions:
     threads: int | None = None  # onnxruntime threads for the agreement runs
     check_quality: bool = True  # False skips the text-level agreement (tests, quick iterations)
     walkthrough: bool = True  # also the fp32 graphs with every intermediate tensor (the Walkthrough page)
-    fused_attention: bool = True  # the served translation graphs' attention as onnxruntime's fused nodes
+    fused_attention: bool = True  # the served graphs as export/fused_graphs.py rebuilds them
 
 
 def int8_scheme(options: ExportOptions, vnni: bool) -> Int8Scheme:

@@ -4,10 +4,9 @@ Each wrapper's `pack(flat)` turns the spec-ordered list of inputs into its `forw
 arguments; the exporter applies the same `pack` to the per-input dynamic-axes dicts, so
 names, tensors and dynamic shapes can never drift apart.
 
-The served translation graphs (encoder, decoder step) run each layer's attention as one onnxruntime
-`MultiHeadAttention` node and its Q/K/V projections as one MatMul (`FusedEncoderGraph`,
-`FusedDecoderStepGraph`; export/fused_attention.py). Every other graph traces the model's
-explicit-softmax attention (`need_weights=True`; lean ones drop the weights). Why not SDPA: the
+The served graphs (classifier, encoder, decoder step) are rebuilt for speed in export/fused_graphs.py
+(onnxruntime's fused `MultiHeadAttention`, packed projections, encoders on real tokens only). Every other
+graph traces the model's explicit-softmax attention (`need_weights=True`; lean ones drop the weights). Why not SDPA: the
 exporter decomposes `F.scaled_dot_product_attention` into reshape-to-3D, Transpose(K), scale both Q
 and K, MatMul; the scaling between Transpose and MatMul blocks onnxruntime's Transpose+MatMul fusion,
 so every layer would copy its whole K at every call. The timings: docs/export-and-runtime.md#graph-layout.

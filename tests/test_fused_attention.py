@@ -1,4 +1,4 @@
-"""The served translation graphs' fused attention (export/fused_attention.py): the same values as the model's
+"""The served graphs' fused attention (export/fused_graphs.py): the same values as the model's
 own code, in PyTorch and through onnxruntime, for every layout the configs allow."""
 from __future__ import annotations
 
