@@ -1,4 +1,4 @@
-"""onnxruntime's fused `MultiHeadAttention` (com.microsoft) in the served decoder step graph.
+"""onnxruntime's fused `MultiHeadAttention` (com.microsoft) in the served graphs (export/fused_graphs.py).
 
 Traced as it is, one decoder layer's attention is ~25 small nodes per step: split heads, Concat of the KV
 cache, Transpose, MatMul, scale, mask, Softmax, MatMul, merge heads. onnxruntime's contrib op does the same
@@ -21,7 +21,7 @@ from onnxscript import opset20 as op
 from onnxscript.values import Opset
 from torch import Tensor
 
-from tx.attention import MultiHeadAttention, attention
+from tx.attention import attention
 
 MICROSOFT = "com.microsoft"
 # Added to masked scores (padding of the source) inside the fused node: exp() of it is exactly 0, as the
@@ -138,10 +138,6 @@ def cross_attention_onnx(q, cross_k, cross_v, src_keep, heads: int, scale: float
 TRANSLATIONS = {torch.ops.txonnx.cached_self_attention.default: cached_self_attention_onnx,
                 torch.ops.txonnx.padded_self_attention.default: padded_self_attention_onnx,
                 torch.ops.txonnx.cross_attention.default: cross_attention_onnx}
-
-
-def scale_of(attn: MultiHeadAttention) -> float:
-    return attn.d_k ** -0.5 if attn.scale is None else float(attn.scale)
 
 
 def tidy_fused_outputs(model: onnx.ModelProto) -> int:

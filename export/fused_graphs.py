@@ -15,7 +15,7 @@ from torch import Tensor, nn
 from tx import SentimentClassifier, Seq2SeqTransformer
 from tx.layers import Encoder
 
-from .fused_attention import scale_of, split_heads
+from .fused_attention import split_heads
 from .wrappers import DecoderStepGraph, GraphModule
 
 
@@ -68,7 +68,7 @@ class FusedEncoderStack(nn.Module):
             attn = layer.self_attn
             h = layer.res_attn.sublayer_input(x)
             q, k, v = qkv.split(unpack(qkv.joint(h), index, b, s))  # (1, N, 3D) -> 3 x (B, S, D)
-            out = pack(torch.ops.txonnx.padded_self_attention(q, k, v, keep, attn.n_heads, scale_of(attn)), index)
+            out = pack(torch.ops.txonnx.padded_self_attention(q, k, v, keep, attn.n_heads, attn.score_scale), index)
             x = layer.res_ff(layer.res_attn.merge(x, attn.w_o(out)), layer.feed_forward)
         return self.encoder.norm(x), index
 
@@ -136,11 +136,11 @@ class FusedDecoderStepGraph(DecoderStepGraph):
             me, other = layer.self_attn, layer.cross_attn
             h = layer.res_self.sublayer_input(x)
             out, k, v = torch.ops.txonnx.cached_self_attention(*qkv(h), past[2 * i], past[2 * i + 1], me.n_heads,
-                                                               scale_of(me))
+                                                               me.score_scale)
             x = layer.res_self.merge(x, me.w_o(out))
             h = layer.res_cross.sublayer_input(x)
             out, weights = torch.ops.txonnx.cross_attention(other.w_q(h), cross[2 * i], cross[2 * i + 1], src_mask,
-                                                            other.n_heads, scale_of(other))
+                                                            other.n_heads, other.score_scale)
             x = layer.res_ff(layer.res_cross.merge(x, other.w_o(out)), layer.feed_forward)
             present += [k, v]
             cross_weights.append(weights)

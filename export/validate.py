@@ -111,9 +111,9 @@ def blank_unspecified(spec: GraphSpec, inputs: list[np.ndarray], outputs: list[n
     implementations compare on what they promise."""
     if not spec.unspecified_at:
         return outputs
-    mask_spec = spec.inputs[spec.input_names.index(spec.unspecified_at)]
-    batch_axis, axis = mask_spec.dims
-    mask = inputs[spec.input_names.index(spec.unspecified_at)].astype(bool)  # (B, S)
+    at = spec.input_names.index(spec.unspecified_at)
+    batch_axis, axis = spec.inputs[at].dims
+    mask = inputs[at].astype(bool)  # (B, S)
     blanked = []
     for tensor, array in zip(spec.outputs, outputs, strict=True):
         if axis in tensor.dims and tensor.dims[0] == batch_axis:
@@ -134,8 +134,7 @@ def check_values(model: nn.Module, spec: GraphSpec, session: ort.InferenceSessio
         inputs = random_inputs(spec, case, model.config.vocab_size, seed=100 + number)
         got = session.run(spec.output_names, dict(zip(spec.input_names, inputs, strict=True)))
         want = [w.numpy() for w in run_wrapper(wrapper, [torch.from_numpy(a) for a in inputs])]
-        shapes_ok = [g.shape == t.shape_for(case) for g, t in zip(got, spec.outputs, strict=True)]
-        if all(shapes_ok):
+        if all(g.shape == t.shape_for(case) for g, t in zip(got, spec.outputs, strict=True)):
             got, want = blank_unspecified(spec, inputs, got), blank_unspecified(spec, inputs, want)
         for tensor, g, w in zip(spec.outputs, got, want, strict=True):
             expected_shape = tensor.shape_for(case)

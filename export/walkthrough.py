@@ -10,7 +10,6 @@ Axis letters as in `tx.attention`; L = layers, F = the feed-forward width.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,8 +31,7 @@ def attention_steps(mha: MultiHeadAttention, residual: Residual, x: Tensor, memo
     q = mha.split_heads(mha.w_q(h))  # (B, T, D) -> (B, H, T, K)
     k, v = mha.project_kv(h if memory is None else memory)  # (B, H, S, K) each
     scores = q @ k.transpose(-2, -1)  # (B, H, T, S): the raw dot products
-    scale = 1.0 / math.sqrt(mha.d_k) if mha.scale is None else mha.scale
-    scaled = scores * scale
+    scaled = scores * mha.score_scale
     masked = scaled.masked_fill(~allowed, float("-inf"))  # what the softmax sees (the model uses finfo.min)
     context, weights = attention(q, k, v, allowed, 0.0, mha.scale)  # the model's own function: (B, H, T, K)
     b, _, t, _ = context.shape

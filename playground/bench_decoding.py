@@ -17,6 +17,12 @@ SENTENCES = ["Ich trinke keinen Alkohol.", "Kannst du Auto fahren?", "Wo ist die
              "Ich verstehe nicht, was du meinst.", "Könnten Sie bitte etwas langsamer sprechen?"]
 
 
+def open_page(page: str) -> AppTest:
+    """The app in AppTest, switched to `page` (its first run done)."""
+    at = AppTest.from_file(APP, default_timeout=300).run()
+    return at.switch_page(page).run()
+
+
 def timed_run(at: AppTest) -> float:
     start = time.perf_counter()
     at.run()
@@ -29,8 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=10)
     args = parser.parse_args(argv)
-    at = AppTest.from_file(APP, default_timeout=300).run()
-    at.switch_page(PAGE).run()
+    at = open_page(PAGE)
     redraws, sentences = [], []
     for i in range(args.repeats):
         at.slider(key="decoding_temperature").set_value(round(0.5 + 0.1 * (i % 10), 2))

@@ -7,9 +7,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from streamlit.testing.v1 import AppTest
-
-from .bench_decoding import APP, SENTENCES, timed_run
+from .bench_decoding import SENTENCES, open_page, timed_run
 
 PAGE = "pages/8_Walkthrough.py"
 REDRAW_STEPS = ("scores", "qkv", "heads", "ffn", "dec_self", "dec_cross", "output")
@@ -20,8 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=10)
     args = parser.parse_args(argv)
-    at = AppTest.from_file(APP, default_timeout=300).run()
-    at.switch_page(PAGE).run()
+    at = open_page(PAGE)
     timed_run(at)  # the first visit loads the graphs
     by_kind: dict[str, list[float]] = {"head or layer change": [], "step change": []}
     for i in range(args.repeats):

@@ -69,6 +69,12 @@ class MultiHeadAttention(nn.Module):
         # None: scores scaled by 1/√d_k as in the paper; 1.0: unscaled (EncoderConfig.scale_scores=False sets it)
         self.scale: float | None = None
 
+    @property
+    def score_scale(self) -> float:
+        """The factor the scores q·k are multiplied by (what `scale` None stands for, spelled out for the
+        graphs that compute attention outside `attention`)."""
+        return self.d_k ** -0.5 if self.scale is None else float(self.scale)
+
     def split_heads(self, x: Tensor) -> Tensor:
         b, t, _ = x.shape
         return x.view(b, t, self.n_heads, self.d_k).transpose(1, 2)  # (B, T, D) -> (B, H, T, K)
