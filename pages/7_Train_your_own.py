@@ -179,16 +179,22 @@ st.header("Export to ONNX and run it through onnxruntime")
 if not record.saved:
     st.info("This run saved no model (it failed or was stopped before its first step): train again.")
 else:
-    if st.button("Export (fp32 + int8) and check", key="train_export", disabled=record.served is not None):
-        status = st.empty()
+    export_clicked = st.button("Export (fp32 + int8) and check", key="train_export",
+                               disabled=record.served is not None)
+    # One slot, drawn on every run, holds the export's Stop and progress: the elements below keep their places, so
+    # the export's run and the next leave no stale copies of them (a second Precision radio, a blank input box).
+    progress = st.empty()
+    if export_clicked:
         try:
-            training_live.wait_for_the_slot(files.id, 120, "export")
-            st.button("Stop", key="train_export_stop")  # any click ends the export: run_child's finally kills it
+            with progress.container():
+                training_live.wait_for_the_slot(files.id, 120, "export")
+                st.button("Stop", key="train_export_stop")  # any click ends the export: run_child's finally kills it
+                status = st.empty()
             code, output = training.run_child(training.export_command(record.model_dir), training.ROOT,
                                               lambda s: status.info(f"Exporting with `python -m export` ({s:.0f} s)…"),
                                               timeout_s=300)
             if code != 0:
-                st.error(f"The export failed validation:\n\n```\n{output[-1500:]}\n```")
+                progress.error(f"The export failed validation:\n\n```\n{output[-1500:]}\n```")
             else:
                 record.exported = {"log": output}
                 code, output = training.run_child(training.serve_command(record.model_dir), training.ROOT,
@@ -196,12 +202,12 @@ else:
                                                                         f"and onnxruntime, then timing ({s:.0f} s)…"),
                                                   timeout_s=300)
                 if code != 0:
-                    st.error(f"The onnxruntime check failed:\n\n```\n{output[-1500:]}\n```")
+                    progress.error(f"The onnxruntime check failed:\n\n```\n{output[-1500:]}\n```")
                 else:
                     record.served = json.loads(output.strip().splitlines()[-1])
+                    progress.empty()
         finally:
             training_slot.slot().leave(files.id)
-        status.empty()
     if record.exported:
         st.code("\n".join(line for line in record.exported["log"].splitlines() if line.startswith("exported")),
                 language=None)

@@ -92,6 +92,31 @@ def test_a_training_waits_for_the_one_slot_says_so_and_leaving_takes_it_out_of_t
     assert left == [at.session_state["train_files"].id]  # out of the queue
 
 
+def top_level(at) -> list[str]:
+    """The page's top-level elements, in order, by type: what the browser matches up between two runs."""
+    return [getattr(node, "type", type(node).__name__) for _, node in sorted(at.main.children.items())]
+
+
+@pytest.mark.slow
+def test_a_failed_export_says_why_and_leaves_the_run_to_export_again(page, monkeypatch):
+    at = page(train_max_seconds=5, train_task="copy", train_length_seq=6, train_vocab=6)
+    at.button(key="train_go").click().run()
+    clean(at)
+    layout = top_level(at)
+    monkeypatch.setattr(training, "run_child", lambda *a, **k: (1, "ValueError: the fp32 graph disagrees"))
+    at.button(key="train_export").click().run()
+    assert not at.exception
+    assert any("The export failed validation" in e and "the fp32 graph disagrees" in e for e in values(at.error))
+    now = top_level(at)  # the error took the progress slot's place: nothing below it moved
+    assert len(now) == len(layout)
+    assert [(a, b) for a, b in zip(layout, now, strict=True) if a != b] == [("empty", "error")]
+    assert not at.button(key="train_export").disabled and "Try it" not in values(at.subheader)
+    slot, session = training_slot.slot(), at.session_state["train_files"].id
+    assert slot.holder != session and session not in slot.queue  # the slot was left
+    at.run()
+    assert not at.error  # the next run no longer shows the old error
+
+
 @pytest.mark.slow
 def test_train_watch_export_translate_download_and_compare(page):
     at = page(train_max_seconds=40, train_task="copy", train_length_seq=6, train_vocab=6)
@@ -115,8 +140,11 @@ def test_train_watch_export_translate_download_and_compare(page):
     assert served["same output as PyTorch"][1] == "100.0%"
     held_out = at.text_input(key="train_input").value
     assert at.code[-1].value == held_out  # copy: a held-out sequence comes back through onnxruntime as it went in
+    layout = top_level(at)
     at.text_input(key="train_input").set_value("5 4 3 2 1 0").run()
     assert at.code[-1].value == "5 4 3 2 1 0"
+    # the export's run drew what the next run draws, in the same places: a browser keeps no stale copies of them
+    assert top_level(at) == layout
     downloads = [b.proto.label for b in at.get("download_button")]
     assert downloads[0] == "Model directory (.zip)" and "encoder.int8.onnx" in downloads
 

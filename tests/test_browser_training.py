@@ -14,6 +14,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 from test_browser import (
     OUTPUT,
     TIMEOUT_MS,
@@ -96,11 +97,11 @@ def test_train_copy_export_and_translate_a_held_out_sequence_through_onnxruntime
     settle(page)
     no_errors(page)
     box = page.get_by_label("Input (symbols separated by spaces; press Enter)")
+    expect(box).to_have_value(re.compile(r"^\S+( \S+){9}$"))  # the first held-out sequence: 10 symbols
     held_out = box.input_value()
-    assert len(held_out.split()) == 10
     assert page.locator(OUTPUT).last.inner_text().strip() == held_out  # copy: onnxruntime gives it back
     for precision in ("int8", "fp32"):
-        # the export's own rerun left elements that go stale once the next rerun ends: wait for the one radio
+        # one Precision radio once a rerun has ended: the export's run left no stale copy (the page keeps its layout)
         page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stRadio\"]')]"
                                ".filter(e => e.innerText.includes('Precision')).length === 1")
         page.locator('[data-testid="stRadio"]').filter(has_text="Precision").get_by_text(precision).click()
