@@ -33,13 +33,12 @@ default = decoding.greedy_right_example(model, direction, str(models.model_dir("
 st.session_state["decoding_default_shown"] = default
 st.session_state.setdefault("decoding_text", default)
 text = right.text_input("Text (press Enter to update)", key="decoding_text")
-s1, s2, s3, s4 = st.columns(4)
-temperature = s1.slider("Temperature", 0.1, 3.0, 1.0, 0.05, key="decoding_temperature")
-top_k = s2.slider("Top-k (0 = off)", 0, 100, 0, key="decoding_top_k")
-top_p = s3.slider("Top-p (1 = off)", 0.05, 1.0, 1.0, 0.05, key="decoding_top_p")
-beam = s4.slider("Beam size", 1, 8, 4, key="decoding_beam")
-state = {"direction": direction, "text": text, "temperature": temperature, "top_k": top_k, "top_p": top_p,
-         "beam": beam}
+knobs = {}
+for column, (name, knob) in zip(st.columns(len(decoding.KNOBS)), decoding.KNOBS.items(), strict=True):
+    st.session_state.setdefault(f"decoding_{name}", knob.default)  # the value lives in session state (a link sets it)
+    knobs[name] = column.slider(knob.label, knob.low, knob.high, step=knob.step, key=f"decoding_{name}")
+temperature, top_k, top_p, beam = knobs["temperature"], knobs["top_k"], knobs["top_p"], knobs["beam"]
+state = {"direction": direction, "text": text, **knobs}
 
 if not text or not text.strip():
     st.info("Type a sentence to see how its translation is decoded.")
@@ -60,9 +59,8 @@ st.page_link("pages/8_Walkthrough.py", label="The same sentence through every la
              icon="🧭", query_params={"model": f"translate:{'-'.join(direction)}", "text": text, "step": "output"})
 st.header("Generation, step by step (greedy)")
 steps = len(run["log_probs"])
-if st.session_state.get("decoding_step", 1) > steps:
-    st.session_state["decoding_step"] = steps
-step = st.slider("Step", 1, steps, 1, key="decoding_step") if steps > 1 else 1
+st.session_state["decoding_step"] = min(st.session_state.get("decoding_step", 1), steps)  # a link's, or a longer text's
+step = st.slider("Step", 1, steps, key="decoding_step") if steps > 1 else 1
 state["step"] = step
 st.query_params.from_dict(decoding.url_of(state))
 pieces = run["pieces"]

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from app_fixtures import app_models_root, open_app, values
 from export_fixtures import GERMAN
+from streamlit.elements.lib import policies
 from streamlit.testing.v1 import AppTest
 
 from runtime import OnnxTranslator
@@ -113,11 +114,25 @@ def test_a_link_reproduces_the_view_and_the_view_writes_its_link(decoding_page):
                                                  "step": ["output"]}
 
 
-def test_bad_links_are_ignored(decoding_page):
-    at = decoding_page({"direction": "xx-yy", "step": "999", "temperature": "hot"})
+@pytest.mark.parametrize("params", [{"direction": "xx-yy", "step": "999", "temperature": "hot"},
+                                    {"step": "0", "temperature": "99", "top_k": "-5", "top_p": "nan", "beam": "0"},
+                                    {"step": "-3", "temperature": "inf", "top_k": "101", "top_p": "0.01", "beam": "9"}],
+                         ids=["unparsable", "below range", "above range"])
+def test_bad_links_are_ignored(decoding_page, params):
+    at = decoding_page(params)  # open_app fails on any exception or error element
     assert at.radio(key="decoding_direction").value == ("de", "en")
     assert at.slider(key="decoding_temperature").value == 1.0
-    assert at.slider(key="decoding_step").value == at.slider(key="decoding_step").max
+    assert (at.slider(key="decoding_top_k").value, at.slider(key="decoding_top_p").value) == (0, 1.0)
+    assert at.slider(key="decoding_beam").value == 4
+    step = at.slider(key="decoding_step")
+    assert step.value == (step.max if params["step"] == "999" else 1)
+
+
+def test_a_link_sets_the_sliders_without_streamlits_duplicate_value_warning(decoding_page, monkeypatch, caplog):
+    monkeypatch.setattr(policies, "_shown_default_value_warning", False)  # Streamlit logs it once per process
+    at = decoding_page({"temperature": "0.5", "top_k": "7", "beam": "3", "step": "2"})
+    assert at.slider(key="decoding_temperature").value == 0.5
+    assert "created with a default value" not in caplog.text
 
 
 @pytest.mark.parametrize("case, text", [("empty", "   "), ("over-long", "Das Wetter ist heute schön. " * 60),
