@@ -41,11 +41,11 @@ data: $(VENV)/.data
 	$(PY) -m tx.data prepare
 
 test: install-dev browser
-	$(PY) -m pytest -m "" $(PYTEST_ARGS)  # every test: fast, slow, browser and network
+	$(PY) -m pytest -m "" -n 0 $(PYTEST_ARGS)  # every test (fast, slow, browser and network), one process
 
 # The registries themselves: every pin still served with its sha256, and a real fetch of the small sources.
 test-network: install-dev
-	$(PY) -m pytest -m network $(PYTEST_ARGS)
+	$(PY) -m pytest -m network -n 0 $(PYTEST_ARGS)
 
 # The GPU window's preparation (configs/README.md): corpus and wheel pieces, then the size check.
 gpujob: $(VENV)/.dev

@@ -16,7 +16,9 @@ NEEDS_EXPORTS = ("test_app", "test_app_decoding", "test_app_latency_card", "test
 
 def pytest_collection_modifyitems(session, config, items):
     needs = [item.module.__name__.rsplit(".", 1)[-1] in NEEDS_EXPORTS for item in items]
-    if any(needs) and not os.environ.get("TX_TEST_PREFETCHED"):
+    # under pytest-xdist the first worker starts the builders; the others wait on their locks when they need a model
+    first_worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0"
+    if any(needs) and first_worker and not os.environ.get("TX_TEST_PREFETCHED"):
         from export_fixtures import prefetch
 
         prefetch()

@@ -84,7 +84,7 @@ def mutated_copy(root: Path, edits: list[tuple[str, str, str]]) -> Path:
 
 def failing_tests(root: Path) -> tuple[int, set[str]]:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(root), "TX_TEST_PREFETCHED": "1"}
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rf", *TESTS],
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-rf", *TESTS],
                           cwd=root, env=env, capture_output=True, text=True, timeout=300)
     return proc.returncode, set(re.findall(r"^FAILED \S+::(\S+)", proc.stdout, flags=re.M))
 
