@@ -58,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
                              "block (default: 64 where this CPU has VNNI, else 0; see export/quantize.py)")
     parser.add_argument("--keep-fp32", default="",
                         help="comma-separated torch module prefixes left fp32 in int8 files (e.g. output)")
+    parser.add_argument("--no-row-output", action="store_true",
+                        help="with blockwise int8: the generator blockwise too, instead of one u8 x s8 GEMM with "
+                             "activations per row (slower at batch; the files then load on CPUs without VNNI)")
     parser.add_argument("--agreement-sentences", type=int, default=500,
                         help="held-out sentences translated by PyTorch and ONNX, each direction (default 500)")
     parser.add_argument("--data-dir", type=Path, default=Path("data/processed"),
@@ -81,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     options = ExportOptions(precisions=args.precision, opset=args.opset, per_channel=not args.per_tensor,
                             weight_bits=args.weight_bits, weight_type=args.weight_type,
                             keep_fp32=tuple(m.strip() for m in args.keep_fp32.split(",") if m.strip()),
-                            block_size=args.block_size,
+                            block_size=args.block_size, row_output=not args.no_row_output,
                             data_dir=args.data_dir, agreement_sentences=args.agreement_sentences,
                             threads=args.threads, check_quality=not args.no_quality,
                             walkthrough=not args.no_walkthrough, fused_attention=not args.traced_attention)

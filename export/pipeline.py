@@ -43,6 +43,7 @@ class ExportOptions:
     weight_type: str | None = None  # "int8" | "uint8"; None = the measured default for this CPU (quantize.py)
     keep_fp32: tuple[str, ...] = ()  # module-path prefixes left in fp32 (e.g. "output": the generator)
     block_size: int | None = None  # 0: per-channel dynamic MatMuls; 16..256: blockwise MatMulNBits; None: default
+    row_output: bool = True  # with blockwise MatMulNBits on a VNNI CPU: the generator per-row (quantize.py)
     data_dir: Path = Path("data/processed")  # where <task>/test.tsv is looked for
     agreement_sentences: int = 500  # held-out translation sentences (each in both directions)
     threads: int | None = None  # onnxruntime threads for the agreement runs
@@ -63,7 +64,8 @@ def int8_scheme(options: ExportOptions, vnni: bool) -> Int8Scheme:
         block_size = 0 if options.weight_bits or options.weight_type or not options.per_channel \
             else default.block_size
     if block_size:  # MatMulNBits' weights are signed 8-bit with a scale per block; the embeddings stay fp32
-        return Int8Scheme(True, 8, "int8", tuple(options.keep_fp32), block_size)
+        return Int8Scheme(True, 8, "int8", tuple(options.keep_fp32), block_size,
+                          row_output=options.row_output and default.row_output)
     return Int8Scheme(options.per_channel, bits, weight_type, tuple(options.keep_fp32), block_size)
 
 
@@ -73,7 +75,10 @@ def describe_scheme(scheme: Int8Scheme, vnni: bool) -> dict[str, object]:
         why = (f"blockwise MatMulNBits, 8-bit weights with a scale per {scheme.block_size} input rows, int8 "
                "activations per row and block, embeddings fp32: measured the most faithful int8 "
                + ("and fastest at batch 1 on this CPU with VNNI" if vnni else
-                  "(without VNNI its kernels run little faster than fp32)") + " (docs/export-and-runtime.md)")
+                  "(without VNNI its kernels run little faster than fp32)")
+               + ("; the generator as one u8 x s8 GEMM with activations per row and weights per column: more "
+                  "faithful and faster at batch, its files need VNNI" if scheme.row_output else "")
+               + " (docs/export-and-runtime.md)")
     elif scheme.weight_type == "uint8":
         why = ("unsigned 8-bit weights: onnxruntime's u8 x u8 kernel sums in int32 on any CPU (no VNNI needed); "
                "measured the most faithful scheme at the same size (docs/export-and-runtime.md)")
@@ -110,7 +115,7 @@ def export_graphs(model, config: dict, onnx_dir: Path, jobs: list[tuple[GraphSpe
         if "int8" in graph_precisions:
             made["int8"] = quantize_int8(fp32_path, onnx_dir / spec.file_name("int8"), scheme.per_channel,
                                          scheme.weight_bits, scheme.weight_type, scheme.keep_fp32,
-                                         scheme.block_size)
+                                         scheme.block_size, scheme.row_output)
         files, problems = [], []
         for precision in graph_precisions:
             path = onnx_dir / spec.file_name(precision)

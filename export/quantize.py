@@ -40,7 +40,9 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
 import onnx
+from onnx import helper, numpy_helper
 from onnxruntime.quantization import QuantType, quantize_dynamic
 from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
 
@@ -55,6 +57,7 @@ from .onnx_export import set_metadata
 QUANTIZED_OPS = ["MatMul", "Gather"]
 WEIGHT_TYPES = {"int8": QuantType.QInt8, "uint8": QuantType.QUInt8}
 META_INT8_KEPT_FP32 = "tx.int8_kept_fp32"  # comma-separated module prefixes left in fp32
+META_INT8_ROW_OUTPUT = "tx.int8_row_output"  # the nodes made per-row MatMulInteger (`per_row_matmul`), or ""
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,11 @@ class Int8Scheme:
     # and the embedding Gathers stay fp32 (int8 tables cost agreement there: docs/export-and-runtime.md);
     # per_channel / weight_bits / weight_type then do not apply.
     block_size: int = 0
+    # With block_size: the generator's MatMul (module "output") as one u8 x s8 MatMulInteger, activations quantised
+    # per row and weights per column (`per_row_matmul`). Its rounding feeds no later layer, so a row's own scale
+    # costs nothing there (measured more faithful than blockwise), and it runs as one GEMM. Its 8-bit signed
+    # weights need VNNI (the int16 sums of other CPUs saturate): such files carry the mark the loader checks.
+    row_output: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self) | {"keep_fp32": list(self.keep_fp32)}
@@ -84,7 +92,7 @@ def default_scheme(vnni: bool) -> Int8Scheme:
     VNNI (its int8 dot-product kernels need it), unsigned 8-bit per-channel weights on onnxruntime's dynamic
     u8 x u8 kernel (no int16 saturation, full resolution) where it lacks VNNI."""
     if vnni:
-        return Int8Scheme(weight_type="int8", block_size=BLOCK_SIZE_WITH_VNNI)
+        return Int8Scheme(weight_type="int8", block_size=BLOCK_SIZE_WITH_VNNI, row_output=True)
     return Int8Scheme(weight_type="uint8")
 
 
@@ -104,6 +112,55 @@ def blockwise_matmuls(model: onnx.ModelProto, block_size: int, excluded: list[st
     return quantizer.model.model
 
 
+ROW_OUTPUT_MODULE = "output"  # the generator: d_model -> vocabulary logits, the last MatMul of the decoder
+
+
+def per_row_matmul(model: onnx.ModelProto, node_name: str) -> None:
+    """Replace the MatMul `node_name` (activations x a float weight initializer) in place by int8 arithmetic that
+    a whole batch runs as one GEMM and no row's result depends on another row:
+    - each activation row r gets its own scale s_r = max|x_r| / 127 and becomes u8 (zero point 128);
+    - each weight column c gets its own scale t_c = max|W_c| / 127 and becomes s8 (symmetric);
+    - MatMulInteger sums in int32, then y = int32 · s_r · t_c.
+    The elementwise ops are cheap beside the GEMM at every batch size (the shipped vocabulary has 10k columns)."""
+    node = next(n for n in model.graph.node if n.name == node_name and n.op_type == "MatMul")
+    inits = {i.name: i for i in model.graph.initializer}
+    weight = numpy_helper.to_array(inits[node.input[1]]).astype(np.float32)  # (K, N)
+    col_scale = np.abs(weight).max(axis=0) / 127.0  # (N,)
+    col_scale[col_scale == 0] = 1.0  # an all-zero column: any scale gives zeros
+    weight_s8 = np.clip(np.round(weight / col_scale), -127, 127).astype(np.int8)
+    x, y, p = node.input[0], node.output[0], f"{node_name}_rowq"
+    constants = {"weight": weight_s8, "col_scale": col_scale.astype(np.float32), "axes": np.array([-1], np.int64),
+                 "tiny": np.array(1e-30, np.float32), "inv127": np.array(1 / 127, np.float32),
+                 "zero_point_f": np.array(128, np.float32), "low": np.array(0, np.float32),
+                 "high": np.array(255, np.float32), "zero_point": np.array(128, np.uint8)}
+    opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+    reduce_max = (helper.make_node("ReduceMax", [f"{p}_abs", f"{p}_axes"], [f"{p}_max"], keepdims=1) if opset >= 18
+                  else helper.make_node("ReduceMax", [f"{p}_abs"], [f"{p}_max"], axes=[-1], keepdims=1))
+    nodes = [
+        helper.make_node("Abs", [x], [f"{p}_abs"]),
+        reduce_max,  # (..., 1): each row's largest magnitude
+        helper.make_node("Max", [f"{p}_max", f"{p}_tiny"], [f"{p}_max_safe"]),  # an all-zero row: no 0/0
+        helper.make_node("Mul", [f"{p}_max_safe", f"{p}_inv127"], [f"{p}_row_scale"]),
+        helper.make_node("Div", [x, f"{p}_row_scale"], [f"{p}_scaled"]),
+        helper.make_node("Round", [f"{p}_scaled"], [f"{p}_rounded"]),  # half to even, as QuantizeLinear
+        helper.make_node("Add", [f"{p}_rounded", f"{p}_zero_point_f"], [f"{p}_shifted"]),
+        helper.make_node("Clip", [f"{p}_shifted", f"{p}_low", f"{p}_high"], [f"{p}_clipped"]),
+        helper.make_node("Cast", [f"{p}_clipped"], [f"{p}_u8"], to=onnx.TensorProto.UINT8),
+        helper.make_node("MatMulInteger", [f"{p}_u8", f"{p}_weight", f"{p}_zero_point"], [f"{p}_int32"]),
+        helper.make_node("Cast", [f"{p}_int32"], [f"{p}_float"], to=onnx.TensorProto.FLOAT),
+        helper.make_node("Mul", [f"{p}_float", f"{p}_row_scale"], [f"{p}_by_row"]),
+        helper.make_node("Mul", [f"{p}_by_row", f"{p}_col_scale"], [y]),
+    ]
+    at = list(model.graph.node).index(node)
+    model.graph.node.remove(node)
+    for offset, new in enumerate(nodes):
+        new.name = f"{p}_{offset}_{new.op_type}"
+        model.graph.node.insert(at + offset, new)
+    if not any(node.input[1] in n.input for n in model.graph.node):  # the float weight, unless shared
+        model.graph.initializer.remove(inits[node.input[1]])
+    model.graph.initializer.extend(numpy_helper.from_array(value, f"{p}_{name}") for name, value in constants.items())
+
+
 def modules_of(node: onnx.NodeProto) -> list[str]:
     """The torch module paths a dynamo-exported node came from (its `pkg.torch.onnx.name_scopes`)."""
     for prop in node.metadata_props:
@@ -121,15 +178,17 @@ def nodes_in(model: onnx.ModelProto, module_prefixes: tuple[str, ...]) -> list[s
 
 
 def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = True, weight_bits: int = 8,
-                  weight_type: str = "uint8", keep_fp32: tuple[str, ...] = (), block_size: int = 0) -> float:
+                  weight_type: str = "uint8", keep_fp32: tuple[str, ...] = (), block_size: int = 0,
+                  row_output: bool = False) -> float:
     """Write the int8 version of the fp32 graph `src` to `dst`; returns seconds taken.
 
     per_channel: one scale per output column instead of per tensor; weight_bits: 7 (reduce_range) or 8;
     weight_type: "int8" (onnxruntime's u8 x s8 kernel: 8 bits need VNNI) or "uint8" (its u8 x u8 kernel, which
     sums in int32 on any CPU); keep_fp32: module-path prefixes whose MatMuls/Gathers stay fp32 (`nodes_in`);
     block_size: > 0 makes the MatMuls blockwise MatMulNBits (`blockwise_matmuls`), leaves the embedding
-    Gathers fp32 and the other arguments unused. The module doc says why each; docs/export-and-runtime.md has the
-    measurements.
+    Gathers fp32 and the other arguments unused; row_output (with block_size): the generator's MatMul, unless
+    kept fp32, becomes the per-row MatMulInteger of `per_row_matmul` instead. The module doc says why each;
+    docs/export-and-runtime.md has the measurements.
     """
     if weight_bits not in (7, 8):
         raise ValueError(f"weight_bits must be 7 or 8, got {weight_bits}")
@@ -140,13 +199,18 @@ def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = True, we
     model = onnx.load(str(src))
     del model.graph.value_info[:]
     excluded = nodes_in(model, keep_fp32)
+    per_row = [name for name in nodes_in(model, (ROW_OUTPUT_MODULE,)) if name not in excluded
+               and next(n for n in model.graph.node if n.name == name).op_type == "MatMul"] \
+        if row_output and block_size else []
     root = logging.getLogger()
     previous_level = root.level
     with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):
         root.setLevel(logging.ERROR)  # the quantiser logs a line per skipped node at INFO (on the root logger)
         try:
             if block_size:
-                quantized = blockwise_matmuls(model, block_size, excluded)
+                quantized = blockwise_matmuls(model, block_size, excluded + per_row)
+                for name in per_row:
+                    per_row_matmul(quantized, name)
             else:
                 onnx.save(model, "fp32.onnx")
                 quantize_dynamic("fp32.onnx", "int8.onnx", weight_type=WEIGHT_TYPES[weight_type],
@@ -167,6 +231,9 @@ def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = True, we
     # ones never saturate, and blockwise files run MatMulNBits (exact int32 sums everywhere): they load anywhere.
     if weight_type == "int8" and not block_size:
         scheme[META_INT8_WEIGHT_BITS] = str(weight_bits)
+    if per_row:  # its s8 weights take the u8 x s8 kernel: full range needs VNNI, as above
+        scheme[META_INT8_WEIGHT_BITS] = "8"
+    scheme[META_INT8_ROW_OUTPUT] = ",".join(per_row)
     set_metadata(quantized, {p.key: p.value for p in model.metadata_props if p.key != META_INT8_WEIGHT_BITS} | scheme)
     atomic_write(dst, lambda tmp_path: onnx.save(quantized, tmp_path))
     return time.perf_counter() - start

@@ -511,12 +511,14 @@ def test_replacing_the_model_files_keeps_one_live_model_and_frees_the_old_ones(m
 
 # ---------------------------------------------------------------- Model card
 
-def test_model_card_translation(open_page):
+def test_model_card_translation(open_page, model_root):
     at = open_page("card")
     clean(at)
     text = " ".join(values(at.markdown))
     assert "trans-de-en 1.9-6" in text and "GPL-2+" in text  # data and licence (README + metrics.json)
-    assert "Export **passed**" in text and "opset 20" in text
+    # the tiny random model's int8 agreement on 18 sentences may miss its target: a warning, said as such
+    warned = len(json.loads((model_root / "translate" / "onnx" / "export_report.json").read_text())["warnings"])
+    assert f"Export **passed{f' with {warned} warning(s)' if warned else ''}**" in text and "opset 20" in text
     assert "Not trained at all" in text  # limitations from the README
     loss, score = plotly_figures(at)
     assert [t["name"] for t in loss["data"]] == ["train loss", "valid loss"]

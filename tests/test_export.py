@@ -247,9 +247,11 @@ def test_int8_graph_runs_close_to_fp32(task, graph):
     meta = {p.key: p.value for p in int8.metadata_props}
     signed = meta["tx.int8_weight_type"] == "int8"
     assert not float_weight_matmuls(int8)  # every weight MatMul is quantised, one way or the other
-    if meta["tx.int8_block_size"] != "0":  # blockwise (the default where the CPU has VNNI): no dynamic MatMuls
+    if meta["tx.int8_block_size"] != "0":  # blockwise (the default where the CPU has VNNI): no dynamic MatMuls ...
         blocks = blockwise_matmuls(int8)
-        assert blocks and not weights and "tx.int8_weight_bits" not in meta
+        per_row = [n for n in meta["tx.int8_row_output"].split(",") if n]  # ... but the generator's, per row
+        assert blocks and len(weights) == len(per_row) and all(w.dtype == np.int8 for w in weights)
+        assert meta.get("tx.int8_weight_bits") == ("8" if per_row else None)  # s8 x u8 at full range needs VNNI
         assert all(b["bits"] == 8 and b["block_size"] == int(meta["tx.int8_block_size"]) and b["accuracy_level"] == 4
                    for b in blocks)
     else:
@@ -642,9 +644,12 @@ def test_the_report_records_the_int8_scheme_and_the_files_their_weight_range():
     meta = {p.key: p.value for p in meta}
     assert meta["tx.int8_weight_type"] == scheme["weight_type"]
     assert meta["tx.int8_block_size"] == str(scheme["block_size"])
-    # only signed 8-bit weights in dynamic MatMuls need VNNI, so only they carry the mark the loader refuses on
-    # other CPUs (MatMulNBits sums in int32 everywhere; unsigned dynamic weights never saturate)
-    assert meta.get("tx.int8_weight_bits") is None
+    # only signed 8-bit weights in MatMulInteger need VNNI, so only they carry the mark the loader refuses on other
+    # CPUs: with VNNI, the generator's per-row MatMulInteger (MatMulNBits sums in int32 everywhere; unsigned dynamic
+    # weights never saturate)
+    assert scheme["row_output"] is cpu_has_vnni()
+    assert meta.get("tx.int8_weight_bits") == ("8" if cpu_has_vnni() else None)
+    assert bool(meta["tx.int8_row_output"]) is cpu_has_vnni()
 
 
 def test_8_bit_int8_weights_refuse_to_load_on_a_cpu_without_vnni(monkeypatch):
@@ -780,7 +785,11 @@ def test_the_export_detects_vnni_and_records_the_scheme_it_chose(monkeypatch, tm
     decoder = onnx.load(str(model_dir / "onnx" / "decoder.int8.onnx"))
     meta = {p.key: p.value for p in decoder.metadata_props}
     assert meta["tx.int8_weight_type"] == scheme["weight_type"] and meta["tx.int8_kept_fp32"] == ",".join(keep_fp32)
-    assert bool(blockwise_matmuls(decoder)) is vnni and bool(quantized_weights(decoder)) is not vnni
+    assert bool(blockwise_matmuls(decoder)) is vnni and scheme["row_output"] is vnni
+    # dynamic MatMuls everywhere without VNNI (the generator kept fp32 here); with it, the generator's per-row
+    # MatMulInteger only
+    assert (len(quantized_weights(decoder)) == 1) if vnni else len(quantized_weights(decoder)) > 1
+    assert bool(meta["tx.int8_row_output"]) is vnni
     assert len(float_weight_matmuls(decoder)) == len(keep_fp32)  # the generator's MatMul stays fp32 only when asked
 
 
