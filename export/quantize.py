@@ -13,7 +13,8 @@ in docs/export-and-runtime.md#int8-schemes.
 - With VNNI: MatMulNBits with blocks of 64 and fp32 embeddings, the most faithful and the fastest at batch 1
   (slower than the dynamic kernels from batch 4 on: its int32 block sums are scaled to float block by block).
   It quantises activations per row and block, so a sentence's translation does not depend on its batch mates,
-  where the dynamic kernels' one activation scale spans the batch.
+  where the dynamic kernels' one activation scale spans the batch. The generator alone is per row instead
+  (`per_row_matmul`): no layer follows it, so its rounding does not add up, and it runs as one GEMM.
 Why the weight type matters:
 - without VNNI (AVX2 only, like the older AMD EPYC machines), onnxruntime's u8 x s8 kernel adds pairs of products in
   int16 (vpmaddubsw), which full-range signed 8-bit weights saturate: hence the old `reduce_range` (7-bit)
