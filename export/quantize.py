@@ -200,9 +200,9 @@ def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = True, we
     model = onnx.load(str(src))
     del model.graph.value_info[:]
     excluded = nodes_in(model, keep_fp32)
-    per_row = [name for name in nodes_in(model, (ROW_OUTPUT_MODULE,)) if name not in excluded
-               and next(n for n in model.graph.node if n.name == name).op_type == "MatMul"] \
-        if row_output and block_size else []
+    op_types = {n.name: n.op_type for n in model.graph.node}
+    per_row = [name for name in nodes_in(model, (ROW_OUTPUT_MODULE,)) if op_types[name] == "MatMul"
+               and name not in excluded] if row_output and block_size else []
     root = logging.getLogger()
     previous_level = root.level
     with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):
