@@ -1,6 +1,6 @@
 """The one-node graphs the runtime's searches run between decoder steps, built here and shipped in runtime/ops/.
 
-`python -m export.ops` rewrites them; tests/test_runtime_package.py checks the shipped files are what this
+`python -m export.ops` rewrites them; tests/runtime/test_runtime_package.py checks the shipped files are what this
 builds. Why files rather than graphs built at run time: the runtime imports onnxruntime, not onnx.
 - gather_rows.onnx: data[index] along axis 0 (reordering the KV cache on the device under IOBinding);
 - top_k.onnx: the k largest of each row, largest first, ties to the lower index (ONNX TopK's rule): beam search's

@@ -1,7 +1,7 @@
 """Attention explorer: token-to-token maps from the ONNX explain graphs, and the positional encoding."""
 import streamlit as st
 
-from playground import decoding, figures, inputs, models
+from playground import figures, inputs, models, widgets
 
 models.page_setup("Attention explorer")
 st.title("Attention explorer")
@@ -26,13 +26,6 @@ def judged_note(source: str, output: str, direction: tuple[str, str]) -> str:
             f"“{row.get('output')}”, was {judged}" + (f" ({row['note']})." if row.get("note") else "."))
 
 
-def keep_the_direction_default() -> None:
-    """On a direction change, a text still at the old direction's default becomes the new direction's default."""
-    key = "attention_text_translate"
-    if st.session_state.get(key) == st.session_state.get("attention_default_shown"):
-        st.session_state.pop(key, None)
-
-
 task = st.radio("Model", models.TASKS, key="attention_model", horizontal=True,
                 format_func=lambda t: models.TASK_TITLES[t])
 model = models.onnx_model(task, "auto", "fp32")
@@ -40,8 +33,10 @@ if model is not None:
     models.provider_caption(model)
     if task == "translate":
         direction = st.radio("Direction", models.directions(), format_func=models.direction_label,
-                             key="attention_direction", horizontal=True, on_change=keep_the_direction_default)
-        default = decoding.greedy_right_example(model, direction, str(models.model_dir(task)),
+                             key="attention_direction", horizontal=True,
+                             on_change=widgets.forget_text_at_default("attention_text_translate",
+                                                                      "attention_default_shown"))
+        default = widgets.greedy_right_example(model, direction, str(models.model_dir(task)),
                                   models.stamp(task, "examples.tsv"))
         st.session_state["attention_default_shown"] = default
     else:

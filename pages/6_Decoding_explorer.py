@@ -3,18 +3,12 @@ top-p, beam search as a tree, and greedy vs beam vs sampling side by side."""
 import numpy as np
 import streamlit as st
 
-from playground import decoding, models
+from playground import decoding, models, widgets
 
 models.page_setup("Decoding explorer")
 st.title("Decoding explorer")
 st.caption("How a translation is chosen token by token. The model runs once per sentence; the sliders work on the "
            "stored numbers, so moving one redraws at once.")
-
-def keep_the_direction_default() -> None:
-    """On a direction change, a text still at the old direction's default becomes the new direction's default."""
-    if st.session_state.get("decoding_text") == st.session_state.get("decoding_default_shown"):
-        st.session_state.pop("decoding_text", None)
-
 
 model = models.onnx_model("translate", "auto", "fp32")
 if model is None:
@@ -27,8 +21,8 @@ if "decoding_url_read" not in st.session_state:  # a shared link: its values bec
         st.session_state[f"decoding_{name}"] = value
 left, right = st.columns([1, 3])
 direction = left.radio("Direction", directions, format_func=models.direction_label, key="decoding_direction",
-                       on_change=keep_the_direction_default)
-default = decoding.greedy_right_example(model, direction, str(models.model_dir("translate")),
+                       on_change=widgets.forget_text_at_default("decoding_text", "decoding_default_shown"))
+default = widgets.greedy_right_example(model, direction, str(models.model_dir("translate")),
                                       models.stamp("translate", "examples.tsv"))
 st.session_state["decoding_default_shown"] = default
 st.session_state.setdefault("decoding_text", default)

@@ -3,7 +3,7 @@ that expose every intermediate tensor). The model runs once per input; steps, la
 stored numbers."""
 import streamlit as st
 
-from playground import decoding, inputs, models
+from playground import inputs, models, widgets
 from playground import walkthrough as wt
 from playground import walkthrough_attention as attention_views
 from playground import walkthrough_steps as steps_of
@@ -40,7 +40,7 @@ except Exception as e:  # ModelLoadError says which command makes the missing gr
 
 if task == "translate":
     direction = steps_of.direction_of(choice)
-    default = decoding.greedy_right_example(model.translator, direction, str(models.model_dir(task)),
+    default = widgets.greedy_right_example(model.translator, direction, str(models.model_dir(task)),
                                             models.stamp(task, "examples.tsv"))
 else:
     default = (inputs.examples("sentiment", "text") or ["a gem of a film, warm and funny"])[0]

@@ -17,26 +17,10 @@ from runtime.coverage import coverage
 from runtime.coverage import warning as coverage_warning
 from runtime.decoding import beam_search, greedy, keep_top_k, keep_top_p, softmax
 
-from .inputs import curated_examples
-
 BARS = 15  # tokens drawn per step
 LENGTH_PENALTY = 0.6  # the Translate page's default
 STATUS_WORDS = {"kept": "kept (a live beam)", "finished": "finished (EOS)", "max_len": "ended at the max length",
                 "stopped": "stopped (the best could no longer be beaten)", "pruned": "pruned"}
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def greedy_right_example(_model, direction: tuple[str, str], where: str, version: tuple) -> str:
-    """The first hand-judged example of the direction (models/translate/examples.tsv) whose greedy output (the
-    explorer pages decode greedily) is the output judged right; else the first one judged right (its note says
-    greedy differs); else the first test-set sentence."""
-    rows = curated_examples(*direction)
-    right = [r for r in rows if r.get("verdict") == "works"]
-    for row in right:
-        out = _model.translate([row["source"]], src_lang=direction[0], tgt_lang=direction[1], method="greedy")[0]
-        if out.text == row.get("output"):
-            return row["source"]
-    return (right or rows)[0]["source"]
 
 
 class StepRecorder:

@@ -144,7 +144,7 @@ def attention_received(weights: list[np.ndarray], layer: Any) -> np.ndarray:
 def positional_encoding(d_model: int, positions: int) -> np.ndarray:
     """The sinusoid table (positions × dimensions) of "Attention Is All You Need" §3.5, the one tx.PositionalEncoding
     adds to the embeddings: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)).
-    Written here in numpy so the app needs no torch (tests/test_app.py checks the two tables agree)."""
+    Written here in numpy so the app needs no torch (tests/app/test_pages.py checks the two tables agree)."""
     angle = np.arange(positions)[:, None] / 10000.0 ** (np.arange(0, d_model, 2) / d_model)  # (pos, d_model / 2)
     table = np.zeros((positions, d_model), dtype=np.float32)
     table[:, 0::2], table[:, 1::2] = np.sin(angle), np.cos(angle)

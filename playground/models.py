@@ -33,7 +33,7 @@ LANGUAGES = {"de": "German", "en": "English"}  # display names of the language c
 
 # The pages in sidebar order: (script, label, icon). Streamlit's own list is off (.streamlit/config.toml)
 # because it would call the home page "app". Emoji, not ":material/...:" icons: as a page icon (favicon)
-# Streamlit fetches those from fonts.gstatic.com, which fails offline (tests/test_browser.py checks).
+# Streamlit fetches those from fonts.gstatic.com, which fails offline (tests/browser/test_browser.py checks).
 PAGES = [("app.py", "Home", "🏠"),
          ("pages/1_Translate.py", "Translate", "🔤"),
          ("pages/2_Sentiment.py", "Sentiment", "🎭"),

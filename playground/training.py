@@ -40,7 +40,7 @@ THREADS = max(1, min(int(os.environ.get("TX_TRAIN_THREADS", "1")), os.cpu_count(
 NICE = os.environ.get("TX_TRAIN_NICE", "idle")
 KEPT_RUNS = 3  # a session's finished runs kept for comparing; older ones are deleted with their files
 STOP_GRACE_S = 1.0  # after SIGTERM a worker ends its step and saves; past this it is killed
-# tx/toy/userdata.py's limits, said before the upload (tests/test_toy_page_parts.py checks they agree)
+# tx/toy/userdata.py's limits, said before the upload (tests/app/test_training_parts.py checks they agree)
 UPLOAD_MAX_BYTES = 1_000_000
 UPLOAD_LIMITS = "At most 5,000 rows, 30 tokens a side, 2,000 distinct tokens, 1 MB"
 UPLOAD_NAMES = {"tsv": "upload.tsv", "csv": "upload.csv", "txt": "upload.tsv"}  # never the uploader's own name

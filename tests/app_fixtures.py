@@ -8,6 +8,7 @@ Also the AppTest helpers every app test module shares: `open_app`, `values`, `cl
 from __future__ import annotations
 
 import atexit
+import base64
 import functools
 import json
 import shutil
@@ -15,6 +16,7 @@ import socket
 import tempfile
 from pathlib import Path
 
+import numpy as np
 from export_fixtures import ENGLISH, GERMAN, exported
 from streamlit.testing.v1 import AppTest
 
@@ -164,3 +166,14 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def array(value) -> np.ndarray:
+    """A plotly JSON array: a plain list, or the typed-array form {"dtype", "bdata", "shape"}."""
+    if isinstance(value, dict) and "bdata" in value:
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        shape = [int(s) for s in str(value.get("shape", len(flat))).split(",")]
+        return flat.reshape(shape)
+    return np.asarray(value, dtype=float)
+
+

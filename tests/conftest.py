@@ -5,24 +5,23 @@ import torch
 
 import tx
 
-# Modules that need the tiny exported models (tests/export_fixtures.py). On a cold cache their export (~25 s)
-# starts in the background once collection finds such a test, and these modules run last, so the export
-# overlaps with everything else.
-NEEDS_EXPORTS = ("test_app", "test_app_decoding", "test_app_latency_card", "test_app_sentiment", "test_app_translate",
-                 "test_app_walkthrough", "test_walkthrough",
-                 "test_browser", "test_confidence", "test_coverage", "test_export", "test_export_output",
-                 "test_pretrain", "test_readme", "test_runtime", "test_triton")
+
+# A test module that needs the tiny exported models (tests/export_fixtures.py) says so with
+# `pytestmark = pytest.mark.exports`. On a cold cache their export (~25 s) starts in the background once collection
+# finds such a test, and those tests run last, so the export overlaps with everything else.
+def needs_exports(item) -> bool:
+    return item.get_closest_marker("exports") is not None
 
 
 def pytest_collection_modifyitems(session, config, items):
-    needs = [item.module.__name__.rsplit(".", 1)[-1] in NEEDS_EXPORTS for item in items]
+    needs = [needs_exports(item) for item in items]
     # under pytest-xdist the first worker starts the builders; the others wait on their locks when they need a model
     first_worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0"
     if any(needs) and first_worker and not os.environ.get("TX_TEST_PREFETCHED"):
         from export_fixtures import prefetch
 
         prefetch()
-    items.sort(key=lambda item: item.module.__name__.rsplit(".", 1)[-1] in NEEDS_EXPORTS)  # stable: order kept
+    items.sort(key=needs_exports)  # stable: order kept
 
 
 # One intra-op thread: the tests' tensors are tiny, and on a busy 2-core CI machine PyTorch's OpenMP

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-TESTS = ["tests/test_recipe.py"]
+TESTS = ["tests/tx/test_recipe.py"]
 
 # name -> ([(file, text, replacement), ...], tests that must fail)
 MUTATIONS: dict[str, tuple[list[tuple[str, str, str]], set[str]]] = {

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from app_fixtures import app_models_root
 
+pytestmark = pytest.mark.exports
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -22,6 +24,7 @@ def python_blocks() -> list[str]:
 # got imported anyway: the proof that serving the ONNX files needs no PyTorch (nor the training or export code).
 WITHOUT_TRAINING = """
 import runpy, sys
+
 BLOCKED = {"torch", "tx", "export", "onnx", "onnxscript", "sacrebleu", "streamlit"}
 
 class Blocked:

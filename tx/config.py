@@ -19,7 +19,7 @@ class EncoderConfig:
     d_ff: int = 1024  # inner width of the position-wise feed-forward network
     # Dropout on each sublayer's output and on embeddings + positional encoding (paper §5.4), and also on the
     # attention weights and inside the feed-forward network after the ReLU: those two are not in the paper's
-    # text (they are in its tensor2tensor code and the Annotated Transformer); tests/test_recipe.py pins them all.
+    # text (they are in its tensor2tensor code and the Annotated Transformer); tests/tx/test_recipe.py pins them all.
     dropout: float = 0.1
     max_len: int = 256  # longest sequence the positional-encoding table covers
     pre_norm: bool = False  # False: post-LN as in the paper; True: pre-LN (LayerNorm before each sublayer)

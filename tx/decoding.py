@@ -121,7 +121,7 @@ class PrefixState:
 class FullPrefixBackend(TorchBackend):
     """Decoding without a KV cache: every step reruns the whole decoder over the full prefix.
 
-    The reference for the cache (same tokens and scores, `tests/test_decoding.py`) and the
+    The reference for the cache (same tokens and scores, `tests/runtime/test_decoding.py`) and the
     "without cache" leg of the decoding benchmark. Only the decoder is recomputed: the encoder's
     output is fixed per source, and recomputing it too would measure something else.
     """

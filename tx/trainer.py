@@ -7,7 +7,7 @@ tensors), `loss(model, batch) -> (summed loss, count)`, `evaluate(model) -> metr
 (what must travel with a checkpoint, e.g. the tokenizer) and `save_model_dir(model, directory)`.
 
 Recipe (paper §5.3): Adam β=(0.9, 0.98), ε=1e-9; linear warm-up to `lr` then inverse-sqrt decay (with
-lr = (d_model · warmup)^-0.5 that is the paper's formula exactly; tests/test_recipe.py checks it).
+lr = (d_model · warmup)^-0.5 that is the paper's formula exactly; tests/tx/test_recipe.py checks it).
 Not from the paper: gradient clipping (`clip_grad`, a guard against the post-LN loss spikes of small
 batches) and the optional decay floor (`min_lr_ratio`) and weight decay (AdamW), both off by default.
 

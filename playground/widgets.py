@@ -1,0 +1,34 @@
+"""Widgets more than one page draws: a direction choice whose example text follows it, and the example the
+explorer pages open on. Page-specific widgets stay in their feature's package."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from .inputs import curated_examples
+
+
+def forget_text_at_default(text_key: str, shown_key: str) -> Callable[[], None]:
+    """An on_change callback for a direction radio: a text still at the old direction's default (the value under
+    `shown_key`) is dropped, so the text box opens on the new direction's default; a text the user typed stays."""
+
+    def callback() -> None:
+        if st.session_state.get(text_key) == st.session_state.get(shown_key):
+            st.session_state.pop(text_key, None)
+
+    return callback
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def greedy_right_example(_model, direction: tuple[str, str], where: str, version: tuple) -> str:
+    """The first hand-judged example of the direction (models/translate/examples.tsv) whose greedy output (the
+    explorer pages decode greedily) is the output judged right; else the first one judged right (its note says
+    greedy differs); else the first test-set sentence."""
+    rows = curated_examples(*direction)
+    right = [r for r in rows if r.get("verdict") == "works"]
+    for row in right:
+        out = _model.translate([row["source"]], src_lang=direction[0], tgt_lang=direction[1], method="greedy")[0]
+        if out.text == row.get("output"):
+            return row["source"]
+    return (right or rows)[0]["source"]

@@ -1,0 +1,291 @@
+"""The Sentiment and Attention explorer pages as issue 25 found them, on the tiny exported test models
+(tests/app_fixtures.py):
+2. Sentiment: no green success box for a model output; the probability is said to be calibrated, with what that
+   means read from the model's calibration.json; an input with a negation gets the model's known weakness on the
+   model card's negation probes (the measured number where `tx evaluate --split negation` wrote one);
+3. Attention explorer: the out-of-domain warning the other pages show; a default example the model translates as
+   judged right by hand, or a note beside the output saying what is known of it;
+5. batch files: the CSV output keeps every input column and row in order (blank rows kept and marked), the caps are
+   stated before upload, and a file the page or the browser refuses never leaves "Classify all" working on the file
+   uploaded before it.
+"""
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import streamlit as st
+from app_fixtures import app_models_root, clean, open_app, values
+from export_fixtures import ENGLISH, GERMAN, REVIEWS
+from streamlit.testing.v1 import AppTest
+
+from playground import inputs
+from runtime import OnnxSentimentClassifier, OnnxTranslator
+
+pytestmark = pytest.mark.exports
+
+SENTIMENT, ATTENTION = "pages/2_Sentiment.py", "pages/3_Attention_explorer.py"
+OUTSIDE = {"emoji": "😀🎉🔥👍🏽", "chinese": "这部电影很好看", "arabic": "فيلم رائع جدا", "html": "<b>😀😀😀</b>"}
+
+
+@pytest.fixture(scope="module")
+def model_root() -> Path:
+    return app_models_root()
+
+
+@pytest.fixture
+def open_page(model_root, monkeypatch):
+    def open_(page: str, root: Path | None = None) -> AppTest:
+        at = open_app(monkeypatch, root or model_root, page)
+        clean(at)
+        return at
+
+    return open_
+
+
+def texts(at: AppTest) -> str:
+    """Everything the page wrote, as one string."""
+    return "\n".join(values(at.markdown) + values(at.caption) + values(at.info) + values(at.warning))
+
+
+# ---------------------------------------------------------------- 2. Sentiment: a neutral, calibrated verdict
+
+def test_sentiment_label_is_neutral_and_its_probability_is_said_to_be_calibrated(open_page, model_root):
+    at = open_page(SENTIMENT)
+    text = at.text_area(key="sentiment_text").value
+    at.button(key="sentiment_go").click().run()
+    clean(at)
+    assert not at.success  # a model output is no success
+    expected = OnnxSentimentClassifier(model_root / "sentiment").classify([text])[0]
+    shown = f"{expected.probs[expected.label]:.1%}"
+    assert any(expected.label in m and shown in m for m in values(at.markdown)), values(at.markdown)
+    # what "calibrated" means, with the numbers of the model's own calibration.json (its test split)
+    test = json.loads((model_root / "sentiment" / "calibration.json").read_text())["splits"]["test"]
+    table = test["calibrated"]["reliability"]
+    band = max(i for i, edge in enumerate(table["edges"][:-1]) if round(edge, 6) <= round(expected.probs[
+        expected.label], 3))
+    right = round(table["accuracy"][band] * table["counts"][band])
+    note = " ".join(values(at.caption))
+    assert "calibrated" in note and f"{test['calibrated']['ece']:.1f}" in note
+    assert f"{right} of the {table['counts'][band]} test reviews" in note, note
+    assert f"{table['edges'][band]:.0%}–{table['edges'][band + 1]:.0%}" in note
+
+
+def test_a_result_is_dropped_when_the_review_is_edited(open_page):
+    """No label under a review it was not given: editing the text after Classify drops the result and says so."""
+    at = open_page(SENTIMENT)
+    at.button(key="sentiment_go").click().run()
+    assert any(m.startswith("The model says **") for m in values(at.markdown))
+    at.text_area(key="sentiment_text").input("an entirely different review, dull and slow").run()
+    clean(at)
+    assert not any(m.startswith("The model says **") for m in values(at.markdown))
+    assert any("The review changed since the last result" in m for m in values(at.info))
+    at.button(key="sentiment_go").click().run()
+    assert any(m.startswith("The model says **") for m in values(at.markdown))
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("Not bad at all.", ["not"]), ("I can't say I was disappointed.", ["can't"]),
+    ("It isn’t boring, and nothing drags.", ["isn’t", "nothing"]), ("Hardly a dull moment", ["hardly"]),
+    ("No one will be bored; I never was.", ["no", "never"]), ("dont miss it", ["dont"]),
+    ("A gem of a film, warm and funny.", []), ("Nothingness and notes", []),
+])
+def test_negations_found_in_a_text(text, found):
+    assert inputs.negations(text) == found
+
+
+def test_a_negation_gets_the_known_weakness_from_the_card_without_a_measured_file(open_page):
+    at = open_page(SENTIMENT)
+    at.text_area(key="sentiment_text").input("Not bad at all.").run()
+    at.button(key="sentiment_go").click().run()
+    clean(at)
+    (warning,) = [w for w in values(at.warning) if "negation" in w]
+    assert "“not”" in warning and "Model card" in warning and "eval_negation.json" in warning
+
+    at.text_area(key="sentiment_text").input("a gem of a film, warm and funny").run()
+    at.button(key="sentiment_go").click().run()
+    assert not any("negation" in w for w in values(at.warning))
+
+
+def test_a_negation_gets_the_measured_probe_accuracy_where_the_model_dir_has_it(open_page, model_root, tmp_path):
+    from tx.evaluation import eval_files
+    from tx.tools.evaluate import main as evaluate
+
+    root = tmp_path / "models"
+    shutil.copytree(model_root / "sentiment", root / "sentiment")
+    # the file `python -m tx evaluate sentiment --split negation` writes, from the real tool on the tiny model
+    assert evaluate(["sentiment", "--model", str(root / "sentiment"), "--split", "negation"]) == 0
+    assert eval_files("negation")[0] == inputs.NEGATION_EVAL_FILE
+    scores = json.loads((root / "sentiment" / inputs.NEGATION_EVAL_FILE).read_text())
+    confusion = scores["confusion"]["rows_gold_cols_predicted"]
+    right = sum(confusion[i][i] for i in range(len(confusion)))
+    at = open_page(SENTIMENT, root=root)
+    at.text_area(key="sentiment_text").input("I never laughed once.").run()
+    at.button(key="sentiment_go").click().run()
+    clean(at)
+    (warning,) = [w for w in values(at.warning) if "negation" in w]
+    assert f"right on {right} of the {scores['reviews']}" in warning and f"{scores['accuracy']:.1f}%" in warning
+    assert "“never”" in warning
+
+
+# ---------------------------------------------------------------- 3. Attention explorer
+
+@pytest.mark.parametrize("case", list(OUTSIDE))
+def test_attention_explorer_warns_when_the_text_is_outside_what_the_model_knows(open_page, model_root, case):
+    at = open_page(ATTENTION)
+    at.text_input(key="attention_text_translate").input(OUTSIDE[case]).run()
+    clean(at)
+    expected = OnnxTranslator(model_root / "translate").translate([OUTSIDE[case]], "de", "en", method="greedy")[0]
+    assert expected.warning and expected.warning in values(at.warning)
+
+    at.radio(key="attention_model").set_value("sentiment").run()
+    at.text_input(key="attention_text_sentiment").input(OUTSIDE[case]).run()
+    clean(at)
+    expected = OnnxSentimentClassifier(model_root / "sentiment").classify([OUTSIDE[case]])[0]
+    assert expected.warning and expected.warning in values(at.warning)
+
+
+def test_attention_explorer_has_no_warning_for_ordinary_text(open_page):
+    at = open_page(ATTENTION)
+    at.text_input(key="attention_text_translate").input(GERMAN[5]).run()
+    assert not any("outside what the model" in w for w in values(at.warning))
+
+
+def test_attention_explorer_default_is_a_hand_judged_example_with_what_is_known_of_its_output(open_page):
+    at = open_page(ATTENTION)
+    # the fixture's examples.tsv: de-en GERMAN[2] judged right ("works"), GERMAN[1] judged wrong
+    assert at.text_input(key="attention_text_translate").value == GERMAN[2]
+    note = " ".join(values(at.caption))
+    # the tiny model's greedy output is not the judged one: the page says so rather than leave it unremarked
+    assert "The weather is nice today." in note and "not judged" in note, note
+    at.radio(key="attention_direction").set_value(("en", "de")).run()
+    clean(at)
+    assert at.text_input(key="attention_text_translate").value == ENGLISH[2]  # the other direction's default
+
+    at.text_input(key="attention_text_translate").input(ENGLISH[1]).run()  # judged wrong by hand
+    assert any("judged wrong by hand" in c and "missing verb" in c for c in values(at.caption)), values(at.caption)
+    at.text_input(key="attention_text_translate").input(ENGLISH[5]).run()  # never judged
+    assert any("not judged" in c for c in values(at.caption))
+
+
+def test_attention_explorer_prefers_an_example_whose_greedy_output_was_judged_right(open_page, model_root,
+                                                                                     tmp_path):
+    root = tmp_path / "models"
+    shutil.copytree(model_root / "translate", root / "translate")
+    shutil.copytree(model_root / "sentiment", root / "sentiment")
+    greedy = OnnxTranslator(root / "translate").translate([GERMAN[4]], "de", "en", method="greedy")[0].text
+    # a judged-right example whose greedy output differs comes first; the page picks the one greedy gets as judged
+    (root / "translate" / "examples.tsv").write_text(
+        "direction\tsource\toutput\tverdict\tnote\n"
+        f"de-en\t{GERMAN[2]}\tThe weather is nice today.\tworks\t\n"
+        f"de-en\t{GERMAN[4]}\t{greedy}\tworks\t\n", encoding="utf-8")
+    at = open_page(ATTENTION, root=root)
+    assert at.text_input(key="attention_text_translate").value == GERMAN[4]
+    assert any(m == f"Greedy translation: {greedy}" for m in values(at.info))
+    assert any("judged right by hand" in c for c in values(at.caption)), values(at.caption)
+
+
+def test_attention_explorer_says_whether_the_model_is_right_on_a_test_set_review(open_page, model_root):
+    at = open_page(ATTENTION)
+    at.radio(key="attention_model").set_value("sentiment").run()
+    clean(at)
+    text = at.text_input(key="attention_text_sentiment").value
+    (label,) = [label for label, review in REVIEWS if review == text]  # the default: a test-set review
+    predicted = OnnxSentimentClassifier(model_root / "sentiment").classify([text])[0].label
+    verdict = "right" if predicted == label else "wrong"
+    assert f"A test-set review labelled {label}: the model is {verdict} here." in values(at.caption)
+    at.text_input(key="attention_text_sentiment").input("an unseen review").run()
+    assert "Not a test-set review: no known label to compare with." in values(at.caption)
+
+
+# ---------------------------------------------------------------- 5. batch files
+
+def test_read_csv_table_keeps_every_column_and_row():
+    frame, column = inputs.read_csv_table(b"id,text,source\n1,a gem of a film,rt\n2,,rt\n\n3, dull and slow ,rt\n")
+    assert column == "text" and list(frame.columns) == ["id", "text", "source"]
+    assert list(frame["id"]) == ["1", "2", "", "3"] and list(frame["text"]) == ["a gem of a film", "", "",
+                                                                                   " dull and slow "]
+    frame, column = inputs.read_csv_table("text\nwarm, funny\n\n\u200b\nboring\n\n".encode())  # a plain list
+    assert column == "text" and list(frame["text"]) == ["warm, funny", "", "\u200b", "boring"]
+    with pytest.raises(ValueError, match=f"at most {inputs.MAX_LINES}"):
+        inputs.read_csv_table(("id,text\n" + "".join(f"{i},ok\n" for i in range(inputs.MAX_LINES + 1))).encode())
+    inputs.read_csv_table(("id,text\n" + "".join(f"{i},ok\n" for i in range(inputs.MAX_LINES)) + "x,\n").encode())
+    for empty in (b"id,text\n", b"text\n\n\n"):
+        with pytest.raises(ValueError, match="no rows"):
+            inputs.read_csv_table(empty)
+    with pytest.raises(ValueError, match="no text to classify in its `text` column"):
+        inputs.read_csv_table(b"id,text\n1,\n2, \n")
+
+
+def test_with_predictions_keeps_the_input_and_marks_blank_rows(model_root):
+    model = OnnxSentimentClassifier(model_root / "sentiment")
+    frame = pd.DataFrame({"id": ["7", "8", "9"], "label": ["pos", "", "neg"], "text": ["great fun", " ", "awful"]})
+    table = inputs.with_predictions(frame, "text", model.classify)
+    expected = model.classify(["great fun", "awful"])
+    assert list(table.columns[:3]) == ["id", "label", "text"]  # the input's own columns first, untouched
+    assert list(table["label"]) == ["pos", "", "neg"] and list(table["text"]) == ["great fun", " ", "awful"]
+    assert list(table["model_label"]) == [expected[0].label, "", expected[1].label]  # no clash with the input
+    assert list(table["note"]) == ["", inputs.BLANK_NOTE, ""] and inputs.BLANK_NOTE == "blank row: not classified"
+    assert table["p_positive"][0] == round(expected[0].probs["positive"], 4) and pd.isna(table["p_positive"][1])
+
+
+REVIEWS_CSV = b"id,text\n1,a gem of a film\n2,\n3,dull and slow\n4,   \n5,moving and beautifully shot\n"
+
+
+def test_sentiment_csv_download_keeps_every_input_column_and_row(open_page):
+    at = open_page(SENTIMENT)
+    at.file_uploader(key="sentiment_upload").set_value(("reviews.csv", REVIEWS_CSV, "text/csv")).run()
+    clean(at)
+    table = at.dataframe[0].value
+    assert list(table["id"].astype(str)) == ["1", "2", "3", "4", "5"]  # 5 in, 5 out, in order
+    assert list(table["text"]) == ["a gem of a film", "", "dull and slow", "   ", "moving and beautifully shot"]
+    assert [bool(label) for label in table["label"]] == [True, False, True, False, True]
+    assert list(table["note"]) == ["", inputs.BLANK_NOTE, "", inputs.BLANK_NOTE, ""]
+    page = texts(at)
+    assert "reviews.csv" in page and "2 blank rows" in page
+    back = pd.read_csv(io.BytesIO(inputs.csv_bytes(table)), dtype=str, keep_default_na=False)
+    assert list(back["id"]) == ["1", "2", "3", "4", "5"] and list(back.columns[:2]) == ["id", "text"]
+
+
+def test_sentiment_batch_states_its_caps_before_any_upload(open_page):
+    at = open_page(SENTIMENT)
+    limits = [c for c in values(at.caption) if f"at most {inputs.MAX_LINES} reviews" in c.lower()]
+    assert limits and any(f"{st.get_option('server.maxUploadSize')} MB" in c for c in limits), values(at.caption)
+
+
+def test_a_refused_file_leaves_nothing_of_the_file_before_it(open_page):
+    at = open_page(SENTIMENT)
+    at.file_uploader(key="sentiment_upload").set_value(("good.csv", REVIEWS_CSV, "text/csv")).run()
+    assert len(at.dataframe[0].value) == 5
+    too_many = ("id,text\n" + "".join(f"{i},fine film\n" for i in range(inputs.MAX_LINES + 1))).encode()
+    at.file_uploader(key="sentiment_upload").set_value(("big.csv", too_many, "text/csv")).run()
+    clean(at)
+    assert not at.dataframe  # good.csv's results are gone with it
+    assert any("big.csv" in w and f"at most {inputs.MAX_LINES}" in w for w in values(at.warning))
+    at.button(key="sentiment_batch_go").click().run()
+    clean(at)
+    assert not at.dataframe and any("big.csv" in w for w in values(at.warning))
+
+
+def test_classify_all_never_takes_up_the_file_a_browser_kept(open_page):
+    """A file over the upload size is refused by the browser, which keeps the file uploaded before it: the server
+    never hears of the refusal. "Classify all" classifies the typed lines only; a file is classified once, when it
+    arrives, and its results name it."""
+    at = open_page(SENTIMENT)
+    at.file_uploader(key="sentiment_upload").set_value(("old.csv", REVIEWS_CSV, "text/csv")).run()
+    assert "old.csv" in texts(at)
+    at.button(key="sentiment_batch_go").click().run()  # the browser refused new.csv: the widget still holds old.csv
+    clean(at)
+    assert any("Paste some reviews" in m for m in values(at.info))
+    at.text_area(key="sentiment_batch_text").input("great fun\n\nawful").run()
+    at.button(key="sentiment_batch_go").click().run()
+    table = at.dataframe[0].value
+    assert list(table["text"]) == ["great fun", "awful"] and list(table["line"]) == [1, 3]
+    assert any(c.startswith("From the text box") for c in values(at.caption))
+    assert not any(c.startswith("From old.csv") for c in values(at.caption))
+    assert any(c.startswith("old.csv was classified when it was uploaded") for c in values(at.caption))
+

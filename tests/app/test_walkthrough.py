@@ -1,0 +1,142 @@
+"""The Walkthrough page (issue 23, part 1) on the tiny exported test models (tests/app_fixtures.py): every step of
+both models renders from the walkthrough graphs' numbers, a redraw does not run the model again, the page's state
+travels in the URL, and bad input and missing graphs get clear messages."""
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+from urllib.parse import parse_qs
+
+import numpy as np
+import pytest
+from app_fixtures import app_models_root, clean, open_app, values
+from streamlit.testing.v1 import AppTest
+
+from playground import walkthrough_steps as wt
+from runtime.walkthrough import TranslationWalkthrough
+
+pytestmark = pytest.mark.exports
+
+PAGE = "pages/8_Walkthrough.py"
+
+
+@pytest.fixture
+def walkthrough_page(monkeypatch):
+    def open_(params: dict[str, str] | None = None, root=None) -> AppTest:
+        return open_app(monkeypatch, root or app_models_root(), PAGE, params)
+
+    return open_
+
+
+def figure(at: AppTest, key: str) -> dict:
+    chart = next(c for c in at.get("plotly_chart") if f"walkthrough_{key}" in c.proto.id)
+    return json.loads(chart.proto.spec)
+
+
+def heat(at: AppTest, key: str) -> np.ndarray:
+    """A heatmap's z as sent to the browser (plotly encodes numpy arrays as base64 typed arrays)."""
+    z = figure(at, key)["data"][0]["z"]
+    if isinstance(z, dict):
+        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(
+            [int(n) for n in str(z["shape"]).split(",")])
+    return np.array(z, dtype=np.float32)
+
+
+@pytest.mark.parametrize("choice", wt.MODEL_CHOICES)
+def test_every_step_renders_for_every_model(walkthrough_page, choice):
+    at = walkthrough_page({"model": choice})
+    clean(at)
+    steps = at.selectbox(key="walkthrough_step").options
+    assert len(steps) == len(wt.steps_for(choice))
+    for number in range(len(steps)):
+        if number:
+            at.button(key="walkthrough_next").click().run()
+        clean(at)
+        assert at.selectbox(key="walkthrough_step").value == wt.steps_for(choice)[number].key
+        assert at.get("latex"), "every step names its formula"
+    at.button(key="walkthrough_back").click().run()
+    assert at.selectbox(key="walkthrough_step").value == wt.steps_for(choice)[-2].key
+
+
+def test_the_scores_step_shows_the_graphs_numbers_and_a_redraw_does_not_run_the_model(walkthrough_page, monkeypatch):
+    runs = []
+    original = TranslationWalkthrough.run
+    monkeypatch.setattr(TranslationWalkthrough, "run", lambda self, *a, **k: runs.append(a) or original(self, *a, **k))
+    at = walkthrough_page({"model": "translate:de-en", "step": "dec_self", "layer": "2", "head": "3"})
+    clean(at)
+    assert len(runs) == 1
+    text = at.text_input(key="walkthrough_text").value
+    trace = original(TranslationWalkthrough(app_models_root() / "translate"), text, "de", "en")  # not counted
+    shown = heat(at, "dec_self_weights")
+    np.testing.assert_allclose(shown, trace.decoder["dec_self_weights"][1, 2], atol=1e-6)  # layer 2, head 3
+    masked = heat(at, "dec_self_masked")
+    assert np.isnan(np.triu(masked, 1)[np.triu_indices(len(masked), 1)]).all()  # −∞ above the diagonal: blank
+    assert not np.isnan(np.tril(masked)).any()
+    for head in (1, 2, 4):
+        at.slider(key="walkthrough_head").set_value(head).run()
+        clean(at)
+    at.selectbox(key="walkthrough_step").set_value("dec_cross").run()
+    clean(at)
+    assert len(runs) == 1, "moving through heads and steps must not run the model again"
+    assert at.query_params["step"] == "dec_cross" and at.query_params["head"] == "4"
+    (link,) = [link for link in at.main.get("page_link") if link.proto.page == "Decoding_explorer"]
+    assert parse_qs(link.proto.query_string) == {"direction": ["de-en"], "text": [text]}
+
+
+def test_the_output_step_lists_the_candidates_and_the_greedy_choice(walkthrough_page):
+    at = walkthrough_page({"model": "translate:de-en", "step": "output", "position": "1"})
+    clean(at)
+    text = at.text_input(key="walkthrough_text").value
+    trace = TranslationWalkthrough(app_models_root() / "translate").run(text, "de", "en")
+    (table,) = [t for t in at.dataframe if "walkthrough_output_table" in t.proto.id] or at.dataframe[-1:]
+    top = table.value.iloc[0]
+    assert int(top["id"]) == int(trace.decoder["log_probs"][1].argmax()) == trace.output_ids[1]
+    downloads = [b for b in at.get("download_button") if "output_full" in b.proto.id]
+    assert downloads, "the whole distribution is downloadable"
+    other = at.selectbox(key="walkthrough_alternative_1")
+    second = other.options[1]
+    other.select_index(1).run()
+    clean(at)
+    assert any(f"With `{second.split(' (')[0]}` at position 1" in m.value for m in at.markdown)
+
+
+def test_a_shared_link_reproduces_the_view(walkthrough_page):
+    at = walkthrough_page({"model": "sentiment", "text": "dull, slow and far too long", "step": "scores",
+                           "layer": "2", "head": "2", "query": "1"})
+    clean(at)
+    assert at.radio(key="walkthrough_model").value == "sentiment"
+    assert at.text_input(key="walkthrough_text").value == "dull, slow and far too long"
+    assert at.selectbox(key="walkthrough_step").value == "scores"
+    assert at.slider(key="walkthrough_layer").value == 2 and at.slider(key="walkthrough_head").value == 2
+    assert at.selectbox(key="walkthrough_query").value == 1
+    assert at.query_params["query"] == "1" and at.query_params["model"] == "sentiment"
+
+
+def test_malformed_links_fall_back_to_defaults(walkthrough_page):
+    at = walkthrough_page({"model": "klingon", "step": "nope", "layer": "-3", "head": "99"})
+    clean(at)
+    assert at.radio(key="walkthrough_model").value == wt.MODEL_CHOICES[0]
+    assert at.selectbox(key="walkthrough_step").value == "tokens"
+    assert wt.parse_url({"layer": "x", "query": "0", "text": "  "}) == {"query": 0}
+
+
+def test_bad_input(walkthrough_page):
+    at = walkthrough_page({"model": "translate:de-en"})
+    at.text_input(key="walkthrough_text").input("   ").run()
+    clean(at)
+    assert any("Type a sentence" in m for m in values(at.info))
+    at.text_input(key="walkthrough_text").input("Wetter " * 400).run()
+    clean(at)
+    assert any("truncated" in m for m in values(at.warning))
+    at.text_input(key="walkthrough_text").input("🙂 ✈️ 東京").run()
+    assert not at.exception
+
+
+def test_missing_walkthrough_graphs_name_the_command(walkthrough_page, tmp_path):
+    root = tmp_path / "models"
+    shutil.copytree(app_models_root(), root)
+    (root / "sentiment" / "onnx" / "classifier_walkthrough.fp32.onnx").unlink()
+    at = walkthrough_page({"model": "sentiment"}, root=root)
+    assert not at.exception
+    assert any("--if-stale" in m and "make run" in m for m in values(at.error))

@@ -1,0 +1,82 @@
+"""What the search tests share (tests/runtime/test_decoding.py, tests/app/test_decoding_explorer.py): random padded
+sources, a model that meets EOS at many lengths, and the beam-tree checks."""
+import numpy as np
+import pytest
+import torch
+
+from runtime.decoding import beam_search, normalized_score
+
+BOS, EOS = 1, 2
+
+
+def padded_batch(lengths: list[int], vocab: int = 40, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Random sources of the given lengths, right-padded with 0: ids (B, S) int64, mask (B, S) bool."""
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.zeros(len(lengths), max(lengths), dtype=torch.long)
+    for i, n in enumerate(lengths):
+        ids[i, :n] = torch.randint(4, vocab, (n,), generator=g)
+    return ids.numpy(), ids.numpy() != 0
+
+
+def assert_same_hypotheses(a, b, atol=1e-4):
+    assert [h.tokens for h in a] == [h.tokens for h in b]
+    assert [h.finished for h in a] == [h.finished for h in b]
+    for x, y in zip(a, b, strict=True):
+        assert x.score == pytest.approx(y.score, abs=atol)
+        assert x.log_prob == pytest.approx(y.log_prob, abs=atol)
+
+
+class EosRamp:
+    """A tiny random model with EOS made likelier at every step, so beam search meets EOS at many lengths:
+    beams that end beside live ones, finished hypotheses, sentences stopping while others go on."""
+
+    def __init__(self, backend, ramp: float):
+        self.backend, self.ramp, self.steps = backend, ramp, 0
+        self.max_source_len, self.max_target_len, self.top_k = backend.max_source_len, backend.max_target_len, \
+            backend.top_k
+
+    def encode(self, src_ids, src_mask):
+        self.steps = 0
+        return self.backend.encode(src_ids, src_mask)
+
+    def step(self, tokens, state, attention=False):
+        log_probs, state = self.backend.step(tokens, state, attention=attention)
+        log_probs = torch.from_numpy(log_probs.copy())
+        log_probs[:, EOS] += self.ramp * self.steps - 2.0
+        self.steps += 1
+        return log_probs.log_softmax(-1).numpy(), state
+
+    def reorder(self, state, index):
+        return self.backend.reorder(state, index)
+
+    def cross_attention(self, state):
+        return self.backend.cross_attention(state)
+
+
+def trace_best_path(trace: list[list[dict]], sentence: int) -> tuple[list[int], float]:
+    """The tokens and score of the one record of `sentence` marked best, following parent links."""
+    nodes = {r["id"]: r for step in trace for r in step if r["sentence"] == sentence}
+    (node,) = [r for r in nodes.values() if r["best"]]
+    score, tokens = node["score"], []
+    while node is not None:
+        tokens.append(node["token"])
+        node = nodes.get(node["parent"])
+    return tokens[::-1], score
+
+
+def check_trace(backend, src, mask, **kw):
+    plain = beam_search(backend, src, mask, **kw)
+    trace: list = []
+    traced = beam_search(backend, src, mask, trace=trace, **kw)
+    assert_same_hypotheses(plain, traced)  # tracing changes no output
+    assert trace and all(step for step in trace)
+    for step in trace:
+        for r in step:
+            assert r["status"] in {"kept", "finished", "max_len", "stopped", "pruned"}
+            assert r["score"] == pytest.approx(normalized_score(r["log_prob"], r["step"], kw["length_penalty"]))
+    for s, hyp in enumerate(plain):
+        tokens, score = trace_best_path(trace, s)
+        assert tokens == hyp.tokens and score == pytest.approx(hyp.score)
+    return trace
+
+

@@ -1,0 +1,85 @@
+"""tx.confidence and `python -m tx confidence`: per decoding method, the verdict cuts are measured on hand-judged
+outputs, sit on band edges and follow the documented rule."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from export_fixtures import GERMAN, exported, fresh_copy
+
+from runtime.confidence import CONFIDENCE_FILE, percent, read_calibration
+from tx.confidence import auroc, band_counts, band_verdict, choose_cuts
+from tx.inference import Translator
+from tx.tools.confidence import main
+
+pytestmark = pytest.mark.exports
+
+
+def test_auroc_by_hand():
+    scores = np.array([0.9, 0.8, 0.3, 0.5, 0.5])
+    right = np.array([True, True, False, False, True])
+    # right scores 0.9, 0.8, 0.5 against wrong 0.3, 0.5: 3 + 2 + (1 + 0.5) = 5.5 of 6 pairs
+    assert auroc(scores, right) == pytest.approx(5.5 / 6)
+    assert np.isnan(auroc(scores, np.ones(5, dtype=bool)))
+
+
+def test_outputs_are_counted_in_the_band_their_shown_percentage_reads_as():
+    shown = np.array([percent(c) for c in (0.2999, 0.2949, 0.7996, 0.7949, 1.0, 0.995)])
+    right = np.array([True, False, True, False, True, True])
+    counts = band_counts(shown, right, (0, 30, 80, 100))
+    # 0.2999 shows as 30% (30–80), 0.7996 as 80% (80–100), 0.995 as 100% (the last band includes 100%)
+    assert counts == [(1, 0), (2, 1), (3, 3)]
+
+
+def test_verdict_cuts_sit_on_band_edges_by_the_documented_rule():
+    edges = (0, 30, 40, 50, 60, 70, 80, 90, 100)
+    # (outputs, right) per band: the shipped model's beam measurement
+    counts = [(0, 0), (3, 0), (45, 3), (119, 7), (138, 26), (95, 29), (57, 32), (23, 20)]
+    # 60–70% was right 19% (<= 25%) of the time, 70–80% 31%: probably wrong below 70; 90–100% 87% (>= 75%)
+    assert choose_cuts(counts, edges) == (70, 90)
+    assert band_verdict(60, 70, 70, 90) == "probably wrong" and band_verdict(70, 80, 70, 90) == "uncertain"
+    assert band_verdict(90, 100, 70, 90) == "probably right"
+    # a dense band over the bound stops the cut even when the pooled share would pass: never a cut inside it
+    assert choose_cuts([(100, 5), (40, 12), (100, 5)], (0, 50, 60, 100), wrong_at_most=0.25) == (50, None)
+    # a sparse band (fewer than 10 outputs) counts through the pool only
+    assert choose_cuts([(100, 5), (4, 3), (100, 5)], (0, 50, 60, 100), wrong_at_most=0.25)[0] == 100
+    # nothing qualifies: nothing is called wrong or right
+    assert choose_cuts([(50, 25), (50, 25)], (0, 50, 100)) == (0, None)
+    # too few outputs for a region: no verdict from it
+    assert choose_cuts([(10, 0), (10, 10)], (0, 50, 100)) == (0, None)
+
+
+def test_cli_measures_each_method_on_the_models_own_judged_outputs(capsys):
+    model_dir = fresh_copy("translate", "confidence")
+    translator = Translator.from_dir(exported("translate"))
+    outputs = translator.translate(GERMAN, "de", "en", method="beam")
+    greedy = translator.translate(GERMAN, "de", "en", method="greedy")
+    rows = ["direction\tsource\thypothesis\tcorrect\tnote"]
+    for i, (text, out) in enumerate(zip(GERMAN, outputs, strict=True)):
+        hypothesis = out.text if i else "a text the model did not write"
+        rows.append(f"de-en\t{text}\t{hypothesis}\t{'yes' if i % 2 else 'no'}\t")
+    (model_dir / "everyday_judged.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert main([str(model_dir)]) == 0
+    result = json.loads((model_dir / CONFIDENCE_FILE).read_text(encoding="utf-8"))
+    beam = result["methods"]["beam"]
+    assert beam["skipped_changed_outputs"] == 1 and beam["outputs"] == len(GERMAN) - 1
+    assert sum(b["outputs"] for b in beam["bands"]) == len(GERMAN) - 1
+    assert beam["settings"] == {"beam": 4, "length_penalty": 0.6}
+    same = sum(g.text == o.text for i, (g, o) in enumerate(zip(greedy, outputs, strict=True)) if i)
+    assert result["methods"]["greedy"]["outputs"] == same  # greedy counts only where it wrote the judged text
+    sample = result["methods"]["sample"]
+    assert sample["calibrated"] is False and "random" in sample["reason"]
+    for entry in (beam, result["methods"]["greedy"]):
+        cuts = [entry["probably_wrong_below"], entry["probably_right_from"]]
+        assert all(c is None or round(c * 100) in result["rule"]["edges_percent"] for c in cuts)
+    calibrations = read_calibration(model_dir)
+    assert set(calibrations) == {"beam", "greedy", "sample"} and not calibrations["sample"].calibrated
+    assert calibrations["beam"].wrong_below == round(beam["probably_wrong_below"] * 100, 2)
+    assert read_calibration(model_dir / "missing") == {}
+    assert "sample: not calibrated" in capsys.readouterr().out
+
+
+def test_cli_says_when_there_is_nothing_judged(tmp_path, capsys):
+    assert main([str(tmp_path)]) == 2
+    assert "everyday_judged.tsv" in capsys.readouterr().err
