@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from playground import cards, figures, inputs, models
+from playground import figures, files, inputs, models
 from runtime import providers, spec
 
 models.page_setup("Sentiment")
@@ -45,7 +45,7 @@ def classify_table(frame: pd.DataFrame, column: str, source: str, file_id: str |
 def calibration_note(probability: float) -> str:
     """What the probability means, from the model's calibration.json (`python -m tx calibration`): the test split's
     expected calibration error and how often the label was right among the test reviews given a like probability."""
-    report = cards.read_json(models.model_dir("sentiment") / "calibration.json")
+    report = files.read_json(models.model_dir("sentiment") / "calibration.json")
     splits = report.get("splits") if isinstance(report, dict) else None
     name = "test" if isinstance(splits, dict) and "test" in splits else next(iter(splits or {}), None)
     try:
@@ -73,7 +73,7 @@ def negation_note(text: str) -> None:
     if not found:
         return
     words = ", ".join(f"“{w}”" for w in found)
-    scores = cards.read_json(models.model_dir("sentiment") / inputs.NEGATION_EVAL_FILE)
+    scores = files.read_json(models.model_dir("sentiment") / inputs.NEGATION_EVAL_FILE)
     try:
         confusion = scores["confusion"]["rows_gold_cols_predicted"]
         right, probes = sum(confusion[i][i] for i in range(len(confusion))), int(scores["reviews"])

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from playground import cards, figures, models
+from playground import cards, figures, files, models
 from runtime import text
 
 models.page_setup("Model card")
@@ -203,8 +203,8 @@ else:
         fig["data"][0]["texttemplate"] = "%{z:.0f}"
         st.plotly_chart(fig, width="stretch", key=f"card_{task}_confusion")
 
-baselines = cards.read_json(d / "baselines.json") if task == "sentiment" else None
-calibration = cards.read_json(d / "calibration.json") if task == "sentiment" else None
+baselines = files.read_json(d / "baselines.json") if task == "sentiment" else None
+calibration = files.read_json(d / "calibration.json") if task == "sentiment" else None
 if isinstance(baselines, dict):
     st.header("Against n-gram baselines")
     st.markdown("This model beside two word 1–2-gram classifiers trained on the same train split, their C tuned on "

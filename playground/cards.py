@@ -3,9 +3,7 @@ reports, the README model card, and the measured meaning of a translation's conf
 """
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -17,16 +15,18 @@ from runtime.spec import ONNX_DIR
 from runtime.timing import percentile
 
 from . import weights
-from .models import TASK_TITLES, direction_label, directions, export_report_path, model_dir, model_meta, stamp
+from .files import read_json
+from .models import (
+    TASK_TITLES,
+    direction_label,
+    directions,
+    export_report_path,
+    model_dir,
+    model_meta,
+    stamp,
+)
 
 # ---------------------------------------------------------------- model cards
-
-def read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
 
 def flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
     """{"a.b.c": scalar} for every scalar leaf of nested dicts (lists of scalars joined)."""
