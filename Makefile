@@ -40,8 +40,11 @@ data: $(VENV)/.data
 	$(PY) -m tx.data fetch
 	$(PY) -m tx.data prepare
 
+# Every test: first all but the browser ones (fast, slow and network) on every core, a test file per worker; then
+# the browser tests in one process, since they time what a real browser sees and must not share the CPU.
 test: install-dev browser
-	$(PY) -m pytest -m "" -n 0 $(PYTEST_ARGS)  # every test (fast, slow, browser and network), one process
+	$(PY) -m pytest -m "not browser" -n auto $(PYTEST_ARGS)
+	$(PY) -m pytest -m browser -n 0 $(PYTEST_ARGS)
 
 # The registries themselves: every pin still served with its sha256, and a real fetch of the small sources.
 test-network: install-dev
