@@ -1,7 +1,6 @@
 """What every corpus module shares: paths, text keys, hashes, the processed outputs, reading raw files.
 
-Only standard-library code here (and the shared TSV format, `runtime.tsv`): this package must run before
-anything else is installed.
+Standard library and `runtime` (the shared TSV format and the atomic write) only: no torch, no tx.
 """
 from __future__ import annotations
 

@@ -1,15 +1,11 @@
-"""The TSV files every layer shares: the corpus builder (`corpus`) writes them, training (`tx`) reads them back,
-and the app reads a model directory's samples.tsv. Standard library only, so each side imports it alone.
+"""The TSV files every layer shares: the corpus builder (`python -m corpus prepare`) writes them, training (`tx`)
+reads them back, and the app reads a model directory's samples.tsv. Standard library only (and the one atomic
+write, `runtime.files`), so each side imports it without the others.
 
 The format: a header line, then one row per line; UTF-8, "\\n" line ends, tab-separated, no quoting, and fields
 never contain tabs or line breaks (`clean_field` makes sure), so
-`csv.DictReader(f, delimiter="\\t", quoting=csv.QUOTE_NONE)` reads every field back exactly.
-
-The processed layout (data/processed/, `python -m corpus prepare`):
-- translate/*.tsv: TRANSLATE_HEADER, kind one of KINDS, source = the corpus the pair came from;
-- sentiment/{train,valid,test}.tsv: SENTIMENT_HEADER, label one of LABELS;
-  sentiment/all.tsv: SENTIMENT_ALL_HEADER (every unique example, fold 0..k-1) for k-fold CV;
-- each folder's MANIFEST says where every row came from.
+`csv.DictReader(f, delimiter="\\t", quoting=csv.QUOTE_NONE)` reads every field back exactly. The headers below
+are the processed layout's columns (which file holds which: `corpus`).
 """
 from __future__ import annotations
 

@@ -193,29 +193,6 @@ def test_read_deb_member(tmp_path, compression):
         D.read_deb_member(tmp_path / "bad.deb", "x")
 
 
-# --- TSV contract ---------------------------------------------------------------------------------------------
-def test_tsv_round_trip_is_exact_with_dictreader(tmp_path):
-    rows = [("Er sagte: \"Ja\"\tdann\nnein", "He said 'yes'\r\nthen  no", "sentence", "ding"),
-            ("ß ü „x“", "😀 1,5", "phrase", "")]
-    path = tmp_path / "t.tsv"
-    D.write_tsv(path, D.TRANSLATE_HEADER, rows)
-    with open(path, encoding="utf-8", newline="") as f:
-        back = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-    assert back == [{"de": 'Er sagte: "Ja" dann nein', "en": "He said 'yes' then no", "kind": "sentence",
-                     "source": "ding"},
-                    {"de": "ß ü „x“", "en": "😀 1,5", "kind": "phrase", "source": ""}]
-    assert D.read_tsv(path) == back
-    assert not list(tmp_path.glob(".*tmp"))
-
-
-def test_read_tsv_errors(tmp_path):
-    with pytest.raises(D.DataError, match="prepare"):
-        D.read_tsv(tmp_path / "missing.tsv")
-    (tmp_path / "bad.tsv").write_text("de\ten\tkind\nonly\ttwo\n", encoding="utf-8")
-    with pytest.raises(D.DataError, match="bad.tsv:2"):
-        D.read_tsv(tmp_path / "bad.tsv")
-
-
 # --- splits ---------------------------------------------------------------------------------------------------
 def synthetic_pairs() -> list[D.Pair]:
     pairs = [D.Pair(f"Das ist Satz {i}.", f"This is sentence {i % 150}.", "sentence") for i in range(300)]
