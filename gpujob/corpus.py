@@ -23,8 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from tx.data import DataError, read_tsv
-from tx.data.io import MANIFEST, TRANSLATE_HEADER, tsv_text
+from runtime.tsv import MANIFEST, TRANSLATE_HEADER, DataError, read_tsv, tsv_text
 from tx.tasks.mix import mix_rows, parse_mix
 from tx.tokenizer import Tokenizer, train_tokenizer
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tx.data.translate import read_everyday
-from tx.tasks.translate import SELECT_BY, TranslateConfig, TranslateTask
+from tx.tasks.translate import SELECT_BY, TranslateConfig, TranslateTask, read_everyday
 from tx.tokenizer import Tokenizer
 
 from .corpus import PackedCorpus, PackedPairs, PackSettings

@@ -15,8 +15,9 @@ from typing import Any
 
 import sacrebleu
 
+from runtime.tsv import LABELS, read_tsv
+
 from .calibration import expected_calibration_error
-from .data import LABELS, read_tsv
 from .inference import SentimentAnalyzer, Translator
 from .tasks import SentimentConfig, SentimentTask
 from .trainer import MODEL_DIR, Trainer
@@ -102,7 +103,7 @@ def cross_validate(config: SentimentConfig, folds: int, log: Callable[[str], Non
     available = sorted({int(r["fold"]) for r in rows})
     if len(available) < folds:
         raise ValueError(f"{config.data_dir}/all.tsv has {len(available)} folds; re-run "
-                         f"`python -m tx.data prepare --cv {folds}`")
+                         f"`python -m corpus prepare --cv {folds}`")
     accuracies = []
     for k in range(folds):
         train, valid, test = fold_split(rows, folds, k)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tx.data import DataError
+from runtime.tsv import DataError
 from tx.tools.train import make_config
 
 from ..carried import store

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import torch
 
+from runtime.tsv import DataError
 from tx.checkpoint import CheckpointError
-from tx.data import DataError
 
 from ..handback import ReturnLimits
 from ..job import FAILED_EXIT, JobSettings, run_job

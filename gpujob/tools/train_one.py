@@ -8,8 +8,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from runtime.tsv import DataError
 from tx.checkpoint import CheckpointError
-from tx.data import DataError
 from tx.tools.train import make_config
 
 from ..training import train_packed

@@ -40,8 +40,7 @@ from streamlit.testing.v1 import AppTest
 
 import tx
 from playground import cards, figures, inputs, models, weights
-from runtime import OnnxSentimentClassifier, OnnxTranslator
-from tx import data as tx_data
+from runtime import OnnxSentimentClassifier, OnnxTranslator, tsv
 from tx.tokenizer import train_tokenizer
 
 pytestmark = pytest.mark.exports
@@ -785,11 +784,11 @@ def test_parameter_count_without_torch_is_torchs(model_root):
 def test_example_files_read_as_tx_data_writes_them(model_root, tmp_path):
     for path in (model_root / "translate" / "examples.tsv", model_root / "translate" / "samples.tsv",
                  model_root / "sentiment" / "samples.tsv"):
-        assert inputs.read_tsv(path) == tx_data.read_tsv(path)
+        assert inputs.read_tsv(path) == tsv.read_tsv(path)
     broken = tmp_path / "samples.tsv"
     broken.write_text("de\ten\nHallo\tHello\textra field\n", encoding="utf-8")
-    with pytest.raises(tx_data.DataError):
-        tx_data.read_tsv(broken)
+    with pytest.raises(tsv.DataError):
+        tsv.read_tsv(broken)
     assert inputs.read_tsv(broken) == [] and inputs.read_tsv(tmp_path / "missing.tsv") == []
 
 

@@ -8,10 +8,10 @@ from collections import Counter
 import pytest
 from package_fixtures import make_deb, make_wheel
 
-from tx.data import catalog_text, catalogs, gettext_format
-from tx.data.io import DataError
-from tx.data.records import Pair
-from tx.data.sources import Source
+from corpus import catalog_text, catalogs, gettext_format
+from corpus.io import DataError
+from corpus.records import Pair
+from corpus.sources import Source
 
 HEADER = ("Project-Id-Version: gtk+ master\nContent-Type: text/plain; charset=UTF-8\n"
           "Content-Transfer-Encoding: 8bit\nPlural-Forms: nplurals=2; plural=(n != 1);\n")

@@ -7,12 +7,12 @@ import dataclasses
 import pytest
 from package_fixtures import make_deb, sha256
 
-from tx import data as D
-from tx.data import filters
-from tx.data import sources as S
-from tx.data import translate as T
-from tx.data.align import AlignStats, align_block
-from tx.data.records import Pair, kind_of
+import corpus as D
+from corpus import filters
+from corpus import sources as S
+from corpus import translate as T
+from corpus.align import AlignStats, align_block
+from corpus.records import Pair, kind_of
 
 
 # --- Ding's short entries -------------------------------------------------------------------------------------

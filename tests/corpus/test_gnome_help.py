@@ -8,12 +8,12 @@ from collections import Counter
 import pytest
 from package_fixtures import make_deb
 
-from tx.data import gnome_help
-from tx.data.gnome_help import paired_blocks, read_pairs
-from tx.data.io import DataError
-from tx.data.records import Pair
-from tx.data.sources import SOURCES, sources_for
-from tx.data.xml_blocks import AUTOTEXT, parse_page
+from corpus import gnome_help
+from corpus.gnome_help import paired_blocks, read_pairs
+from corpus.io import DataError
+from corpus.records import Pair
+from corpus.sources import SOURCES, sources_for
+from corpus.xml_blocks import AUTOTEXT, parse_page
 
 # --- Mallard (gnome-help net-wireless-connect.page), trimmed, plus a key sequence, a listing, an editor's comment,
 # an untranslated paragraph, a link the renderer fills in, icons with and without fallback text, and a table.

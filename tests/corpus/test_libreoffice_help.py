@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 from package_fixtures import make_deb
 
-from tx.data import libreoffice_help
-from tx.data.io import DataError
-from tx.data.records import Pair
+from corpus import libreoffice_help
+from corpus.io import DataError
+from corpus.records import Pair
 
 PAGE = """<!DOCTYPE html>
 <html lang="{lang}" dir="ltr">

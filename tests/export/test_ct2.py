@@ -41,7 +41,7 @@ def test_cli_converts_int8_and_reports_agreement(tmp_path, capsys, monkeypatch):
 
 
 def test_cli_compares_on_held_out_test_sentences_when_asked(tmp_path, capsys, monkeypatch):
-    from tx.data import write_tsv
+    from runtime.tsv import write_tsv
 
     monkeypatch.chdir(tmp_path)
 

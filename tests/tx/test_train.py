@@ -1,7 +1,7 @@
 """Training and evaluation CLIs on tiny fixtures: smoke runs, exact resume, settings checks, budgets,
 torchrun/DDP, evaluation outputs, and the length-bucketed batching.
 
-Fixtures are written into tmp_path in the processed layout (`python -m tx.data prepare`):
+Fixtures are written into tmp_path in the processed layout (`python -m corpus prepare`):
 translate/{train,valid,test}.tsv with header de/en/kind, sentiment/{train,valid,test}.tsv with
 label/text and sentiment/all.tsv with an extra fold column. Models are tiny (d_model 16) so a run
 takes about a second on one CPU core.
@@ -26,9 +26,9 @@ import pytest
 import torch
 from train_fixtures import make_sentiment_data, make_translate_data
 
+from runtime.tsv import read_tsv
 from tx.batching import token_batches
 from tx.checkpoint import load_checkpoint
-from tx.data import read_tsv
 from tx.evaluation import classification_scores
 from tx.inference import SentimentAnalyzer, Translator
 from tx.tools import evaluate as tx_evaluate

@@ -9,8 +9,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from runtime.tsv import read_tsv
+
 from ..config import MaskedLMConfig
-from ..data import read_tsv
 from ..model import MaskedLanguageModel
 from ..tokenizer import MASK, Tokenizer, train_tokenizer
 from ..trainer import TrainConfig, model_field
@@ -23,7 +24,7 @@ class PretrainConfig(TrainConfig):
     """Masked-language-model pretraining of the classifier's encoder on unlabelled English (BERT's recipe)."""
 
     out_dir: str = "runs/pretrain"
-    data_dir: str = "data/processed/pretrain"  # train/valid.tsv with columns text, source (`tx.data prepare`)
+    data_dir: str = "data/processed/pretrain"  # train/valid.tsv with columns text, source (`corpus prepare`)
     mix: str = "rt_reviews=4,rt_plots=4"  # sampling weight per source, as TranslateConfig.mix: reviews count most
     lowercase: bool = True  # as the classifier's tokenizer
     mask_prob: float = 0.15  # share of real tokens the loss is computed on (BERT: 15%)

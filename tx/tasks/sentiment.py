@@ -9,10 +9,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from runtime.tsv import LABELS, read_tsv
+
 from ..calibration import fit_classifier
 from ..checkpoint import TOKENIZER_FILE, load_model_dir, read_model_config
 from ..config import ClassifierConfig
-from ..data import LABELS, read_tsv
 from ..model import MaskedLanguageModel, SentimentClassifier
 from ..tokenizer import Tokenizer, train_tokenizer
 from ..trainer import TrainConfig, model_field

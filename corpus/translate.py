@@ -22,7 +22,7 @@ from pathlib import Path
 
 from . import filters
 from .ding import DING_RULES, parse_ding, read_ding_lines
-from .io import FORMAT, SPLIT_HASH, TRANSLATE_HEADER, DataError, normalize, now, read_tsv, stable_hash
+from .io import EVALSETS, FORMAT, SPLIT_HASH, TRANSLATE_HEADER, DataError, normalize, now, read_tsv, stable_hash
 from .records import Pair
 from .sources import SOURCES, sources_for
 from .splits import split_translation
@@ -32,12 +32,12 @@ DOC_CORPORA = ("libreoffice_help", "gimp_help", "debian_docs")  # documentation:
 # out of the draw keeps those sets (and scores on them) identical across corpus versions.
 OTHER_CORPORA = ("gnome_help", "catalogs")
 CORPORA = ("ding", *DOC_CORPORA, *OTHER_CORPORA)
-EVERYDAY = Path(__file__).resolve().parent.parent / "evalsets" / "everyday.tsv"
+EVERYDAY = EVALSETS / "everyday.tsv"
 DOCS_MIN_WORDS = 5  # a documentation test sentence has at least this many words a side
 
 
 def read_corpus(name: str, files: Mapping[str, Path], stats: dict) -> Iterable[Pair]:
-    """Pairs of one non-Ding corpus, through its reader module tx.data.<name>."""
+    """Pairs of one non-Ding corpus, through its reader module corpus.<name>."""
     module = importlib.import_module(f"{__package__}.{name}")
     return module.read_pairs(files, stats)
 

