@@ -15,7 +15,7 @@ import streamlit as st
 from runtime.batching import pad
 from runtime.coverage import coverage
 from runtime.coverage import warning as coverage_warning
-from runtime.decoding import beam_search, greedy, keep_top_k, keep_top_p, softmax
+from runtime.decoding import BeamTree, beam_search, greedy, keep_top_k, keep_top_p, softmax
 
 BARS = 15  # tokens drawn per step
 LENGTH_PENALTY = 0.6  # the Translate page's default
@@ -46,10 +46,10 @@ def explore(_model, direction: tuple[str, str], text: str, beam: int, version: t
     src_ids, src_mask = pad([src], tok.pad_id)
     recorder = StepRecorder(_model.backend)
     path = greedy(recorder, src_ids, src_mask, bos_id=tok.bos_id, eos_id=tok.eos_id)[0]
-    trace: list[list[dict]] = []
+    tree = BeamTree()
     best = beam_search(_model.backend, src_ids, src_mask, beam=beam, length_penalty=LENGTH_PENALTY,
-                       bos_id=tok.bos_id, eos_id=tok.eos_id, trace=trace)[0]
-    nodes = [dict(r, piece=tok.id_to_token(r["token"])) for step in trace for r in step]
+                       bos_id=tok.bos_id, eos_id=tok.eos_id, observer=tree)[0]
+    nodes = [dict(r, piece=tok.id_to_token(r["token"])) for r in tree.nodes()]
     return {"log_probs": np.stack(recorder.steps), "tokens": path.tokens, "pieces": tok.tokens(path.tokens),
             "greedy_text": tok.decode(path.tokens), "greedy_log_prob": path.log_prob,
             "beam_text": tok.decode(best.tokens), "beam_tokens": best.tokens, "beam_score": best.score,
