@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from runtime.decoding import beam_search, normalized_score
+from runtime.decoding import BeamTree, beam_search, normalized_score
 
 BOS, EOS = 1, 2
 
@@ -66,8 +66,9 @@ def trace_best_path(trace: list[list[dict]], sentence: int) -> tuple[list[int], 
 
 def check_trace(backend, src, mask, **kw):
     plain = beam_search(backend, src, mask, **kw)
-    trace: list = []
-    traced = beam_search(backend, src, mask, trace=trace, **kw)
+    tree = BeamTree()
+    traced = beam_search(backend, src, mask, observer=tree, **kw)
+    trace = tree.steps
     assert_same_hypotheses(plain, traced)  # tracing changes no output
     assert trace and all(step for step in trace)
     for step in trace:

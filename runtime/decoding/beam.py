@@ -6,8 +6,8 @@ new beams (reordering the backend's cache to follow them), and offers those that
 with EOS to the sentence's best finished hypothesis. A sentence leaves the batch once
 no live beam can beat that hypothesis any more, or at its max length.
 
-`beam_search(..., trace=[])` also records every candidate each step considered (see `beam_search`); without a
-list it records nothing and costs nothing.
+`beam_search(..., observer=BeamTree())` also reports every candidate each step ranked to an observer
+(runtime/decoding/beam_tree.py), which the Decoding explorer draws as a tree; without one it reports nothing.
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from operator import itemgetter
 import numpy as np
 
 from .backend import DecoderBackend
+from .beam_tree import BeamObserver
 from .hypothesis import Hypothesis, mask_eos, max_lengths
 from .hypothesis import length_penalty as gnmt_penalty  # the name `length_penalty` is beam_search's alpha
 
@@ -28,7 +29,7 @@ NEG_INF, INF = float("-inf"), float("inf")
 def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarray,
                 max_len: int | Sequence[int] | None = None,
                 bos_id: int = 1, eos_id: int = 2, beam: int = 4, length_penalty: float = 0.6,
-                min_len: int = 0, attention: bool = False, trace: list | None = None,
+                min_len: int = 0, attention: bool = False, observer: BeamObserver | None = None,
                 patience: float | None = None) -> list[Hypothesis]:
     """The best hypothesis per sentence by log_prob / ((5 + len) / 6) ** length_penalty.
 
@@ -41,12 +42,8 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
     patience: None (the default) stops a sentence only when no live beam can still beat its best, which makes
     the search exact for its score; a number p also stops it once round(beam * p) hypotheses have finished, as
     CTranslate2 and most toolkits do (p = 1: as many as the beam): fewer steps, sometimes another result.
-    trace: a list to append one list per step to, holding each candidate that step ranked (per sentence, its 2k
-    best, best first) as a dict: sentence, step (its length), id, parent (the id of the live beam it extends,
-    None at the first step), token, log_prob (raw score), score (log_prob / the GNMT penalty of its length),
-    status ("kept": a live beam; "finished": EOS, offered; "max_len": offered unfinished at the max length;
-    "stopped": would be live, but no live beam can beat the sentence's best any more; "pruned"), and best (True
-    for one record per sentence: the hypothesis returned; following `parent` from it gives its tokens).
+    observer: told each step's ranked candidates (per sentence, its 2k best) and what became of them (see
+    `BeamObserver`; `BeamTree` records them as a tree); it changes no result.
     """
     if beam < 1:
         raise ValueError(f"beam must be at least 1, got {beam}")
@@ -71,8 +68,8 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
     best: list[Hypothesis | None] = [None] * n_sentences
     finished = [0] * n_sentences  # hypotheses offered per sentence (patience counts them)
     enough = None if patience is None else max(1, round(beam * patience))  # finished hypotheses that stop one
-    nodes: list[int | None] = [None] * (n_sentences * k)  # per batch row, its live beam's trace id (trace only)
-    best_records: dict[int, dict] = {}  # per sentence, the trace record of its best hypothesis so far (trace only)
+    if observer is not None:
+        observer.begin(k, alpha)
 
     for t in range(max(limits)):
         log_probs, state = backend.step(last, state, attention)
@@ -89,63 +86,41 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
         new_scores: list[float] = []
         new_rows: list[int] = []
         new_tokens: list[int] = []
-        new_nodes: list[int | None] = []
         survivors = []
-        step_trace: list[dict] = []
         for i, (s, candidates) in enumerate(zip(sentences, ranked, strict=True)):
-            beam_scores, beam_rows, beam_tokens = [], [], []
-            status = ["pruned"] * len(candidates) if trace is not None else None  # per candidate (trace only)
-            won = [0] * len(candidates) if trace is not None else None  # its turn among this step's winning offers
-            kept_ranks = []
-            for rank, (score, row, token) in enumerate(candidates):
-                if score == NEG_INF or len(beam_scores) == k:
-                    break
-                if token == eos_id:
-                    # Only EOS within the top k counts, as in the usual formulation, so beam 1 = greedy.
-                    if rank < k:
-                        better = offer(best, s, paths[row] + [eos_id], path_scores[row] + [score], alpha, True,
-                                       None if maps is None else maps[row])
-                        finished[s] += 1
-                        if status is not None:
-                            status[rank], won[rank] = "finished", better and max(won) + 1
-                    continue
-                beam_scores.append(score)
-                beam_rows.append(row)
-                beam_tokens.append(token)
-                kept_ranks.append(rank)
+            ended, kept = split_candidates(candidates, k, eos_id)
+            for rank in ended:
+                score, row, _ = candidates[rank]
+                better = offer(best, s, paths[row] + [eos_id], path_scores[row] + [score], alpha, True,
+                               None if maps is None else maps[row])
+                finished[s] += 1
+                if observer is not None:
+                    observer.offered(rank, "finished", better)
             if length >= limits[s]:  # out of room: the live beams end here unfinished
-                for rank, score, row, token in zip(kept_ranks, beam_scores, beam_rows, beam_tokens, strict=True):
+                for rank in kept:
+                    score, row, token = candidates[rank]
                     better = offer(best, s, paths[row] + [token], path_scores[row] + [score], alpha, False,
                                    None if maps is None else maps[row])
-                    if status is not None:
-                        status[rank], won[rank] = "max_len", better and max(won) + 1
-                if status is not None:
-                    step_trace += trace_records(trace, step_trace, s, length, alpha, candidates, nodes, status,
-                                                won, best_records)
-                continue
-            # Log-probabilities are <= 0, so a live beam's raw score can only fall; divided by
-            # the largest penalty it can still reach, it bounds every score its extensions can get.
-            reachable_penalty = max(gnmt_penalty(length + 1, alpha), gnmt_penalty(limits[s], alpha))
-            live = bool(beam_scores) and (best[s] is None or beam_scores[0] / reachable_penalty > best[s].score)
-            live = live and (enough is None or finished[s] < enough)
-            if status is not None:
-                for rank in kept_ranks:
-                    status[rank] = "kept" if live else "stopped"
-                records = trace_records(trace, step_trace, s, length, alpha, candidates, nodes, status, won,
-                                        best_records)
-                step_trace += records
-                if live:
-                    new_nodes += [r["id"] for r in records if r["status"] == "kept"] + [None] * (k - len(kept_ranks))
+                    if observer is not None:
+                        observer.offered(rank, "max_len", better)
+                live = False
+            else:
+                # Log-probabilities are <= 0, so a live beam's raw score can only fall; divided by
+                # the largest penalty it can still reach, it bounds every score its extensions can get.
+                reachable_penalty = max(gnmt_penalty(length + 1, alpha), gnmt_penalty(limits[s], alpha))
+                live = bool(kept) and (best[s] is None or candidates[kept[0]][0] / reachable_penalty > best[s].score)
+                live = live and (enough is None or finished[s] < enough)
+            if observer is not None:
+                observer.ranked(s, length, candidates, kept, live)
             if live:
-                dead = k - len(beam_scores)  # too few finite candidates: pad with dead beams of this sentence
+                dead = k - len(kept)  # too few finite candidates: pad with dead beams of this sentence
                 survivors.append(i)
-                new_scores += beam_scores + [NEG_INF] * dead
-                new_rows += beam_rows + [i * k] * dead
-                new_tokens += beam_tokens + [eos_id] * dead
+                new_scores += [candidates[rank][0] for rank in kept] + [NEG_INF] * dead
+                new_rows += [candidates[rank][1] for rank in kept] + [i * k] * dead
+                new_tokens += [candidates[rank][2] for rank in kept] + [eos_id] * dead
 
-        if trace is not None:
-            trace.append(step_trace)
-            nodes = new_nodes
+        if observer is not None:
+            observer.step_done()
         if not survivors:
             break
         rows = np.array(new_rows, dtype=np.int64)  # (n'*k,) old batch row of each new beam
@@ -163,6 +138,23 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
 
 Ranked = list[list[tuple[float, int, int]]]  # per sentence, best first: (raw score, batch row it extends, token)
 TopK = Callable[[np.ndarray, int], tuple[np.ndarray, np.ndarray]]  # DecoderBackend.top_k
+
+
+def split_candidates(candidates: list[tuple[float, int, int]], k: int, eos_id: int) -> tuple[list[int], list[int]]:
+    """Ranks, best first, of one sentence's candidates that end in EOS and are offered as finished hypotheses,
+    and of those (at most k, none -inf) that go on as its live beams. Only EOS within the top k counts, as in the
+    usual formulation, so beam 1 = greedy."""
+    ended: list[int] = []
+    kept: list[int] = []
+    for rank, (score, _, token) in enumerate(candidates):
+        if score == NEG_INF or len(kept) == k:
+            break
+        if token == eos_id:
+            if rank < k:
+                ended.append(rank)
+        else:
+            kept.append(rank)
+    return ended, kept
 
 
 def top_candidates(scores: list[float], log_probs: np.ndarray, k: int, width: int, top_k: TopK) -> Ranked:
@@ -228,25 +220,3 @@ def offer(best: list[Hypothesis | None], sentence: int, tokens: list[int], path_
         best[sentence] = Hypothesis(tokens, log_prob, score, finished, token_lps, maps)
         return True
     return False
-
-
-def trace_records(trace: list, step_trace: list[dict], sentence: int, length: int, alpha: float,
-                  candidates: list[tuple[float, int, int]], nodes: list[int | None], status: list[str],
-                  won: list[int], best_records: dict[int, dict]) -> list[dict]:
-    """One sentence's candidates of one step as `beam_search`'s trace records (ids continue the trace's); the
-    impossible ones (score -inf: extensions of a dead beam, or of probability 0) are left out. won: per candidate,
-    0 or when it became the sentence's best in this step's offers (1, 2, ...): the last one to win is the best now,
-    and the sentence's earlier best record (`best_records`) loses its mark."""
-    first = sum(len(step) for step in trace) + len(step_trace)
-    penalty = gnmt_penalty(length, alpha)
-    finite = [(j, c) for j, c in enumerate(candidates) if c[0] > NEG_INF]
-    winner = max(range(len(won)), key=won.__getitem__) if any(won) else None
-    records = [{"sentence": sentence, "step": length, "id": first + n, "parent": nodes[row], "token": token,
-                "log_prob": score, "score": score / penalty, "status": status[j], "best": j == winner}
-               for n, (j, (score, row, token)) in enumerate(finite)]
-    for record in records:
-        if record["best"]:
-            if sentence in best_records:
-                best_records[sentence]["best"] = False
-            best_records[sentence] = record
-    return records

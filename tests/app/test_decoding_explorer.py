@@ -169,18 +169,19 @@ def test_the_trees_path_is_the_result_when_later_hypotheses_beat_the_first_finis
     from conftest import tiny_seq2seq
     from decoding_fixtures import EosRamp, padded_batch
 
-    from playground import decoding
-    from runtime.decoding import beam_search
+    from playground.decoding import numbers
+    from runtime.decoding import BeamTree, beam_search
     from tx.decoding import TorchBackend
 
     torch.manual_seed(2)
     src, mask = padded_batch([7, 3, 5])
-    trace: list = []
+    tree = BeamTree()
     hyps = beam_search(EosRamp(TorchBackend(tiny_seq2seq()), ramp=0.5), src, mask, max_len=12, beam=4,
-                       length_penalty=1.0, trace=trace)
+                       length_penalty=1.0, observer=tree)
+    trace = tree.steps
     for s, hyp in enumerate(hyps):
         nodes = [r for step in trace for r in step if r["sentence"] == s]
         by_id = {r["id"]: r for r in nodes}
-        assert [by_id[i]["token"] for i in decoding.best_path(nodes)] == hyp.tokens
+        assert [by_id[i]["token"] for i in numbers.best_path(nodes)] == hyp.tokens
     first_finished = next(r for step in trace for r in step if r["sentence"] == 0 and r["status"] == "finished")
     assert not first_finished["best"]  # the case this test is for

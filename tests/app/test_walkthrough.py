@@ -13,7 +13,7 @@ import pytest
 from app_fixtures import app_models_root, clean, open_app, values
 from streamlit.testing.v1 import AppTest
 
-from playground import walkthrough_steps as wt
+from playground.walkthrough import steps as wt
 from runtime.walkthrough import TranslationWalkthrough
 
 pytestmark = pytest.mark.exports

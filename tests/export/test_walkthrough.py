@@ -18,7 +18,7 @@ from export_fixtures import GERMAN, REVIEWS, exported, fresh_copy
 from export.onnx_export import DEFAULT_OPSET
 from export.pipeline import export_graphs
 from export.validate import max_difference
-from playground.walkthrough import softmax_check
+from playground.walkthrough.tensors import softmax_check
 from runtime.model_files import ModelLoadError
 from runtime.onnx_models import OnnxSentimentClassifier
 from runtime.spec import ModelShape, walkthrough_graphs

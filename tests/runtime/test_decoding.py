@@ -543,3 +543,41 @@ def test_beam_trace_changes_nothing_and_its_best_path_is_the_result(beam, alpha,
                         length_penalty=alpha)
     kept = [r for r in trace[0] if r["status"] == "kept"]
     assert all(r["parent"] is None for r in trace[0]) and len(kept) <= 3 * beam
+
+
+class EventLog:
+    """A BeamObserver that writes down the events it is told, in order."""
+
+    def __init__(self):
+        self.events = []
+
+    def begin(self, beam, alpha):
+        self.events.append(("begin", beam, alpha))
+
+    def offered(self, rank, status, better):
+        self.events.append(("offered", status))
+
+    def ranked(self, sentence, length, candidates, kept, live):
+        self.events.append(("ranked", sentence, length, len(kept) if live else 0))
+
+    def step_done(self):
+        self.events.append(("step_done",))
+
+
+def test_an_observer_is_told_each_step_in_the_order_the_protocol_says():
+    torch.manual_seed(0)
+    src, mask = padded_batch([7, 3, 5])
+    log = EventLog()
+    hyps = beam_search(EosRamp(TorchBackend(tiny_seq2seq()), ramp=1.0), src, mask, max_len=8, beam=3,
+                       length_penalty=0.6, observer=log)
+    assert [h.finished for h in hyps] == [False, True, True]  # the case: EOS offers, and max-length ones at the end
+    assert log.events[0] == ("begin", 3, 0.6) and log.events[-1] == ("step_done",)
+    steps = [list(group) for done, group in itertools.groupby(log.events[1:], key=lambda e: e == ("step_done",))
+             if not done]
+    assert len(steps) == log.events.count(("step_done",)) == 8
+    for length, step in enumerate(steps, 1):
+        ranked = [e for e in step if e[0] == "ranked"]
+        assert [e[1:3] for e in ranked] == [(s, length) for s in range(3)]  # sentence by sentence, this length
+        assert step[-1][0] == "ranked"  # a sentence's offers come before its ranking
+        assert (("offered", "max_len") in step) == (length == 8)
+    assert sum(e == ("offered", "finished") for e in log.events) > 0

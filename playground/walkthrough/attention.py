@@ -1,15 +1,16 @@
 """The Walkthrough's attention views: Q, K, V of one head; its scores, mask and softmax with one query row worked
-through; the heads concatenated and W_O. Drawn from a trace that is already computed (walkthrough_views has the
-other steps' views and the shared figure helpers)."""
+through; the heads concatenated and W_O. Drawn from a trace that is already computed (views.py has the
+other steps' views and the Streamlit helpers, figures.py the figures)."""
 from __future__ import annotations
 
 import numpy as np
 import streamlit as st
 
-from .figures import heatmap
-from .walkthrough import Trace, attention_prefix, matrix_csv, softmax_check, stage, step_json, sublayer, tokens_of
-from .walkthrough_steps import Step
-from .walkthrough_views import chart, download, shape_line, values_map
+from ..figures import heatmap
+from .figures import shape_line, values_map
+from .steps import Step
+from .tensors import Trace, attention_prefix, matrix_csv, softmax_check, stage, step_json, sublayer, tokens_of
+from .views import chart, download
 
 
 def attention_parts(trace: Trace, step: Step, view: dict) -> tuple[dict[str, np.ndarray], list[str], list[str]]:

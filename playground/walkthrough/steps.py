@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import models
-
 MODEL_CHOICES = ("translate:de-en", "translate:en-de", "sentiment")  # what the page's model radio offers
 
 
@@ -112,12 +110,6 @@ def direction_of(choice: str) -> tuple[str, str]:
 def offered(directions: list[tuple[str, str]]) -> list[str]:
     """The model choices the shipped models can take: the classifier, and the translator's own directions."""
     return [c for c in MODEL_CHOICES if c == "sentiment" or direction_of(c) in directions]
-
-
-def model_label(choice: str) -> str:
-    if choice == "sentiment":
-        return "Sentiment classifier"
-    return f"Translator {models.direction_label(direction_of(choice))}"
 
 
 # ---------------------------------------------------------------- the page's URL

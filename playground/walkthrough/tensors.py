@@ -1,6 +1,6 @@
-"""The Walkthrough page's numbers: loading and running the model once per input, and what each step's figures and
-statistics are made of (the steps themselves and the page's URL: walkthrough_steps). Pure functions over a trace
-(runtime.walkthrough), so a test can check them and a redraw never runs the model.
+"""The Walkthrough page's numbers: what each step's figures, statistics and downloads are made of (the steps
+themselves and the page's URL: steps.py). Pure functions over a trace (runtime.walkthrough), so a test can check
+them and a redraw never runs the model.
 
 A "stage" is one stack's tensors under short names: the encoder of either model (prefix "enc"), or the decoder
 (prefix "dec"); `sublayer` picks one attention or feed-forward sublayer of one layer out of it.
@@ -13,36 +13,13 @@ import json
 from typing import Any
 
 import numpy as np
-import streamlit as st
 
 from runtime.decoding import softmax
-from runtime.walkthrough import ClassificationTrace, ClassifierWalkthrough, TranslationTrace, TranslationWalkthrough
+from runtime.walkthrough import ClassificationTrace, TranslationTrace
 
-from . import models
-from .walkthrough_steps import Step, direction_of
+from .steps import Step
 
 TOP_CANDIDATES = 10  # next-token candidates listed at the output step
-
-
-# ---------------------------------------------------------------- loading and running
-
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _walkthrough(task: str, path: str, version: tuple):
-    return (ClassifierWalkthrough if task == "sentiment" else TranslationWalkthrough)(path, provider="cpu")
-
-
-def walkthrough_model(task: str):
-    """The task's walkthrough runner, loaded once per process and per version of its files."""
-    return models.load(_walkthrough, task)
-
-
-def run(model, choice: str, text: str):
-    if choice == "sentiment":
-        return model.run(text)
-    return model.run(text, *direction_of(choice))
-
-
-# ---------------------------------------------------------------- views of a trace
 
 Trace = TranslationTrace | ClassificationTrace
 

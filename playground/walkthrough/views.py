@@ -9,8 +9,10 @@ import streamlit as st
 
 from runtime.walkthrough import ClassificationTrace
 
-from .figures import MARGIN, bar, plotly_text
-from .walkthrough import (
+from ..figures import bar
+from .figures import shape_line, values_map
+from .steps import Step
+from .tensors import (
     Trace,
     embedding_prefix,
     ffn_prefix,
@@ -25,32 +27,6 @@ from .walkthrough import (
     tokens_of,
     top_candidates,
 )
-from .walkthrough_steps import Step
-
-
-def values_map(z: np.ndarray, y_tokens: list[str], title: str, x_title: str, x_labels: list[str] | None = None,
-               diverging: bool = True) -> dict[str, Any]:
-    """Any (rows × columns) array as a heatmap, rows labelled by token; −∞ cells are drawn blank and named."""
-    z = np.asarray(z, dtype=np.float32)
-    finite = np.isfinite(z)
-    shown = np.where(finite, z, np.nan)
-    x = list(range(z.shape[1]))
-    y_text = [f"{i}: {plotly_text(t)}" for i, t in enumerate(y_tokens)]
-    hover = [[f"{y_text[i]} · {x_labels[j] if x_labels else j}" + ("" if finite[i, j] else " · −∞ (masked)")
-              for j in x] for i in range(z.shape[0])]
-    bound = float(np.nanmax(np.abs(shown))) if finite.any() else 1.0
-    trace = {"type": "heatmap", "z": shown, "x": x, "y": list(range(z.shape[0])), "customdata": hover,
-             "hovertemplate": "%{customdata}<br>%{z:.4f}<extra></extra>",
-             "colorscale": "RdBu" if diverging else "Blues", "reversescale": diverging}
-    if diverging:
-        trace |= {"zmin": -bound, "zmax": bound}
-    xaxis = {"title": {"text": x_title}}
-    if x_labels:
-        xaxis |= {"tickmode": "array", "tickvals": x, "ticktext": [plotly_text(t) for t in x_labels]}
-    layout = {"title": {"text": title}, "height": min(700, max(260, 20 * z.shape[0] + 150)), "margin": MARGIN,
-              "xaxis": xaxis, "yaxis": {"tickmode": "array", "tickvals": list(range(z.shape[0])), "ticktext": y_text,
-                                        "autorange": "reversed"}}
-    return {"data": [trace], "layout": layout}
 
 
 def chart(figure: dict[str, Any], key: str) -> None:
@@ -60,10 +36,6 @@ def chart(figure: dict[str, Any], key: str) -> None:
 def download(label: str, data: str, file_name: str, key: str) -> None:
     mime = "application/json" if file_name.endswith(".json") else "text/csv"
     st.download_button(label, data, file_name, mime, key=f"walkthrough_download_{key}")
-
-
-def shape_line(**arrays: np.ndarray) -> str:
-    return " · ".join(f"{name} {tuple(a.shape)}" for name, a in arrays.items())
 
 
 # ---------------------------------------------------------------- the views

@@ -1,0 +1,76 @@
+"""The Decoding explorer's Streamlit pieces: the run cached per input, a shared link read into the widgets, the
+sampling sliders, the step slider, the three-way comparison and the downloads. Keys start with "decoding_"."""
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from .. import models
+from . import numbers, run
+from .link import KNOBS, parse_url
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def explore(_model, direction: tuple[str, str], text: str, beam: int, version: tuple) -> dict[str, Any]:
+    """run.explore, once per input and per version of the model's files."""
+    return run.explore(_model, direction, text, beam)
+
+
+def read_link(directions: list[tuple[str, str]]) -> None:
+    """On a session's first run, a shared link's values become the widgets' first values."""
+    if "decoding_url_read" not in st.session_state:
+        st.session_state["decoding_url_read"] = True
+        for name, value in parse_url(dict(st.query_params), directions).items():
+            st.session_state[f"decoding_{name}"] = value
+
+
+def knob_sliders() -> dict[str, float]:
+    """The sampling sliders in one row (temperature, top-k, top-p, beam size): name -> value."""
+    knobs = {}
+    for column, (name, knob) in zip(st.columns(len(KNOBS)), KNOBS.items(), strict=True):
+        # the value lives in session state (a link sets it), not in the slider's default
+        st.session_state.setdefault(f"decoding_{name}", knob.default)
+        knobs[name] = column.slider(knob.label, knob.low, knob.high, step=knob.step, key=f"decoding_{name}")
+    return knobs
+
+
+def step_slider(steps: int) -> int:
+    """The greedy step shown (1..steps); a link's step, or one kept from a longer text, is clamped first."""
+    st.session_state["decoding_step"] = min(st.session_state.get("decoding_step", 1), steps)
+    return st.slider("Step", 1, steps, key="decoding_step") if steps > 1 else 1
+
+
+def compare_three_ways(model, direction: tuple[str, str], text: str, knobs: dict[str, Any], version: tuple) -> None:
+    """A seed, a button that decodes greedy, beam and sampled, and their table while the settings stay the same."""
+    beam, temperature, top_k, top_p = knobs["beam"], knobs["temperature"], knobs["top_k"], knobs["top_p"]
+    seed = st.number_input("Sampling seed", 0, 10**6, 0, key="decoding_seed")
+    compare_key = (direction, text, beam, temperature, top_k, top_p, seed, version)
+    if st.button("Decode three ways", key="decoding_compare"):
+        try:
+            with st.spinner("Decoding…"):
+                outs = {name: model.translate([text], src_lang=direction[0], tgt_lang=direction[1],
+                                              method=method, beam=beam, temperature=temperature, top_k=top_k,
+                                              top_p=top_p, seed=seed)[0]
+                        for name, method in (("greedy", "greedy"), (f"beam ({beam})", "beam"),
+                                             ("sampled", "sample"))}
+            st.session_state["decoding_compared"] = (compare_key, outs)
+        except Exception as e:
+            models.show_error(e, "translate")
+    compared = st.session_state.get("decoding_compared")
+    if compared and compared[0] == compare_key:
+        st.dataframe(numbers.compared_rows(compared[1]), hide_index=True, key="decoding_table")
+        st.caption(numbers.compared_words(temperature, top_k, top_p, seed))
+    else:
+        st.caption("Runs the model three times with the settings above (sampling uses the sliders and the seed).")
+
+
+def downloads(explored: dict[str, Any], knobs: dict[str, Any]) -> None:
+    """The step distributions (CSV) and the beam search tree (JSON), side by side."""
+    d1, d2 = st.columns(2)
+    d1.download_button("Step distributions (CSV: each step's 50 most probable tokens)",
+                       numbers.distributions_csv(explored["log_probs"], explored["vocab"], knobs["temperature"],
+                                                 knobs["top_k"], knobs["top_p"]),
+                       "decoding_steps.csv", "text/csv", key="decoding_download_steps")
+    d2.download_button("Beam search tree (JSON)", numbers.tree_json(explored["nodes"]), "beam_tree.json",
+                       "application/json", key="decoding_download_tree")

@@ -1,0 +1,112 @@
+"""The Walkthrough's pure modules (playground/walkthrough: steps, tensors, figures) without Streamlit or a model: the
+steps and models offered, the page's URL, what a step's statistics and downloads are made of, its heatmaps."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from playground.walkthrough import figures, steps, tensors
+from runtime.decoding import softmax
+from runtime.walkthrough import ClassificationTrace, TranslationTrace
+
+TOKENIZER = SimpleNamespace(id_to_token=lambda i: f"t{i}")
+
+
+def translation_trace() -> TranslationTrace:
+    layers, heads, src, tgt = 2, 2, 3, 2
+    rng = np.random.default_rng(0)
+    return TranslationTrace(src_ids=[5, 6, 2], src_pieces=["<2en>", "▁Hallo", "</s>"], output_ids=[7, 2],
+                            output_pieces=["▁Hello", "</s>"], tgt_in_ids=[1, 7], text="Hello", truncated=False,
+                            warning=None, encoder={"enc_self_q": rng.normal(size=(layers, heads, src, 4))},
+                            decoder={"dec_self_q": rng.normal(size=(layers, heads, tgt, 4)),
+                                     "dec_cross_weights": rng.random(size=(layers, heads, tgt, src))})
+
+
+def test_the_steps_of_each_model():
+    assert [s.key for s in steps.steps_for("sentiment")][-2:] == ["pool", "head"]
+    translator = steps.steps_for("translate:de-en")
+    assert translator[:len(steps.ENCODER_STEPS)] == steps.ENCODER_STEPS and translator[-1].key == "output"
+    assert steps.direction_of("translate:en-de") == ("en", "de")
+    assert steps.offered([("de", "en")]) == ["translate:de-en", "sentiment"]  # only the translator's own directions
+
+
+def test_a_link_round_trips_and_malformed_values_are_left_out():
+    state = {"model": "translate:en-de", "text": "Good morning", "step": "dec_cross", "layer": 2, "head": 3,
+             "query": 0, "position": 4}
+    assert steps.parse_url(steps.url_of(state)) == state
+    assert steps.parse_url({"model": "klingon", "step": "nope", "layer": "0", "head": "-1", "text": " "}) == {}
+    assert steps.url_of({"model": "sentiment", "text": "", "layer": None, "step": "pool"}) == {
+        "model": "sentiment", "step": "pool"}
+
+
+def test_stages_tokens_and_sublayers_of_a_translation():
+    trace = translation_trace()
+    assert tensors.tokens_of(trace, "enc") == ["<2en>", "▁Hallo", "</s>"]
+    assert tensors.tokens_of(trace, "dec") == ["<s>", "▁Hello"]  # the decoder reads <s> + output[:-1]
+    assert tensors.stage(trace, "dec") is trace.decoder
+    parts = tensors.sublayer(trace.decoder, "dec_cross", 1)
+    assert list(parts) == ["weights"] and parts["weights"].shape == (2, 2, 3)
+    np.testing.assert_array_equal(parts["weights"], trace.decoder["dec_cross_weights"][1])
+    dec_cross = next(s for s in steps.DECODER_STEPS if s.key == "dec_cross")
+    assert tensors.attention_prefix(dec_cross) == "dec_cross" and tensors.ffn_prefix(dec_cross) == "dec_ff"
+
+
+def test_a_classifier_trace_has_one_stage():
+    trace = ClassificationTrace(ids=[3, 4], pieces=["▁a", "▁b"], labels=["neg", "pos"], truncated=False,
+                                warning=None, steps={"encoded": np.zeros((2, 4))})
+    assert tensors.stage(trace, "dec") is trace.steps and tensors.tokens_of(trace, "dec") == ["▁a", "▁b"]
+
+
+def test_layer_norm_and_relu_statistics():
+    before, after = np.array([[1.0, 3.0], [0.0, 0.0]]), np.array([[-1.0, 1.0], [0.0, 0.0]])
+    (first, second) = tensors.layer_norm_stats(before, after)
+    assert first == {"position": 0, "mean before": 2.0, "std before": 1.0, "mean after": 0.0, "std after": 1.0}
+    assert second["position"] == 1
+    np.testing.assert_allclose(tensors.relu_zero_share(np.array([[0.0, 1.0, 0.0, 2.0], [1.0, 1.0, 1.0, 1.0]])),
+                               [0.5, 0.0])
+    np.testing.assert_allclose(tensors.norm_rows(np.array([[3.0, 4.0]])), [5.0])
+
+
+def test_the_softmax_check_sees_weights_that_do_not_come_from_the_scores():
+    masked = np.array([[0.5, -np.inf], [1.0, 2.0], [-np.inf, -np.inf]])
+    weights = np.vstack([softmax(masked[:2]), np.zeros((1, 2))])  # a row masked everywhere: weights 0 in the model
+    assert tensors.softmax_check(masked, weights) < 1e-7
+    weights[1] = [0.5, 0.5]
+    assert tensors.softmax_check(masked, weights) > 0.2
+    assert tensors.softmax_check(np.full((2, 2), -np.inf), np.zeros((2, 2))) == 0.0
+
+
+def test_the_candidates_and_the_whole_distribution():
+    log_probs = np.log(np.array([0.1, 0.6, 0.3]))
+    top = tensors.top_candidates(log_probs, TOKENIZER, k=2)
+    assert [(c["rank"], c["token"], c["id"]) for c in top] == [(1, "t1", 1), (2, "t2", 2)]
+    assert top[0]["probability"] == pytest.approx(0.6)
+    rows = list(csv.reader(io.StringIO(tensors.full_distribution_csv(log_probs, np.array([1.0, 2.5, 2.0]),
+                                                                     TOKENIZER))))
+    assert rows[0] == ["rank", "id", "token", "logit", "probability"]
+    assert rows[1] == ["1", "1", "t1", "2.5", "0.6"] and len(rows) == 4
+
+
+def test_the_step_downloads():
+    rows = list(csv.reader(io.StringIO(tensors.matrix_csv(np.array([[1.0, 2.0]]), ["▁a"], ["x", "y"]))))
+    assert rows == [["row", "x", "y"], ["▁a", "1", "2"]]
+    body = json.loads(tensors.step_json({"masked": np.array([0.5, -np.inf]), "ids": np.array([3, 4])},
+                                        {"rows": ["a", "b"]}))
+    assert body == {"tokens": {"rows": ["a", "b"]}, "arrays": {"masked": [0.5, None], "ids": [3, 4]}}
+
+
+def test_a_heatmap_blanks_and_names_masked_cells():
+    figure = figures.values_map(np.array([[1.0, -np.inf], [-2.0, 0.5]]), ["<s>", "▁a"], "title", "key",
+                                x_labels=["x", "y"])
+    (trace,) = figure["data"]
+    assert np.isnan(trace["z"][0, 1]) and trace["z"][1, 0] == -2.0
+    assert trace["customdata"][0][1] == "0: &lt;s&gt; · y · −∞ (masked)" and "masked" not in trace["customdata"][1][1]
+    assert (trace["zmin"], trace["zmax"]) == (-2.0, 2.0)  # a diverging scale centred on 0
+    plain = figures.values_map(np.ones((1, 2)), ["a"], "t", "d", diverging=False)["data"][0]
+    assert "zmin" not in plain and plain["colorscale"] == "Blues"
+    assert figures.shape_line(Q=np.zeros((2, 3)), K=np.zeros(4)) == "Q (2, 3) · K (4,)"
