@@ -9,9 +9,7 @@ or a closed tab ends them. The widgets are playground.training.widgets'; the lim
 import streamlit as st
 
 from playground import models
-from playground.training import runs, widgets
-from playground.training.processes import THREADS
-from playground.training.session import TrainingSession
+from playground.training import processes, runs, session, widgets
 
 models.page_setup("Train your own")
 st.title("Train your own")
@@ -20,35 +18,36 @@ st.markdown("A small Transformer (`tx.Seq2SeqTransformer`) learns a toy task in 
             "exporter turns it into ONNX (fp32 and int8, each checked against PyTorch) and it runs here through "
             "onnxruntime. Change one knob and train again to compare two runs side by side.")
 
-session = TrainingSession.of(st.session_state)
-session.finalize()
+training = session.TrainingSession.of(st.session_state)
+training.finalize()
 
 # ---------------------------------------------------------------- the task and the knobs
 task = st.radio("Task", list(widgets.TASK_LABELS), format_func=widgets.TASK_LABELS.get, key="train_task",
                 horizontal=True, help=widgets.TASK_HELP)
 left, right = st.columns(2)
-problem, data_path, file_vocabulary = widgets.pairs_upload(session, left) if task == "file" else (None, None, None)
+problem, data_path, file_vocabulary = widgets.pairs_upload(training, left) if task == "file" else (None, None, None)
 config = widgets.knobs(task, left, right)
 parameters = runs.parameter_count(config, runs.vocabulary_size(config, file_vocabulary))
-right.caption(f"{parameters:,} parameters · d_k = {config['d_model'] // config['n_heads']} · trains with {THREADS} "
-              "torch thread(s) in a process of its own, at the lowest priority, one training at a time on this server")
+right.caption(f"{parameters:,} parameters · d_k = {config['d_model'] // config['n_heads']} · trains with "
+              f"{processes.THREADS} torch thread(s) in a process of its own, at the lowest priority, one training at a "
+              "time on this server")
 problem = problem or runs.size_problem(parameters)
 if problem:
     (st.info if task == "file" and data_path is None and "Upload" in problem else st.error)(problem)
 
 # ---------------------------------------------------------------- training
 if st.button("Train", key="train_go", type="primary", disabled=problem is not None):
-    session.train(session.new_run(config), data_path, config["max_seconds"])
+    training.train(training.new_run(config), data_path, config["max_seconds"])
     st.rerun()
 
-if not session.records:
+if not training.records:
     st.info("Pick a task and press Train. The defaults learn copy and reverse in well under a minute.")
     st.stop()
 
 # ---------------------------------------------------------------- one run: curves, predictions, attention
 st.header("Your run")
-names = [r.label for r in session.records]
-record = session.records[names.index(st.selectbox("Run", names, index=len(names) - 1, key="train_run"))]
+names = [r.label for r in training.records]
+record = training.records[names.index(st.selectbox("Run", names, index=len(names) - 1, key="train_run"))]
 widgets.run_view(record)
 
 # ---------------------------------------------------------------- export, onnxruntime, latency, downloads
@@ -62,10 +61,10 @@ else:
     # places, so the export's run and the next leave no stale copies of them (a second Precision radio, a blank box).
     progress = st.empty()
     if export_clicked:
-        session.export(record, progress)
+        training.export(record, progress)
     widgets.exported(record)
 
 # ---------------------------------------------------------------- two runs side by side
-if len(session.records) >= 2:
+if len(training.records) >= 2:
     st.header("Compare two runs")
-    widgets.compare(session.records)
+    widgets.compare(training.records)

@@ -1,6 +1,6 @@
-"""The "Train your own" page's child processes, without torch: the training (`python -m tx.toy.worker train`), the
-export (`python -m export`) and the onnxruntime check (`python -m tx.toy.worker serve`), each started as a module,
-each ended by a Stop, a closed tab or the server's exit.
+"""The "Train your own" page's child processes, without torch: the training (tx.toy.worker's train), the export
+(`python -m export`) and the onnxruntime check (tx.toy.worker's serve), each started as a module (`python -m`), never
+by a file's path, and each ended by a Stop, a closed tab or the server's exit.
 
 Why processes: training in the server would take its GIL and its torch thread settings from every other page;
 a child process runs at the lowest priority (SCHED_IDLE) with its own thread cap, and killing it frees the CPU at once.

@@ -29,14 +29,14 @@ def pairs_upload(session: TrainingSession, column) -> tuple[str | None, str | No
                                   key="train_upload")
     if upload is None:
         return "Upload a file of pairs to train on it (or pick a synthetic task).", None, None
-    verdict = session.check_upload(upload.name, upload.getvalue())
-    if not verdict.verdict["ok"]:
-        return f"{upload.name}: {verdict.verdict['error']}", None, None
-    rows, vocabulary, header = (verdict.verdict[k] for k in ("rows", "vocabulary", "skipped_header"))
+    checked = session.check_upload(upload.name, upload.getvalue())
+    if not checked.verdict["ok"]:
+        return f"{upload.name}: {checked.verdict['error']}", None, None
+    rows, vocabulary, header = (checked.verdict[k] for k in ("rows", "vocabulary", "skipped_header"))
     column.caption(f"{upload.name}: {rows} pairs, {vocabulary} distinct tokens"
                    + (" (first line taken as a header)" if header else "")
                    + "; a tenth of the pairs is held out to score the model.")
-    return None, verdict.path, vocabulary
+    return None, checked.path, vocabulary
 
 
 def knobs(task: str, left, right) -> dict[str, Any]:
