@@ -14,10 +14,11 @@ from playground.training import files as training_files
 from playground.training import runs as training_runs
 from playground.training import slot as training_slot
 from runtime import providers, toy
-from tx.toy import engine
+from tx.toy import engine, worker
 
 
 def test_the_page_states_the_limits_tx_toy_enforces():
+    assert worker.parse is toy.parse  # the worker checks a file with the very limits the page checked it with
     assert toy.UPLOAD_LIMITS == (f"At most {toy.MAX_ROWS:,} rows, {toy.MAX_TOKENS} tokens a side, "
                                  f"{toy.MAX_VOCAB:,} distinct tokens, {toy.MAX_BYTES // 10**6} MB")
     assert toy.MAX_PARAMETERS == engine.MAX_PARAMETERS
