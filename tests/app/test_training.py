@@ -10,7 +10,7 @@ import pytest
 from app_fixtures import clean, open_app, plotly_figures, values
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
-from playground import training, training_live, training_slot
+from playground.training import live, processes, session, slot
 
 PAGE = "pages/7_Train_your_own.py"
 GOOD_LINES = [f"{i} {i + 1} {i + 2}\t{i + 2} {i + 1} {i}\n".encode() for i in range(40)]
@@ -77,19 +77,19 @@ def test_bad_uploads_say_what_is_wrong_and_where_and_a_good_one_can_be_trained(p
 def test_a_training_waits_for_the_one_slot_says_so_and_leaving_takes_it_out_of_the_queue(page, monkeypatch):
     at = page()
     left = []
-    monkeypatch.setattr(training_slot.TrainingSlot, "try_enter", lambda self, session, cap: 1)  # another one runs
-    monkeypatch.setattr(training_slot.TrainingSlot, "wait_left", lambda self: 42.0)
-    monkeypatch.setattr(training_slot.TrainingSlot, "leave", lambda self, session: left.append(session))
-    monkeypatch.setattr(training, "start_training", lambda *a: pytest.fail("trained without the slot"))
+    monkeypatch.setattr(slot.TrainingSlot, "try_enter", lambda self, session, cap: 1)  # another one runs
+    monkeypatch.setattr(slot.TrainingSlot, "wait_left", lambda self: 42.0)
+    monkeypatch.setattr(slot.TrainingSlot, "leave", lambda self, session: left.append(session))
+    monkeypatch.setattr(processes, "start_training", lambda *a: pytest.fail("trained without the slot"))
 
     def user_leaves(seconds):  # what Streamlit does at the next call after a click or a closed tab
         raise StopException()
 
-    monkeypatch.setattr(training_live, "time", SimpleNamespace(sleep=user_leaves))
+    monkeypatch.setattr(live, "time", SimpleNamespace(sleep=user_leaves))
     at.button(key="train_go").click().run()
     assert not at.exception
     assert any("number 1 in the queue" in m and "ends within 42 s" in m for m in values(at.info)), values(at.info)
-    assert left == [at.session_state["train_files"].id]  # out of the queue
+    assert left == [at.session_state[session.STATE_KEY].id]  # out of the queue
 
 
 def top_level(at) -> list[str]:
@@ -103,7 +103,7 @@ def test_a_failed_export_says_why_and_leaves_the_run_to_export_again(page, monke
     at.button(key="train_go").click().run()
     clean(at)
     layout = top_level(at)
-    monkeypatch.setattr(training, "run_child", lambda *a, **k: (1, "ValueError: the fp32 graph disagrees"))
+    monkeypatch.setattr(processes, "run_child", lambda *a, **k: (1, "ValueError: the fp32 graph disagrees"))
     at.button(key="train_export").click().run()
     assert not at.exception
     assert any("The export failed validation" in e and "the fp32 graph disagrees" in e for e in values(at.error))
@@ -111,8 +111,8 @@ def test_a_failed_export_says_why_and_leaves_the_run_to_export_again(page, monke
     assert len(now) == len(layout)
     assert [(a, b) for a, b in zip(layout, now, strict=True) if a != b] == [("empty", "error")]
     assert not at.button(key="train_export").disabled and "Try it" not in values(at.subheader)
-    slot, session = training_slot.slot(), at.session_state["train_files"].id
-    assert slot.holder != session and session not in slot.queue  # the slot was left
+    server_slot, session_id = slot.slot(), at.session_state[session.STATE_KEY].id
+    assert server_slot.holder != session_id and session_id not in server_slot.queue  # the slot was left
     at.run()
     assert not at.error  # the next run no longer shows the old error
 

@@ -1,4 +1,4 @@
-"""The Train-your-own page's server side (playground.training, .training_runs, .training_slot) without a browser: the
+"""The Train-your-own page's server side (playground.training: files, runs, slot) without a browser: the
 slot admits one training at a time in arrival order, uploads stay inside the session's folder, which goes with the
 session, the page's numbers agree with tx.toy's, and a half-written event line waits for the next read."""
 from __future__ import annotations
@@ -10,16 +10,18 @@ import sys
 import zipfile
 from io import BytesIO
 
-from playground import training, training_runs, training_slot
-from runtime import providers
-from tx.toy import engine, userdata
+from playground.training import files as training_files
+from playground.training import runs as training_runs
+from playground.training import slot as training_slot
+from runtime import providers, toy
+from tx.toy import engine, worker
 
 
 def test_the_page_states_the_limits_tx_toy_enforces():
-    assert training.UPLOAD_MAX_BYTES == userdata.MAX_BYTES
-    assert training.UPLOAD_LIMITS == (f"At most {userdata.MAX_ROWS:,} rows, {userdata.MAX_TOKENS} tokens a side, "
-                                      f"{userdata.MAX_VOCAB:,} distinct tokens, {userdata.MAX_BYTES // 10**6} MB")
-    assert training_runs.MAX_PARAMETERS == engine.MAX_PARAMETERS
+    assert worker.parse is toy.parse  # the worker checks a file with the very limits the page checked it with
+    assert toy.UPLOAD_LIMITS == (f"At most {toy.MAX_ROWS:,} rows, {toy.MAX_TOKENS} tokens a side, "
+                                 f"{toy.MAX_VOCAB:,} distinct tokens, {toy.MAX_BYTES // 10**6} MB")
+    assert toy.MAX_PARAMETERS == engine.MAX_PARAMETERS
 
 
 def test_the_page_counts_parameters_as_torch_does():
@@ -46,11 +48,11 @@ def test_one_training_at_a_time_first_come_first_served():
 
 
 def test_uploads_stay_in_the_sessions_folder_which_goes_with_the_session():
-    files = training.SessionFiles()
+    files = training_files.SessionFiles()
     root = files.root
     for name in ("../../evil.tsv", "/etc/passwd", "x.csv", "noext"):
-        path = training.save_upload(files, name, b"a\tb\n")
-        assert path.parent == root and path.name in training.UPLOAD_NAMES.values()
+        path = training_files.save_upload(files, name, b"a\tb\n")
+        assert path.parent == root and path.name in training_files.UPLOAD_NAMES.values()
     run = files.new_run_dir()
     session_key = (str(run / "onnx" / "encoder.fp32.onnx"), 1, 1, "cpu", 1)  # as runtime.providers keys a session
     providers._sessions[session_key] = "a toy model's onnxruntime session"
@@ -64,9 +66,9 @@ def test_uploads_stay_in_the_sessions_folder_which_goes_with_the_session():
 
 
 def test_events_are_read_whole_lines_at_a_time(tmp_path):
-    path = tmp_path / training.EVENTS_FILE
+    path = tmp_path / toy.EVENTS_FILE
     path.write_text(json.dumps({"event": "start"}) + "\n" + '{"event": "st')
-    reader = training.EventReader(path)
+    reader = training_runs.EventReader(path)
     assert [e["event"] for e in reader.read()] == ["start"]
     with open(path, "a") as f:
         f.write('ep", "step": 1}\n')
@@ -77,5 +79,5 @@ def test_the_model_zip_holds_the_directory_under_model(tmp_path):
     (tmp_path / "onnx").mkdir()
     (tmp_path / "config.json").write_text("{}")
     (tmp_path / "onnx" / "encoder.fp32.onnx").write_bytes(b"x")
-    names = zipfile.ZipFile(BytesIO(training.model_zip(tmp_path))).namelist()
+    names = zipfile.ZipFile(BytesIO(training_files.model_zip(tmp_path))).namelist()
     assert sorted(names) == ["model/config.json", "model/onnx/encoder.fp32.onnx"]

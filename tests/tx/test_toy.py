@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tx.toy import engine, userdata
+from runtime import toy
+from runtime.toy import DataError, parse
+from tx.toy import engine
 from tx.toy.tasks import ExampleSource, SyntheticTask
-from tx.toy.userdata import DataError, parse
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD_LINES = [f"{i} {i + 1}\t{i + 1} {i}\n".encode() for i in range(30)]
@@ -32,8 +33,8 @@ FOUR = b"".join(GOOD_LINES[:4])  # four good lines before a bad one
     (b"text,label\n" + b"good film,pos\n" * 5 + b"bad film,very neg\n", "a.csv", "line 7: a label is one word, got 2"),
     (b"a,b,c\n", "a.csv", "line 1: 3 field(s), expected text,label"),
     (b"".join(GOOD_LINES[:19]), "a.tsv", "19 usable row(s); at least 20 are needed"),
-    (b"x\ty\n" * (userdata.MAX_ROWS + 1), "a.tsv", f"line {userdata.MAX_ROWS + 1}: more than {userdata.MAX_ROWS} rows"),
-    (b"x" * (userdata.MAX_BYTES + 1), "a.tsv", "bytes; at most 1,000,000 are accepted"),
+    (b"x\ty\n" * (toy.MAX_ROWS + 1), "a.tsv", f"line {toy.MAX_ROWS + 1}: more than {toy.MAX_ROWS} rows"),
+    (b"x" * (toy.MAX_BYTES + 1), "a.tsv", "bytes; at most 1,000,000 are accepted"),
 ])
 def test_bad_files_are_refused_naming_the_line(raw, name, message):
     with pytest.raises(DataError, match=None) as caught:
@@ -52,11 +53,12 @@ def test_good_files_parse_with_a_header_skipped():
 def test_the_page_checks_an_upload_without_importing_torch(tmp_path):
     path = tmp_path / "upload.tsv"
     path.write_bytes(FOUR + b"a\tb\tc\n")
-    script = str(ROOT / "tx/toy/userdata.py")  # run as the page runs it: a file, not the tx package's module
-    probe = (f"import runpy, sys; sys.argv = [{script!r}, sys.argv[1]]; "
-             f"runpy.run_path({script!r}, run_name='__main__'); print('torch' in sys.modules)")
+    # as the page checks it: runtime.toy in the server's own process, which never imports torch
+    probe = ("import json, sys; from pathlib import Path; from runtime import toy; "
+             "path = Path(sys.argv[1]); print(json.dumps(toy.check(path.read_bytes(), path.name))); "
+             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True, text=True, timeout=60,
-                         cwd=tmp_path).stdout.splitlines()
+                         cwd=ROOT).stdout.splitlines()
     assert json.loads(out[0]) == {"ok": False, "error": "line 5: 3 field(s), expected source<TAB>target (exactly "
                                                         "one tab)"}
     assert out[1] == "False"

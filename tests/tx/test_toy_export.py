@@ -7,10 +7,10 @@ import pytest
 
 from export.pipeline import ExportOptions, export_model_dir
 from runtime import OnnxTranslator
+from runtime.toy import DIRECTION
 from tx.toy.engine import RunConfig, train
 from tx.toy.serving import serve_check
 from tx.toy.ship import ship
-from tx.toy.vocab import DIRECTION
 
 pytestmark = pytest.mark.slow
 

@@ -27,15 +27,15 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from runtime.toy import MAX_PARAMETERS, ParallelData
+
 from ..config import Seq2SeqConfig
 from ..model import Seq2SeqTransformer
 from ..trainer import inverse_sqrt_schedule
 from .tasks import SYNTHETIC, TASKS, ExampleSource, SyntheticTask
-from .userdata import ParallelData
 from .vocab import TAG, toy_tokenizer
 
 MAX_SECONDS = 300.0  # hard ceiling on one run's time cap: a shared server is never held longer
-MAX_PARAMETERS = 5_000_000  # hard ceiling on model size: every step must stay milliseconds on a CPU
 
 
 @dataclass
@@ -137,7 +137,7 @@ def pad(rows: list[list[int]], pad_id: int) -> Tensor:
 def build_source(config: RunConfig, data: ParallelData | None = None) -> ExampleSource:
     if config.task == "file":
         if data is None:
-            raise ValueError("the file task needs the checked pairs (tx.toy.userdata.parse)")
+            raise ValueError("the file task needs the checked pairs (runtime.toy.parse)")
         return ExampleSource(data, config.seed)
     if config.task not in SYNTHETIC:
         raise ValueError(f"unknown task {config.task!r}")

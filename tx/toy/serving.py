@@ -10,10 +10,9 @@ from typing import Any
 import numpy as np
 
 from runtime import OnnxTranslator, timing
+from runtime.toy import DIRECTION, read_held_out
 
 from ..inference import Translator, torch_threads
-from .ship import read_held_out
-from .vocab import DIRECTION
 
 
 def serve_check(model_dir: Path, threads: int = 2, runs: int = 20, warmup: int = 3) -> dict[str, Any]:

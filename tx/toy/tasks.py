@@ -5,7 +5,7 @@
 - sort: the source's symbols in ascending order (a bag of tokens suffices: it learns without positions);
 - add: two numbers written as digits, "4 0 7 + 1 9 5" -> "0 6 0 2", the sum fixed-width and most significant
   digit first, so each output digit needs the two digits in its column and a carry from the columns after it;
-- file: pairs from the user's TSV/CSV (`tx.toy.userdata`).
+- file: pairs from the user's TSV/CSV (checked by `runtime.toy.parse`).
 
 Held-out examples are fixed by the seed and never drawn for training, so exact match on them measures
 generalisation, not memory.
@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from .userdata import ParallelData
+from runtime.toy import ParallelData
 
 Example = tuple[list[str], list[str]]  # (source tokens, target tokens)
 SYNTHETIC = ("copy", "reverse", "sort", "add")

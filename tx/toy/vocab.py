@@ -2,7 +2,7 @@
 `runtime.OnnxTranslator` like the real translator: the source is `<2out> tokens </s>`, the target `<s> tokens </s>`.
 
 Whitespace-split words, one id each; the specials sit at the ids every tokenizer of the project uses (0..5), then
-the one language tag of the toy direction "in -> out", then the task's symbols.
+the one language tag of the toy direction "in -> out" (runtime.toy.TAG), then the task's symbols.
 """
 from __future__ import annotations
 
@@ -12,9 +12,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models, pre_tokenizers
 
 from runtime.tokenizer import SPECIALS, UNK, Tokenizer
-
-DIRECTION = ("in", "out")  # meta "directions": one, whose target tag is <2out>
-TAG = f"<2{DIRECTION[1]}>"
+from runtime.toy import TAG
 
 
 def toy_tokenizer(symbols: Sequence[str]) -> Tokenizer:

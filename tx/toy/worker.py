@@ -19,12 +19,11 @@ import sys
 import threading
 from pathlib import Path
 
+from runtime.toy import EVENTS_FILE, MODEL_DIR, DataError, parse
+
 from .engine import RunConfig, train
 from .serving import serve_check
 from .ship import ship
-from .userdata import DataError, parse
-
-EVENTS_FILE, MODEL_DIR = "events.jsonl", "model"
 
 
 class StopWhen:

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .figures import plotly_text
+from playground.figures import plotly_text
 
 KINDS = {"cross": "decoder → source (cross-attention)", "encoder": "encoder self-attention",
          "self": "decoder self-attention"}

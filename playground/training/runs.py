@@ -1,18 +1,40 @@
 """A session's training runs as the page keeps them: a record per run (its settings, the events read so far, where
 its files are, and what the export and the onnxruntime check found), and the model size of a setting, estimated
-without torch before anything is built."""
+without torch before anything is built. No Streamlit here."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import training
+from runtime import toy
 
-SPECIALS = 7  # <pad> <s> </s> <unk> <2en> <2de> <2out>: tx.toy.vocab's ids before the task's symbols
-MAX_PARAMETERS = 5_000_000  # tx.toy.engine.MAX_PARAMETERS, stated before the worker refuses it
+SPECIALS = len(toy.RESERVED)  # <pad> <s> </s> <unk> <2en> <2de> <2out>: tx.toy.vocab's ids before the task's symbols
+ADD_SYMBOLS = 11  # the add task's symbols: the ten digits and "+"
 REASONS = {"target": "reached the accuracy asked for", "time": "reached its time cap", "steps": "reached its step cap",
            "stopped": "stopped", "diverged": "stopped: the loss became NaN (try a smaller learning rate or warm-up)"}
+
+
+@dataclass
+class EventReader:
+    """Reads the complete new lines of a run's events.jsonl (a line being written stays for the next read)."""
+
+    path: Path
+    offset: int = 0
+    events: list[dict] = field(default_factory=list)
+
+    def read(self) -> list[dict]:
+        if not self.path.is_file():
+            return []
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            chunk = f.read()
+        complete = chunk[:chunk.rfind(b"\n") + 1]
+        self.offset += len(complete)
+        new = [json.loads(line) for line in complete.decode("utf-8").splitlines() if line.strip()]
+        self.events += new
+        return new
 
 
 @dataclass
@@ -30,10 +52,10 @@ class RunRecord:
 
     @property
     def model_dir(self) -> Path:
-        return Path(self.run_dir) / training.MODEL_DIR
+        return Path(self.run_dir) / toy.MODEL_DIR
 
     def read_events(self) -> list[dict]:
-        reader = training.EventReader(Path(self.run_dir) / training.EVENTS_FILE, self.offset)
+        reader = EventReader(Path(self.run_dir) / toy.EVENTS_FILE, self.offset)
         new = reader.read()
         self.offset = reader.offset
         self.events += new
@@ -83,4 +105,12 @@ def parameter_count(config: dict[str, Any], vocab_size: int) -> int:
 def vocabulary_size(config: dict[str, Any], file_vocabulary: int | None) -> int:
     if config["task"] == "file":
         return SPECIALS + (file_vocabulary or 0)
-    return SPECIALS + (11 if config["task"] == "add" else config["vocab"])
+    return SPECIALS + (ADD_SYMBOLS if config["task"] == "add" else config["vocab"])
+
+
+def size_problem(parameters: int) -> str | None:
+    """Why a model of this size is refused (runtime.toy.MAX_PARAMETERS, which tx.toy.engine enforces), or None."""
+    if parameters <= toy.MAX_PARAMETERS:
+        return None
+    return (f"This model has {parameters:,} parameters; at most {toy.MAX_PARAMETERS:,} train on this server. Make "
+            "d_model, d_ff or the layers smaller.")

@@ -1,27 +1,44 @@
-"""The user's own small data set: a parallel TSV (source<TAB>target) or a labelled CSV (text,label), checked
-line by line. Every problem names its line, so a learner can fix the file.
+"""The toy tasks' contract, shared by `tx.toy` (which trains) and the "Train your own" page (which checks an upload
+and states the limits before anything is trained), without torch: the page imports it in the server.
 
-Standard library only, on purpose: the page runs this file as a script (`python tx/toy/userdata.py FILE`)
-to check an upload without importing torch (importing `tx` would), and prints the result as JSON.
+- the user's own pairs: a parallel TSV (source<TAB>target) or a labelled CSV (text,label), checked line by line,
+  every problem naming its line so a learner can fix the file (`parse`, `check`), within the limits below;
+- the vocabulary: whitespace-separated words (no subword tokenizer: the point is a model that trains in seconds),
+  the tokenizer's specials and the one direction's tag reserved (`RESERVED`), the one direction (`DIRECTION`);
+- the model-size cap (`MAX_PARAMETERS`), stated by the page and enforced by `tx.toy.engine`;
+- the files a training process and the page exchange (`SPEC_FILE`, `EVENTS_FILE`, `MODEL_DIR`) and the held-out
+  pairs a shipped toy model keeps (`HELD_OUT_FILE`, one source<TAB>target a line).
 
-Tokens are whitespace-separated words (no subword tokenizer: the point is a model that trains in seconds).
 A labelled CSV becomes a one-token target, so one sequence-to-sequence model serves both file kinds.
 """
 from __future__ import annotations
 
 import csv
 import io
-import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from .tokenizer import SPECIALS
 
 MAX_BYTES = 1_000_000  # an upload larger than this is refused before it is read
 MAX_ROWS = 5000  # more rows would not train in a page's time cap anyway
 MIN_ROWS = 20  # fewer leave no held-out rows worth scoring
 MAX_TOKENS = 30  # per side: the model's positions and the decoder steps stay small
 MAX_VOCAB = 2000  # distinct tokens over both sides; each is an embedding row
-RESERVED = ("<pad>", "<s>", "</s>", "<unk>", "<2en>", "<2de>", "<2out>")  # the tokenizer's own specials
+MAX_PARAMETERS = 5_000_000  # hard ceiling on model size: every step must stay milliseconds on a CPU
+# the limits as the page says them before an upload
+UPLOAD_LIMITS = (f"At most {MAX_ROWS:,} rows, {MAX_TOKENS} tokens a side, {MAX_VOCAB:,} distinct tokens, "
+                 f"{MAX_BYTES // 10**6} MB")
+
+DIRECTION = ("in", "out")  # the one direction of every toy model (its meta "directions"), whose target tag is <2out>
+TAG = f"<2{DIRECTION[1]}>"
+RESERVED = (*SPECIALS, TAG)  # the tokenizer's own tokens, at ids 0..6; a file may not use them
+
+SPEC_FILE, EVENTS_FILE, MODEL_DIR = "spec.json", "events.jsonl", "model"  # in a training process's run folder
+HELD_OUT_FILE = "heldout.tsv"  # in a toy model directory: the examples its run never trained on
+
+HEADERS = {("source", "target"), ("src", "tgt"), ("text", "label"), ("input", "output")}
 
 
 class DataError(ValueError):
@@ -45,7 +62,8 @@ class ParallelData:
         return list(seen)
 
 
-HEADERS = {("source", "target"), ("src", "tgt"), ("text", "label"), ("input", "output")}
+def too_big(size: int) -> str:
+    return f"the file has {size:,} bytes; at most {MAX_BYTES:,} are accepted"
 
 
 def parse(raw: bytes, name: str) -> ParallelData:
@@ -53,7 +71,7 @@ def parse(raw: bytes, name: str) -> ParallelData:
     if not raw.strip():
         raise DataError("the file is empty")
     if len(raw) > MAX_BYTES:
-        raise DataError(f"the file has {len(raw):,} bytes; at most {MAX_BYTES:,} are accepted")
+        raise DataError(too_big(len(raw)))
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -96,18 +114,23 @@ def parse(raw: bytes, name: str) -> ParallelData:
     return data
 
 
-def check_file(path: Path) -> dict:
-    """{"ok": true, "rows", "vocabulary", "kind", "skipped_header"} or {"ok": false, "error"}: the page's check."""
+def check(raw: bytes, name: str) -> dict[str, Any]:
+    """{"ok": true, "rows", "vocabulary", "kind", "skipped_header"} or {"ok": false, "error"}: the page's verdict."""
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:  # refused before reading it into memory
-            raise DataError(f"the file has {size:,} bytes; at most {MAX_BYTES:,} are accepted")
-        data = parse(path.read_bytes(), path.name)
+        data = parse(raw, name)
     except DataError as e:
         return {"ok": False, "error": str(e)}
     return {"ok": True, "rows": len(data.pairs), "vocabulary": len(data.vocabulary), "kind": data.kind,
             "skipped_header": data.skipped_header}
 
 
-if __name__ == "__main__":  # python tx/toy/userdata.py FILE -> one JSON line
-    print(json.dumps(check_file(Path(sys.argv[1]))))
+def write_held_out(directory: Path, pairs: list[tuple[list[str], list[str]]]) -> None:
+    rows = [f"{' '.join(source)}\t{' '.join(target)}" for source, target in pairs]
+    (directory / HELD_OUT_FILE).write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def read_held_out(directory: Path) -> list[tuple[str, str]]:
+    """A toy model directory's held-out (source, target) pairs, tokens space-separated; [] when it has none."""
+    path = directory / HELD_OUT_FILE
+    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    return [tuple(line.split("\t")) for line in lines if line]  # type: ignore[misc]

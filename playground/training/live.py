@@ -7,12 +7,14 @@ import time
 
 import streamlit as st
 
-from . import training_figures, training_runs, training_slot
+from . import figures, runs
+from .slot import slot
 
 
-def watch(record: training_runs.RunRecord, process, cap_s: float) -> None:
+def watch(record: runs.RunRecord, process, cap_s: float) -> None:
     """Poll the worker's events until it exits, redrawing the live view. Every Streamlit call here is where a Stop
-    click, any other click or a closed tab interrupts the script: the caller's `finally` then stops the worker."""
+    click, any other click or a closed tab interrupts the script: the caller's `finally` (TrainingSession.train)
+    then stops the worker."""
     st.button("Stop", key="train_stop")
     bar = st.progress(0.0, text="starting the training process…")
     live = st.empty()
@@ -32,11 +34,11 @@ def watch(record: training_runs.RunRecord, process, cap_s: float) -> None:
             drawn += 1
             with live.container():
                 left, right = st.columns([3, 2])
-                left.plotly_chart(training_figures.curves({record.label: record.events}, height=300),
+                left.plotly_chart(figures.curves({record.label: record.events}, height=300),
                                   width="stretch", key=f"train_live_curves_{drawn}")
                 snapshot, start = record.last("attention"), record.last("start")
                 if snapshot and start:
-                    right.plotly_chart(training_figures.attention_map(snapshot, start["probe"], "cross", "average",
+                    right.plotly_chart(figures.attention_map(snapshot, start["probe"], "cross", "average",
                                                                       "average", height=300),
                                        width="stretch", key=f"train_live_map_{drawn}")
         if not alive:
@@ -48,15 +50,15 @@ def watch(record: training_runs.RunRecord, process, cap_s: float) -> None:
 def wait_for_the_slot(session: str, cap_s: float, purpose: str) -> None:
     """Queue for the server's training slot, telling the user where they stand; returns once it is this session's.
     Leaving the queue is any click (the caller's `finally` takes the session out of it)."""
-    place = training_slot.slot().try_enter(session, cap_s)
+    place = slot().try_enter(session, cap_s)
     if place == 0:
         return
     st.button("Leave the queue", key=f"train_leave_queue_{purpose}")
     note = st.empty()
     while place:
         note.info(f"Another training is running on this server (one at a time keeps the app responsive). You are "
-                  f"number {place} in the queue; it ends within {training_slot.slot().wait_left():.0f} s. Yours starts "
+                  f"number {place} in the queue; it ends within {slot().wait_left():.0f} s. Yours starts "
                   "then: keep this tab open.")
         time.sleep(1.0)
-        place = training_slot.slot().try_enter(session, cap_s)
+        place = slot().try_enter(session, cap_s)
     note.empty()

@@ -1,5 +1,6 @@
 """One training at a time per server, first come first served: the "Train your own" page's slot and its queue.
-Only session ids are kept here (random ones, from playground.training.SessionFiles): nothing of a user is shared."""
+Only session ids are kept here (random ones, from playground.training.files.SessionFiles): nothing of a user is
+shared."""
 from __future__ import annotations
 
 import subprocess

@@ -1,0 +1,130 @@
+"""One browser session's training, as one object: its files, its runs, its checked upload, and each run's lifecycle
+slot -> worker -> export -> serve -> stop -> cleanup, which the "Train your own" page asks for and never runs itself.
+
+Every wait (for the slot, for the worker, for the export) calls into Streamlit: that is where a Stop click, any other
+click or a closed tab interrupts the page's script, and the `finally` here then ends the child process and leaves the
+slot. A session's files go with it (SessionFiles), and only KEPT_RUNS runs are kept.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from runtime import toy
+
+from . import live, processes
+from .files import SessionFiles, save_upload
+from .runs import RunRecord, run_label
+from .slot import slot
+
+STATE_KEY = "train_session"  # where the page's session state keeps a browser session's TrainingSession
+KEPT_RUNS = 3  # a session's finished runs kept for comparing; older ones are deleted with their files
+CHILD_TIMEOUT_S = 300  # the export, and then the onnxruntime check, each end here at the latest
+EXPORT_SLOT_CAP_S = 120  # what the waiting sessions are told an export may take at most
+
+
+@dataclass
+class CheckedUpload:
+    """An upload and runtime.toy's verdict on it, kept so a rerun with the same file does not check it again."""
+
+    key: tuple[str, int, int]  # (name, bytes, hash): the same file uploaded again is the same key
+    verdict: dict[str, Any]  # runtime.toy.check's {"ok": true, rows, vocabulary, ...} or {"ok": false, error}
+    path: str | None = None  # where it was saved in the session's folder, when it is good
+
+
+class TrainingSession:
+    """A browser session's training: files, runs and the checked upload, and the lifecycle of each run."""
+
+    def __init__(self):
+        self.files = SessionFiles()
+        self.records: list[RunRecord] = []
+        self.upload: CheckedUpload | None = None
+
+    @classmethod
+    def of(cls, state: MutableMapping) -> TrainingSession:
+        """The session kept in Streamlit's session state (a new one, the first time or once its folder is gone)."""
+        session = state.get(STATE_KEY)
+        if session is None or not session.files.root.is_dir():
+            session = state[STATE_KEY] = cls()
+        return session
+
+    @property
+    def id(self) -> str:
+        """The random id the server's slot and queue know this session by (nothing of the user's)."""
+        return self.files.id
+
+    def check_upload(self, name: str, raw: bytes) -> CheckedUpload:
+        """runtime.toy's verdict on an upload, in this process (no torch); a good file is saved for the worker."""
+        key = (name, len(raw), hash(raw))
+        if self.upload is None or self.upload.key != key:
+            verdict = toy.check(raw, name)
+            path = str(save_upload(self.files, name, raw)) if verdict["ok"] else None
+            self.upload = CheckedUpload(key, verdict, path)
+        return self.upload
+
+    def finalize(self) -> None:
+        """A run interrupted while this session watched it (Stop, another click): read what its worker wrote."""
+        for record in self.records:
+            if not record.finished:
+                record.read_events()
+                record.finished = True
+
+    def new_run(self, config: dict[str, Any]) -> RunRecord:
+        """The next run's record and folder; the oldest runs' files go, so that a session keeps KEPT_RUNS."""
+        number = (self.records[-1].number if self.records else 0) + 1
+        dropped = max(0, len(self.records) - (KEPT_RUNS - 1))
+        for old in self.records[:dropped]:
+            self.files.forget(old.run_dir)
+        del self.records[:dropped]
+        record = RunRecord(number, config, str(self.files.new_run_dir()), run_label(number, config))
+        self.records.append(record)
+        return record
+
+    def train(self, record: RunRecord, data_path: str | None, cap_s: float) -> None:
+        """Wait for the server's slot, start the worker, watch it until it ends; whatever ends the watch (its end,
+        a Stop, another click, a closed tab), the worker is stopped, the slot left and its last events read."""
+        process = None
+        try:
+            live.wait_for_the_slot(self.id, cap_s, "train")
+            process = processes.start_training(Path(record.run_dir), record.config,
+                                               Path(data_path) if data_path else None)
+            slot().attach(self.id, process)
+            live.watch(record, process, cap_s)
+        finally:
+            processes.stop(process)
+            slot().leave(self.id)
+            record.read_events()
+            record.finished = True
+
+    def export(self, record: RunRecord, progress) -> None:
+        """Export the run's model (`python -m export`), then check it through onnxruntime (the worker's serve); the
+        queue, the Stop button, the progress and a failure are drawn in `progress`, the page's one st.empty() slot
+        that it draws on every run, so nothing below it moves between the export's run and the next."""
+        try:
+            with progress.container():
+                live.wait_for_the_slot(self.id, EXPORT_SLOT_CAP_S, "export")
+                st.button("Stop", key="train_export_stop")  # any click ends the export: run_child's finally kills it
+                status = st.empty()
+            code, output = processes.run_child(
+                processes.export_command(record.model_dir), processes.ROOT,
+                lambda s: status.info(f"Exporting with `python -m export` ({s:.0f} s)…"), timeout_s=CHILD_TIMEOUT_S)
+            if code != 0:
+                progress.error(f"The export failed validation:\n\n```\n{output[-1500:]}\n```")
+                return
+            record.exported = {"log": output}
+            code, output = processes.run_child(
+                processes.serve_command(record.model_dir), processes.ROOT,
+                lambda s: status.info(f"Translating the held-out set with PyTorch and onnxruntime, then timing "
+                                      f"({s:.0f} s)…"), timeout_s=CHILD_TIMEOUT_S)
+            if code != 0:
+                progress.error(f"The onnxruntime check failed:\n\n```\n{output[-1500:]}\n```")
+                return
+            record.served = json.loads(output.strip().splitlines()[-1])
+            progress.empty()
+        finally:
+            slot().leave(self.id)

@@ -1,0 +1,99 @@
+"""playground.training without a page: the session object keeps KEPT_RUNS runs and deletes the older ones' files,
+checks an upload once (in this process) and saves only a good one, reads what an interrupted run wrote, and whatever
+ends a training (its end, a Stop, a closed tab) stops the worker and leaves the slot; the run records say how a run
+ended and which model size is refused."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from playground.training import live, processes, runs, session
+from playground.training.slot import slot
+from runtime import toy
+
+GOOD_TSV = b"".join(f"{i} {i + 1}\t{i + 1} {i}\n".encode() for i in range(toy.MIN_ROWS))
+CONFIG = {"task": "reverse", "positional": True, "scale_scores": True, "pre_norm": True}
+
+
+@pytest.fixture
+def training():
+    made = session.TrainingSession()
+    yield made
+    made.files.remove()
+
+
+def test_a_session_keeps_its_last_runs_and_deletes_the_older_ones_files(training):
+    first = training.new_run(CONFIG)
+    dirs = [first.run_dir] + [training.new_run(CONFIG).run_dir for _ in range(session.KEPT_RUNS)]
+    assert [r.number for r in training.records] == list(range(2, session.KEPT_RUNS + 2))
+    assert [r.label for r in training.records][-1] == f"Run {session.KEPT_RUNS + 1}: reverse"
+    assert not any(d == first.run_dir for d in (r.run_dir for r in training.records))
+    assert not Path(dirs[0]).exists() and all(Path(d).is_dir() for d in dirs[1:])
+
+
+def test_the_session_lives_in_the_state_until_its_folder_goes():
+    state = {}
+    made = session.TrainingSession.of(state)
+    assert session.TrainingSession.of(state) is made and state[session.STATE_KEY] is made
+    made.files.remove()
+    assert session.TrainingSession.of(state) is not made
+
+
+def test_an_upload_is_checked_once_and_saved_only_when_good(training, monkeypatch):
+    calls = []
+    check = toy.check
+    monkeypatch.setattr(toy, "check", lambda raw, name: calls.append(name) or check(raw, name))
+    bad = training.check_upload("../bad.tsv", GOOD_TSV + b"a\tb\tc\n")
+    assert not bad.verdict["ok"] and bad.path is None and not list(training.files.root.glob("upload.*"))
+    good = training.check_upload("../pairs.csv", b"good film,pos\n" * toy.MIN_ROWS)
+    assert good.verdict["ok"] and good.path == str(training.files.root / "upload.csv")
+    assert training.check_upload("../pairs.csv", b"good film,pos\n" * toy.MIN_ROWS) is good
+    assert calls == ["../bad.tsv", "../pairs.csv"]
+
+
+def test_an_interrupted_run_reads_what_its_worker_wrote(training):
+    record = training.new_run(CONFIG)
+    (record.model_dir.parent / toy.EVENTS_FILE).write_text(json.dumps({"event": "step", "step": 3}) + "\n")
+    training.finalize()
+    assert record.finished and record.summary() == "stopped after 3 steps, before it saved a model"
+
+
+class Interrupted(Exception):
+    """What Streamlit raises at its next call after a Stop click or a closed tab."""
+
+
+def test_whatever_ends_a_training_stops_the_worker_and_leaves_the_slot(training, monkeypatch):
+    started = []
+
+    def start(run_dir, config, data):
+        started.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]))
+        return started[-1]
+
+    def stop_clicked(record, process, cap_s):
+        assert slot().holder == training.id and slot().process is process
+        raise Interrupted()
+
+    monkeypatch.setattr(processes, "start_training", start)
+    monkeypatch.setattr(live, "watch", stop_clicked)
+    record = training.new_run(CONFIG)
+    with pytest.raises(Interrupted):
+        training.train(record, None, 10)
+    assert started[0].poll() is not None  # the worker is gone
+    assert slot().holder is None and record.finished
+
+
+def test_run_records_say_how_a_run_ended_and_which_size_is_refused():
+    assert runs.size_problem(toy.MAX_PARAMETERS) is None
+    assert runs.size_problem(toy.MAX_PARAMETERS + 1).startswith(f"This model has {toy.MAX_PARAMETERS + 1:,} "
+                                                                f"parameters; at most {toy.MAX_PARAMETERS:,}")
+    assert runs.vocabulary_size({"task": "file"}, 5) == len(toy.RESERVED) + 5
+    assert runs.run_label(2, {**CONFIG, "positional": False, "pre_norm": False}) == "Run 2: reverse, no positions, " \
+                                                                                     "post-LN"
+    record = runs.RunRecord(1, CONFIG, "/nowhere", "Run 1", events=[
+        {"event": "done", "reason": "target", "step": 400, "seconds": 12.34, "accuracy": 0.995}])
+    assert record.summary() == "reached the accuracy asked for after 400 steps in 12.3 s: 99.5% of held-out " \
+                               "sequences exactly right"
