@@ -177,3 +177,14 @@ def array(value) -> np.ndarray:
     return np.asarray(value, dtype=float)
 
 
+# Inputs every text page must survive: nothing, blanks, over the length limit, mostly unknown to the tokenizer.
+LONG_GERMAN = "Das Wetter ist heute schön und wir gehen spazieren. " * 40
+EMOJI = "Das ist 🙂 super 🚀🇩🇪 — ∑ 漢字"
+BAD_INPUTS = {"empty": "", "whitespace": "  \n\t  \n", "over-long": LONG_GERMAN, "emoji": EMOJI}
+
+
+def labels(tokens: list[str]) -> list[str]:
+    """Tokens as the figures label them (`</s>` escaped, or plotly would drop it as an HTML tag)."""
+    from playground import figures
+
+    return [figures.plotly_text(t) for t in tokens]
