@@ -51,6 +51,17 @@ def clean(at: AppTest) -> None:
     assert not at.error, values(at.error)
 
 
+def checked(open_page):
+    """An open_page(page, root=None) whose pages are also checked to show no error box."""
+
+    def open_(page: str, root: Path | None = None) -> AppTest:
+        at = open_page(page, root)
+        clean(at)
+        return at
+
+    return open_
+
+
 def plotly_figures(at: AppTest) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 

@@ -6,13 +6,11 @@ of it.
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
-from app_fixtures import BAD_INPUTS, app_models_root, array, clean, open_app, plotly_figures, values
+from app_fixtures import BAD_INPUTS, array, checked, clean, plotly_figures, values
 from export_fixtures import ENGLISH, GERMAN, REVIEWS
-from streamlit.testing.v1 import AppTest
 
 import tx
 from runtime import OnnxSentimentClassifier, OnnxTranslator
@@ -23,19 +21,10 @@ ATTENTION = "pages/3_Attention_explorer.py"
 OUTSIDE = {"emoji": "😀🎉🔥👍🏽", "chinese": "这部电影很好看", "arabic": "فيلم رائع جدا", "html": "<b>😀😀😀</b>"}
 
 
-@pytest.fixture(scope="module")
-def model_root() -> Path:
-    return app_models_root()
-
-
 @pytest.fixture
-def open_page(model_root, monkeypatch):
-    def open_(page: str, root: Path | None = None) -> AppTest:
-        at = open_app(monkeypatch, root or model_root, page)
-        clean(at)
-        return at
-
-    return open_
+def open_page(open_page):
+    """conftest.py's open_page, every page it opens also checked to show no error box."""
+    return checked(open_page)
 
 
 # ---------------------------------------------------------------- maps, layers, heads (were in test_app.py)

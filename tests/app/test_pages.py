@@ -32,12 +32,10 @@ from app_fixtures import (
     array,
     clean,
     empty_models_root,
-    open_app,
     plotly_figures,
     values,
 )
 from export_fixtures import GERMAN
-from streamlit.testing.v1 import AppTest
 
 import tx
 from playground import cards, figures, inputs, models, weights
@@ -48,21 +46,6 @@ from tx.tokenizer import train_tokenizer
 pytestmark = pytest.mark.exports
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def model_root() -> Path:
-    return app_models_root()
-
-
-@pytest.fixture
-def open_page(model_root, monkeypatch):
-    """open_page(name, root=None) -> AppTest showing that page, checked to have raised nothing."""
-
-    def open_(name: str | None = None, root: Path | None = None) -> AppTest:
-        return open_app(monkeypatch, root or model_root, name)
-
-    return open_
 
 
 # ---------------------------------------------------------------- Home

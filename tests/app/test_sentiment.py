@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 import json
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,11 +21,10 @@ import streamlit as st
 from app_fixtures import (
     BAD_INPUTS,
     LONG_GERMAN,
-    app_models_root,
     array,
+    checked,
     clean,
     labels,
-    open_app,
     plotly_figures,
     values,
 )
@@ -41,19 +39,10 @@ pytestmark = pytest.mark.exports
 SENTIMENT = "pages/2_Sentiment.py"
 
 
-@pytest.fixture(scope="module")
-def model_root() -> Path:
-    return app_models_root()
-
-
 @pytest.fixture
-def open_page(model_root, monkeypatch):
-    def open_(page: str, root: Path | None = None) -> AppTest:
-        at = open_app(monkeypatch, root or model_root, page)
-        clean(at)
-        return at
-
-    return open_
+def open_page(open_page):
+    """conftest.py's open_page, every page it opens also checked to show no error box."""
+    return checked(open_page)
 
 
 def texts(at: AppTest) -> str:

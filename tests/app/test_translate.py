@@ -72,21 +72,6 @@ def translate_page(monkeypatch, calibrated_root):
     return open_
 
 
-@pytest.fixture(scope="module")
-def model_root() -> Path:
-    return app_models_root()
-
-
-@pytest.fixture
-def open_page(model_root, monkeypatch):
-    """open_page(name, root=None) -> AppTest showing that page, checked to have raised nothing."""
-
-    def open_(name: str | None = None, root: Path | None = None) -> AppTest:
-        return open_app(monkeypatch, root or model_root, name)
-
-    return open_
-
-
 def boxes(at: AppTest) -> list[str]:
     return values(at.warning) + values(at.info) + values(at.success) + values(at.error)
 
