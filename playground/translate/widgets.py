@@ -93,14 +93,14 @@ def result(done: dict[str, Any], model, calibrated: dict, by_source: dict[str, d
         st.warning(cut)
     st.subheader(verdicts.headline(models.direction_label(used["direction"]), used, done["provider"], done["ms"]))
     source_language = models.LANGUAGES.get(used["direction"][0], used["direction"][0])
-    single = len(results) == 1
+    single, outside = len(results) == 1, verdicts.outside_warning(results)
     if single:
         st.text(f"Source ({source_language}): {lines[0]}")
     if single and results[0].warning:
         st.warning(results[0].warning)
         st.info(f"Model output: {results[0].text or '(empty output)'}")
-    elif verdicts.outside_warning(results):
-        st.warning(verdicts.outside_warning(results))
+    elif outside:
+        st.warning(outside)
     if single and not results[0].warning:
         one_output(done, judged[0], cal, calibrated, by_source.get(lines[0]))
     table = verdicts.results_table(lines, results, judged)

@@ -1,4 +1,5 @@
-"""The Translate page as issue 25 found it, on the tiny exported test models (tests/app_fixtures.py):
+"""The Translate page on the tiny exported test models (tests/app_fixtures.py): its first tests (one sentence, a
+batch, examples, sampling, bad input, CUDA asked for, low confidence; once in test_app.py), and what issue 25 found:
 1. one verdict per output from the calibration of the decoding method actually used, in words that mean what
    they say ("N of M in this band were right"; a confidence shown as 80% in the 80–100% band);
 4. no stale results: the source is shown with its result, and a result is dropped once any input or setting
