@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
@@ -191,29 +190,6 @@ def with_predictions(frame: pd.DataFrame, column: str, classify: Callable[[list[
         table[names[name]] = values
     table.attrs["model_columns"] = names  # {"label": the name it got, ...}
     return table
-
-
-# ---------------------------------------------------------------- negation
-
-# Words that negate what follows, and contractions ending in n't (isn't, can't, don't; ’ or '), with the common
-# apostrophe-less spellings. A text holding one is where the sentiment model is known to be weak: its model card
-# measures that on hand-written negation probes (tx/evalsets/negation.tsv).
-NEGATION_WORDS = frozenset({
-    "not", "no", "never", "nothing", "nobody", "none", "nowhere", "neither", "nor", "without", "cannot",
-    "hardly", "barely", "scarcely",
-    "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "werent", "cant", "couldnt", "wouldnt", "shouldnt", "wont",
-    "aint", "havent", "hasnt", "hadnt", "mustnt", "neednt"})
-NEGATION_EVAL_FILE = "eval_negation.json"  # what `python -m tx evaluate sentiment --split negation` writes
-
-
-def negations(text: str) -> list[str]:
-    """The negation words of a text (NEGATION_WORDS or a word ending in n't), lower-cased, in order, each once."""
-    found: list[str] = []
-    for word in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)*", text.lower()):
-        plain = word.replace("’", "'")
-        if (plain in NEGATION_WORDS or plain.endswith("n't")) and word not in found:
-            found.append(word)
-    return found
 
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet runs as a formula (CSV injection)

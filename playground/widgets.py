@@ -1,11 +1,14 @@
-"""Widgets more than one page draws: a direction choice whose example text follows it, and the example the
-explorer pages open on. Page-specific widgets stay in their feature's package."""
+"""Widgets more than one page draws: a direction choice whose example text follows it, the example the
+explorer pages open on, an example picker that fills a text box, and the layer and head pickers. Page-specific
+widgets stay in their feature's package."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import streamlit as st
 
+from . import figures
 from .inputs import curated_examples
 
 
@@ -32,3 +35,20 @@ def greedy_right_example(_model, direction: tuple[str, str], where: str, version
         if out.text == row.get("output"):
             return row["source"]
     return (right or rows)[0]["source"]
+
+
+def fill_from(choice_key: str, text_key: str) -> Callable[[], None]:
+    """An on_change callback for an example picker: the picked example (under `choice_key`) goes into the text box
+    (under `text_key`), where the user may edit it."""
+
+    def callback() -> None:
+        st.session_state[text_key] = st.session_state[choice_key]
+
+    return callback
+
+
+def layer_or_head(picker: Callable[..., Any], label: str, count: int, noun: str, **options: Any) -> Any:
+    """A layer or head picker (st.selectbox, a column's selectbox, st.select_slider...): the mean, or 1..count,
+    named as the figures name them ("layer 2", "mean over heads"). `options`: the picker's own (key, index...)."""
+    return picker(label, [figures.MEAN, *range(1, count + 1)],
+                  format_func=lambda v: figures.choice_label(v, noun), **options)

@@ -16,7 +16,28 @@ from typing import Any
 CONFIDENCE_FILE = "confidence.json"
 WRONG, UNCERTAIN, RIGHT = "probably wrong", "uncertain", "probably right"
 VERDICTS = (WRONG, UNCERTAIN, RIGHT)
-METHOD_NAMES = {"beam": "beam-search", "greedy": "greedy", "sample": "sampled"}
+
+
+@dataclass(frozen=True)
+class MethodName:
+    """How a reader is told of one decoding method: the one table of these names (the app's Method picker, its
+    verdicts, and Verdict.evidence all read it)."""
+    title: str  # the method itself: "beam search" (the picker; "beam search is not calibrated")
+    outputs: str  # its outputs, as an adjective: "beam-search" ("hand-judged beam-search outputs")
+
+
+METHOD_NAMES = {"beam": MethodName("beam search", "beam-search"), "greedy": MethodName("greedy", "greedy"),
+                "sample": MethodName("sampling", "sampled")}
+
+
+def method_title(method: str) -> str:
+    """"beam search", "greedy", "sampling"; an unknown method by its own name."""
+    return METHOD_NAMES[method].title if method in METHOD_NAMES else method
+
+
+def outputs_name(method: str) -> str:
+    """"beam-search", "greedy", "sampled" (as in "hand-judged sampled outputs"); an unknown method by its name."""
+    return METHOD_NAMES[method].outputs if method in METHOD_NAMES else method
 
 
 def percent(confidence: float) -> int:
@@ -88,7 +109,7 @@ class Verdict:
         """'N of M hand-judged … outputs in this band (lo–hi%) were right', or why there is no such count."""
         if self.calibration is None or not self.calibration.calibrated:
             return ""
-        kind = METHOD_NAMES.get(self.calibration.method, self.calibration.method)
+        kind = outputs_name(self.calibration.method)
         if self.band is None or not self.band.outputs:
             where = f"this band ({self.band.label})" if self.band else f"{self.percent}%"
             return f"none of the {self.calibration.outputs} hand-judged {kind} outputs had a confidence in {where}"

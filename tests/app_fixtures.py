@@ -51,6 +51,17 @@ def clean(at: AppTest) -> None:
     assert not at.error, values(at.error)
 
 
+def checked(open_page):
+    """An open_page(page, root=None) whose pages are also checked to show no error box."""
+
+    def open_(page: str, root: Path | None = None) -> AppTest:
+        at = open_page(page, root)
+        clean(at)
+        return at
+
+    return open_
+
+
 def plotly_figures(at: AppTest) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
@@ -177,3 +188,14 @@ def array(value) -> np.ndarray:
     return np.asarray(value, dtype=float)
 
 
+# Inputs every text page must survive: nothing, blanks, over the length limit, mostly unknown to the tokenizer.
+LONG_GERMAN = "Das Wetter ist heute schön und wir gehen spazieren. " * 40
+EMOJI = "Das ist 🙂 super 🚀🇩🇪 — ∑ 漢字"
+BAD_INPUTS = {"empty": "", "whitespace": "  \n\t  \n", "over-long": LONG_GERMAN, "emoji": EMOJI}
+
+
+def labels(tokens: list[str]) -> list[str]:
+    """Tokens as the figures label them (`</s>` escaped, or plotly would drop it as an HTML tag)."""
+    from playground import figures
+
+    return [figures.plotly_text(t) for t in tokens]

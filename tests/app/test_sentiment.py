@@ -1,50 +1,48 @@
-"""The Sentiment and Attention explorer pages as issue 25 found them, on the tiny exported test models
-(tests/app_fixtures.py):
-2. Sentiment: no green success box for a model output; the probability is said to be calibrated, with what that
-   means read from the model's calibration.json; an input with a negation gets the model's known weakness on the
-   model card's negation probes (the measured number where `tx evaluate --split negation` wrote one);
-3. Attention explorer: the out-of-domain warning the other pages show; a default example the model translates as
-   judged right by hand, or a note beside the output saying what is known of it;
+"""The Sentiment page on the tiny exported test models (tests/app_fixtures.py): one review's label, probabilities
+and attended tokens, bad input, the batch; and what issue 25 found:
+2. no green success box for a model output; the probability is said to be calibrated, with what that means read
+   from the model's calibration.json; an input with a negation gets the model's known weakness on the model card's
+   negation probes (the measured number where `tx evaluate --split negation` wrote one);
 5. batch files: the CSV output keeps every input column and row in order (blank rows kept and marked), the caps are
    stated before upload, and a file the page or the browser refuses never leaves "Classify all" working on the file
    uploaded before it.
+(The Attention explorer's tests, once here, are in test_attention.py.)
 """
 from __future__ import annotations
 
 import io
 import json
 import shutil
-from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import streamlit as st
-from app_fixtures import app_models_root, clean, open_app, values
-from export_fixtures import ENGLISH, GERMAN, REVIEWS
+from app_fixtures import (
+    BAD_INPUTS,
+    LONG_GERMAN,
+    array,
+    checked,
+    clean,
+    labels,
+    plotly_figures,
+    values,
+)
 from streamlit.testing.v1 import AppTest
 
-from playground import inputs
-from runtime import OnnxSentimentClassifier, OnnxTranslator
+from playground import figures, inputs
+from playground.sentiment import negation
+from runtime import OnnxSentimentClassifier
 
 pytestmark = pytest.mark.exports
 
-SENTIMENT, ATTENTION = "pages/2_Sentiment.py", "pages/3_Attention_explorer.py"
-OUTSIDE = {"emoji": "😀🎉🔥👍🏽", "chinese": "这部电影很好看", "arabic": "فيلم رائع جدا", "html": "<b>😀😀😀</b>"}
-
-
-@pytest.fixture(scope="module")
-def model_root() -> Path:
-    return app_models_root()
+SENTIMENT = "pages/2_Sentiment.py"
 
 
 @pytest.fixture
-def open_page(model_root, monkeypatch):
-    def open_(page: str, root: Path | None = None) -> AppTest:
-        at = open_app(monkeypatch, root or model_root, page)
-        clean(at)
-        return at
-
-    return open_
+def open_page(open_page):
+    """conftest.py's open_page, every page it opens also checked to show no error box."""
+    return checked(open_page)
 
 
 def texts(at: AppTest) -> str:
@@ -95,7 +93,7 @@ def test_a_result_is_dropped_when_the_review_is_edited(open_page):
     ("A gem of a film, warm and funny.", []), ("Nothingness and notes", []),
 ])
 def test_negations_found_in_a_text(text, found):
-    assert inputs.negations(text) == found
+    assert negation.negations(text) == found
 
 
 def test_a_negation_gets_the_known_weakness_from_the_card_without_a_measured_file(open_page):
@@ -119,8 +117,8 @@ def test_a_negation_gets_the_measured_probe_accuracy_where_the_model_dir_has_it(
     shutil.copytree(model_root / "sentiment", root / "sentiment")
     # the file `python -m tx evaluate sentiment --split negation` writes, from the real tool on the tiny model
     assert evaluate(["sentiment", "--model", str(root / "sentiment"), "--split", "negation"]) == 0
-    assert eval_files("negation")[0] == inputs.NEGATION_EVAL_FILE
-    scores = json.loads((root / "sentiment" / inputs.NEGATION_EVAL_FILE).read_text())
+    assert eval_files("negation")[0] == negation.NEGATION_EVAL_FILE
+    scores = json.loads((root / "sentiment" / negation.NEGATION_EVAL_FILE).read_text())
     confusion = scores["confusion"]["rows_gold_cols_predicted"]
     right = sum(confusion[i][i] for i in range(len(confusion)))
     at = open_page(SENTIMENT, root=root)
@@ -130,76 +128,6 @@ def test_a_negation_gets_the_measured_probe_accuracy_where_the_model_dir_has_it(
     (warning,) = [w for w in values(at.warning) if "negation" in w]
     assert f"right on {right} of the {scores['reviews']}" in warning and f"{scores['accuracy']:.1f}%" in warning
     assert "“never”" in warning
-
-
-# ---------------------------------------------------------------- 3. Attention explorer
-
-@pytest.mark.parametrize("case", list(OUTSIDE))
-def test_attention_explorer_warns_when_the_text_is_outside_what_the_model_knows(open_page, model_root, case):
-    at = open_page(ATTENTION)
-    at.text_input(key="attention_text_translate").input(OUTSIDE[case]).run()
-    clean(at)
-    expected = OnnxTranslator(model_root / "translate").translate([OUTSIDE[case]], "de", "en", method="greedy")[0]
-    assert expected.warning and expected.warning in values(at.warning)
-
-    at.radio(key="attention_model").set_value("sentiment").run()
-    at.text_input(key="attention_text_sentiment").input(OUTSIDE[case]).run()
-    clean(at)
-    expected = OnnxSentimentClassifier(model_root / "sentiment").classify([OUTSIDE[case]])[0]
-    assert expected.warning and expected.warning in values(at.warning)
-
-
-def test_attention_explorer_has_no_warning_for_ordinary_text(open_page):
-    at = open_page(ATTENTION)
-    at.text_input(key="attention_text_translate").input(GERMAN[5]).run()
-    assert not any("outside what the model" in w for w in values(at.warning))
-
-
-def test_attention_explorer_default_is_a_hand_judged_example_with_what_is_known_of_its_output(open_page):
-    at = open_page(ATTENTION)
-    # the fixture's examples.tsv: de-en GERMAN[2] judged right ("works"), GERMAN[1] judged wrong
-    assert at.text_input(key="attention_text_translate").value == GERMAN[2]
-    note = " ".join(values(at.caption))
-    # the tiny model's greedy output is not the judged one: the page says so rather than leave it unremarked
-    assert "The weather is nice today." in note and "not judged" in note, note
-    at.radio(key="attention_direction").set_value(("en", "de")).run()
-    clean(at)
-    assert at.text_input(key="attention_text_translate").value == ENGLISH[2]  # the other direction's default
-
-    at.text_input(key="attention_text_translate").input(ENGLISH[1]).run()  # judged wrong by hand
-    assert any("judged wrong by hand" in c and "missing verb" in c for c in values(at.caption)), values(at.caption)
-    at.text_input(key="attention_text_translate").input(ENGLISH[5]).run()  # never judged
-    assert any("not judged" in c for c in values(at.caption))
-
-
-def test_attention_explorer_prefers_an_example_whose_greedy_output_was_judged_right(open_page, model_root,
-                                                                                     tmp_path):
-    root = tmp_path / "models"
-    shutil.copytree(model_root / "translate", root / "translate")
-    shutil.copytree(model_root / "sentiment", root / "sentiment")
-    greedy = OnnxTranslator(root / "translate").translate([GERMAN[4]], "de", "en", method="greedy")[0].text
-    # a judged-right example whose greedy output differs comes first; the page picks the one greedy gets as judged
-    (root / "translate" / "examples.tsv").write_text(
-        "direction\tsource\toutput\tverdict\tnote\n"
-        f"de-en\t{GERMAN[2]}\tThe weather is nice today.\tworks\t\n"
-        f"de-en\t{GERMAN[4]}\t{greedy}\tworks\t\n", encoding="utf-8")
-    at = open_page(ATTENTION, root=root)
-    assert at.text_input(key="attention_text_translate").value == GERMAN[4]
-    assert any(m == f"Greedy translation: {greedy}" for m in values(at.info))
-    assert any("judged right by hand" in c for c in values(at.caption)), values(at.caption)
-
-
-def test_attention_explorer_says_whether_the_model_is_right_on_a_test_set_review(open_page, model_root):
-    at = open_page(ATTENTION)
-    at.radio(key="attention_model").set_value("sentiment").run()
-    clean(at)
-    text = at.text_input(key="attention_text_sentiment").value
-    (label,) = [label for label, review in REVIEWS if review == text]  # the default: a test-set review
-    predicted = OnnxSentimentClassifier(model_root / "sentiment").classify([text])[0].label
-    verdict = "right" if predicted == label else "wrong"
-    assert f"A test-set review labelled {label}: the model is {verdict} here." in values(at.caption)
-    at.text_input(key="attention_text_sentiment").input("an unseen review").run()
-    assert "Not a test-set review: no known label to compare with." in values(at.caption)
 
 
 # ---------------------------------------------------------------- 5. batch files
@@ -289,3 +217,102 @@ def test_classify_all_never_takes_up_the_file_a_browser_kept(open_page):
     assert not any(c.startswith("From old.csv") for c in values(at.caption))
     assert any(c.startswith("old.csv was classified when it was uploaded") for c in values(at.caption))
 
+
+# ---------------------------------------------------------------- the page's first tests (were in test_app.py)
+
+def test_sentiment_one_review_label_probabilities_and_attended_tokens(open_page, model_root):
+    at = open_page("sentiment")
+    text = at.text_area(key="sentiment_text").value
+    at.button(key="sentiment_go").click().run()
+    clean(at)
+    expected = OnnxSentimentClassifier(model_root / "sentiment").classify([text])[0]
+    assert not at.success  # a model output is no success (issue 25, finding 2)
+    assert f"The model says **{expected.label}**, probability **{expected.probs[expected.label]:.1%}**." in values(
+        at.markdown)
+    probs, tokens = plotly_figures(at)
+    p = array(probs["data"][0]["y"])
+    assert probs["layout"]["xaxis"]["ticktext"] == ["negative", "positive"]
+    np.testing.assert_allclose(p, [expected.probs["negative"], expected.probs["positive"]], atol=1e-6)
+    assert tokens["layout"]["xaxis"]["ticktext"] == labels(expected.tokens)
+    assert array(tokens["data"][0]["y"]).shape == (len(expected.tokens),)
+    at.selectbox(key="sentiment_layer").select(figures.MEAN).run()
+    clean(at)
+
+
+def said(at: AppTest) -> bool:
+    """Whether the Sentiment page shows a label (plainly: a model output is no success box)."""
+    return any(m.startswith("The model says **") for m in values(at.markdown))
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_sentiment_bad_input(open_page, case):
+    at = open_page("sentiment")
+    at.text_area(key="sentiment_text").input(BAD_INPUTS[case]).run()
+    at.button(key="sentiment_go").click().run()
+    clean(at)
+    if case in ("empty", "whitespace"):
+        assert any("Type a review" in m for m in values(at.info))
+        assert not at.success
+    elif case == "emoji":  # half of it unknown to the tokenizer: a warning, and the label not shown as a success
+        assert not at.success and any("outside what the model was trained on" in w for w in values(at.warning))
+        assert any(m.startswith("The model says") for m in values(at.info)) and len(plotly_figures(at)) == 2
+    else:
+        assert not at.success and said(at) and len(plotly_figures(at)) == 2
+        assert not any("outside what the model" in w for w in values(at.warning))
+    assert any("truncated" in w for w in values(at.warning)) == (case == "over-long")
+
+
+def test_sentiment_result_is_dropped_when_the_precision_changes(open_page):
+    at = open_page("sentiment")
+    at.button(key="sentiment_go").click().run()
+    assert said(at) and any("fp32 on CPUExecutionProvider" in c for c in values(at.caption))
+    at.radio(key="sentiment_precision").set_value("int8").run()
+    clean(at)
+    assert not said(at) and any("runtime changed to int8" in m for m in values(at.info))
+    at.button(key="sentiment_go").click().run()
+    assert said(at) and any("int8 on CPUExecutionProvider" in c for c in values(at.caption))
+
+
+def test_sentiment_batch_from_lines_and_from_a_csv_upload(open_page):
+    at = open_page("sentiment")
+    at.text_area(key="sentiment_batch_text").input("great fun\n\nawful\n" + LONG_GERMAN).run()
+    at.button(key="sentiment_batch_go").click().run()
+    clean(at)
+    table = at.dataframe[0].value
+    assert list(table["text"])[:2] == ["great fun", "awful"] and len(table) == 3
+    assert {"label", "p_negative", "p_positive", "truncated"} <= set(table.columns)
+    assert list(table["truncated"]) == [False, False, True]
+    assert any("truncated" in w for w in values(at.warning))
+    assert at.get("download_button")
+
+    at.file_uploader(key="sentiment_upload").set_value(  # classified on arrival, every row kept (issue 25, finding 5)
+        ("reviews.csv", b"id,text\n1,a gem of a film\n2,dull and slow\n3,\n", "text/csv")).run()
+    clean(at)
+    table = at.dataframe[0].value
+    assert list(table["text"]) == ["a gem of a film", "dull and slow", ""]
+    assert list(table["note"]) == ["", "", inputs.BLANK_NOTE]
+
+
+def test_sentiment_batch_empty_and_unreadable_upload(open_page):
+    at = open_page("sentiment")
+    at.button(key="sentiment_batch_go").click().run()
+    clean(at)
+    assert any("Paste some reviews" in m for m in values(at.info))
+    at.file_uploader(key="sentiment_upload").set_value(("bad.csv", b"\xff\xfe\x00garbage\x00", "text/csv")).run()
+    at.button(key="sentiment_batch_go").click().run()
+    assert not at.exception and not at.dataframe
+    assert any("not UTF-8" in w for w in values(at.warning)), values(at.warning)
+
+
+def test_sentiment_batch_of_one_and_out_of_domain_rows(open_page):
+    at = open_page("sentiment")
+    at.text_area(key="sentiment_batch_text").input("a gem of a film").run()
+    at.button(key="sentiment_batch_go").click().run()
+    clean(at)
+    assert any(m.startswith("**1 review** in") for m in values(at.markdown))  # not "1 reviews"
+    at.text_area(key="sentiment_batch_text").input("a gem of a film\n😀🎉🔥👍🏽\n这部电影很好看").run()
+    at.button(key="sentiment_batch_go").click().run()
+    clean(at)
+    table = at.dataframe[0].value
+    assert [bool(w) for w in table["warning"]] == [False, True, True]
+    assert any(w.startswith("2 of them are mostly outside") for w in values(at.warning))

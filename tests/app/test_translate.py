@@ -1,4 +1,5 @@
-"""The Translate page as issue 25 found it, on the tiny exported test models (tests/app_fixtures.py):
+"""The Translate page on the tiny exported test models (tests/app_fixtures.py): its first tests (one sentence, a
+batch, examples, sampling, bad input, CUDA asked for, low confidence; once in test_app.py), and what issue 25 found:
 1. one verdict per output from the calibration of the decoding method actually used, in words that mean what
    they say ("N of M in this band were right"; a confidence shown as 80% in the 80–100% band);
 4. no stale results: the source is shown with its result, and a result is dropped once any input or setting
@@ -17,11 +18,12 @@ from urllib.parse import parse_qs
 
 import numpy as np
 import pytest
-from app_fixtures import app_models_root, clean, open_app, plotly_figures, values
+from app_fixtures import BAD_INPUTS, app_models_root, array, clean, labels, open_app, plotly_figures, values
 from export_fixtures import ENGLISH, GERMAN
 from streamlit.testing.v1 import AppTest
 
 from playground import figures
+from runtime import OnnxTranslator
 
 pytestmark = pytest.mark.exports
 
@@ -254,3 +256,144 @@ def test_the_translate_heatmap_is_readable_for_a_long_input_and_explains_its_mar
     assert len(fig["layout"]["xaxis"]["ticktext"]) <= 40  # 48 source tokens, thinned
     texts = [fig["layout"]["title"]["text"], *values(at.caption), *values(at.markdown), *boxes(at)]
     assert sum("▁ starts a word" in t for t in texts) == 1
+
+
+# ---------------------------------------------------------------- the page's first tests (were in test_app.py)
+
+def test_translate_one_sentence_gives_the_wrappers_output_and_a_cross_attention_heatmap(open_page, model_root):
+    at = open_page("translate")
+    text = at.text_area(key="translate_text_de").value
+    assert text == GERMAN[2]  # pre-filled with the first hand-judged example the model gets right
+    at.button(key="translate_go").click().run()
+    clean(at)
+    expected = OnnxTranslator(model_root / "translate").translate([text], "de", "en", method="beam", beam=4,
+                                                              length_penalty=0.6)[0]
+    assert values(at.code) == [expected.text or "(empty output)"]
+    assert at.get("download_button")
+    (fig,) = plotly_figures(at)
+    heat = fig["data"][0]
+    assert heat["type"] == "heatmap"
+    z = array(heat["z"])
+    assert z.shape == (len(expected.tokens), len(expected.src_tokens))
+    np.testing.assert_allclose(z.sum(axis=1), 1.0, atol=1e-4)  # each target step's weights over the source
+    assert fig["layout"]["xaxis"]["ticktext"] == labels(expected.src_tokens)
+
+    # Another layer/head: another map. The grid shows every head of the layer.
+    at.selectbox(key="translate_head").select(2).run()
+    assert not np.allclose(array(plotly_figures(at)[0]["data"][0]["z"]), z)
+    at.toggle(key="translate_all_heads").set_value(True).run()
+    clean(at)
+    assert [t["type"] for t in plotly_figures(at)[0]["data"]] == ["heatmap"] * 4
+
+
+def test_translate_batch_gives_a_table_and_csv_and_a_line_picker(open_page, model_root):
+    at = open_page("translate")
+    lines = ["Guten Morgen!", "Wo ist der Bahnhof?", "Danke."]
+    at.text_area(key="translate_text_de").input(f"{lines[0]}\n\n  {lines[1]}\n{lines[2]}\n").run()
+    at.button(key="translate_go").click().run()
+    clean(at)
+    expected = OnnxTranslator(model_root / "translate").translate(lines, "de", "en", method="beam", beam=4)
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["source", "translation", "verdict", "confidence", "score", "truncated"]
+    assert list(table["source"]) == lines  # blank lines skipped, spaces stripped
+    assert list(table["translation"]) == [t.text for t in expected]
+    assert at.get("download_button")
+    assert plotly_figures(at)[0]["layout"]["xaxis"]["ticktext"] == labels(expected[0].src_tokens)
+    at.selectbox(key="translate_line").select(2).run()
+    clean(at)
+    assert plotly_figures(at)[0]["layout"]["xaxis"]["ticktext"] == labels(expected[2].src_tokens)
+
+
+def test_translate_en_de_with_an_example_greedy_int8(open_page, model_root):
+    at = open_page("translate")
+    at.radio(key="translate_direction").set_value(("en", "de")).run()
+    assert at.text_area(key="translate_text_en").value == ENGLISH[2]  # English in the box labelled English
+    assert "translate_text_de" not in [t.key for t in at.text_area]
+    example = at.selectbox(key="translate_example_en")
+    assert example.options == [f"✓ {ENGLISH[2]}", f"✗ {ENGLISH[1]} (missing verb)"]  # right first, then failures
+    sentence = ENGLISH[1]
+    example.select(sentence).run()
+    assert at.text_area(key="translate_text_en").value == sentence
+    at.selectbox(key="translate_method").select("greedy").run()
+    at.radio(key="translate_precision").set_value("int8").run()
+    at.button(key="translate_go").click().run()
+    clean(at)
+    expected = OnnxTranslator(model_root / "translate", precision="int8").translate([sentence], "en", "de",
+                                                                              method="greedy")[0]
+    assert values(at.code) == [expected.text or "(empty output)"]
+    assert any("known failure" in w and "missing verb" in w for w in values(at.warning))
+    assert any("int8" in c for c in values(at.caption))
+
+
+def test_translate_sampling_is_reproducible_with_a_seed(open_page):
+    at = open_page("translate")
+    at.selectbox(key="translate_method").select("sample").run()
+    at.number_input(key="translate_seed").set_value(7).run()
+    at.slider(key="translate_top_k").set_value(5).run()
+    at.button(key="translate_go").click().run()
+    clean(at)
+    first = values(at.code)
+    at.button(key="translate_go").click().run()
+    assert values(at.code) == first
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_translate_bad_input(open_page, case):
+    at = open_page("translate")
+    at.text_area(key="translate_text_de").input(BAD_INPUTS[case]).run()
+    at.button(key="translate_go").click().run()
+    clean(at)
+    if case in ("empty", "whitespace"):
+        assert any("Type a sentence" in m for m in values(at.info))
+        assert not at.code and not at.success and not at.get("plotly_chart")
+    elif case == "emoji":  # mostly unknown to the tokenizer: warned, and not shown as a success
+        assert not at.code and not at.success and plotly_figures(at)
+        assert any("outside what the model was trained on" in w for w in values(at.warning))
+        assert any(m.startswith("Model output: ") for m in values(at.info))
+    else:
+        assert at.code and not at.success and plotly_figures(at)
+    notices = " ".join(values(at.warning))
+    assert ("truncated" in notices) == (case == "over-long")
+
+
+def test_translate_cuda_asked_for_warns_and_still_translates(open_page):
+    at = open_page("translate")
+    at.selectbox(key="translate_provider").select("cuda").run()
+    at.button(key="translate_go").click().run()
+    clean(at)
+    assert at.code
+    captions = " ".join(values(at.caption))
+    if "CUDAExecutionProvider" not in captions:  # no usable CUDA here: a warning with the reason, CPU instead
+        assert any("CUDA was asked for" in w and "CPU instead" in w for w in values(at.warning))
+
+
+def test_translate_marks_low_confidence_and_never_shows_a_green_success(open_page, model_root, tmp_path):
+    """The fixture's confidence.json puts the cut at 0.9 (random weights are far less sure): a warning, the
+    output in a plain box; with the cut at 0 the same output gets no warning and says what its confidence meant."""
+    at = open_page("translate")
+    at.button(key="translate_go").click().run()
+    clean(at)
+    assert not at.success and len(values(at.code)) == 1
+    assert any(w.startswith("Low confidence: probably wrong. Confidence ") for w in values(at.warning))
+    assert any("This model knows English and German only" in c for c in values(at.caption))
+
+    root = tmp_path / "models"
+    shutil.copytree(model_root, root)
+    report = json.loads((root / "translate" / "confidence.json").read_text(encoding="utf-8"))
+    report["methods"]["beam"]["probably_wrong_below"] = 0.0
+    (root / "translate" / "confidence.json").write_text(json.dumps(report), encoding="utf-8")
+    at = open_page("translate", root=root)
+    at.button(key="translate_go").click().run()
+    clean(at)
+    assert not any("Low confidence" in w for w in values(at.warning))
+    assert any(c.startswith("Confidence ") and "hand-judged" in c for c in values(at.caption))
+
+
+def test_translate_batch_flags_low_confidence_lines(open_page):
+    at = open_page("translate")
+    at.text_area(key="translate_text_de").input("\n".join(GERMAN[:3])).run()
+    at.button(key="translate_go").click().run()
+    clean(at)
+    table = at.dataframe[0].value
+    assert list(table["verdict"]) == ["probably wrong"] * 3 and (table["confidence"] < 0.9).all()
+    assert any(w.startswith("Low confidence (probably wrong): line(s) 1, 2, 3") for w in values(at.warning))

@@ -1,0 +1,144 @@
+"""The Translate page's words: what each output's verdict says, where the verdicts come from, and the result
+table. Pure (no streamlit): runtime Translations and confidence Verdicts in, strings and tables out. A message
+comes as (kind, text), kind "warning" or "info": the page never shows a model output as a green success."""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from runtime import confidence
+from runtime.confidence import MethodCalibration, Verdict
+from runtime.text import Translation
+
+Message = tuple[str, str]  # ("warning" | "info", text)
+
+
+def method_label(used: dict[str, Any]) -> str:
+    """The decoding a result was made with, for its heading: "beam 4, α 0.6", "greedy", "sampling (…)"."""
+    if used["method"] == "beam":
+        early = ", stopped once a beam's worth finished" if used["stopping"] != "exact" else ""
+        return f"beam {used['beam size']}, α {used['length penalty']:g}{early}"
+    if used["method"] == "sample":
+        return (f"sampling (temperature {used['temperature']:g}, top-k {used['top-k']}, top-p {used['top-p']:g}, "
+                f"seed {used['seed']})")
+    return "greedy"
+
+
+def headline(direction: str, used: dict[str, Any], provider: str, ms: float) -> str:
+    """The result's heading: direction (as the page labels it), decoding, precision, provider and time."""
+    return f"{direction} · {method_label(used)} · {used['precision']} on {provider} · {ms:.0f} ms"
+
+
+def no_verdict_reason(cal: MethodCalibration | None, method: str,
+                      calibrations: dict[str, MethodCalibration]) -> str:
+    """Why an output of `method` gets no verdict: the method is not calibrated, or the model has no measurement."""
+    title = confidence.method_title(method)
+    if cal is not None and not cal.calibrated:
+        return f"{title} is not calibrated ({cal.reason})"
+    if calibrations:
+        return f"{title} is not calibrated for this model (its confidence.json measured other methods only)"
+    return ("this model has no measured calibration (`python -m tx confidence MODEL_DIR` measures one on "
+            "hand-judged outputs)")
+
+
+def basis(cal: MethodCalibration | None, used: dict[str, Any]) -> str:
+    """Where the verdicts come from, and how the settings used differ from the measured ones."""
+    if cal is None or not cal.calibrated:
+        return ""
+    said = f"verdicts measured on {cal.outputs} hand-judged everyday {confidence.outputs_name(cal.method)} outputs"
+    measured = (cal.settings.get("beam"), cal.settings.get("length_penalty"))
+    if cal.method == "beam" and None not in measured and ((used["beam size"], used["length penalty"]) != measured
+                                                          or used["stopping"] != "exact"):
+        said += (f" of beam {measured[0]}, α {measured[1]:g} (your settings differ: read the verdict as a rough "
+                 "guide)")
+    if used["precision"] != "fp32":
+        said += f" (fp32 outputs; {used['precision']} shifts confidences slightly)"
+    return said
+
+
+def verdict_message(v: Verdict, cal: MethodCalibration | None, used: dict[str, Any],
+                    calibrations: dict[str, MethodCalibration]) -> Message:
+    """The box above a single output: its verdict, its confidence, and the evidence behind it."""
+    shown = f"Confidence {v.percent}%"
+    why = "; ".join(part for part in (v.evidence, v.region) if part)
+    if v.verdict == confidence.WRONG:
+        return "warning", f"Low confidence: probably wrong. {shown}: {why}."
+    if v.verdict == confidence.UNCERTAIN:
+        return "warning", f"Uncertain: this translation may be right or wrong. {shown}: {why}."
+    if v.verdict == confidence.RIGHT:
+        return "info", f"Probably right (not a guarantee). {shown}: {why}."
+    return "info", f"No verdict: {no_verdict_reason(cal, used['method'], calibrations)}. {shown}."
+
+
+def confidence_caption(result: Translation, v: Verdict, said: str) -> str:
+    """Under a single output: what the confidence is, where the verdicts come from (`said`, basis()), the three
+    tokens the model was least sure of, and the score."""
+    unsure = sorted(zip(result.token_probs, result.tokens, strict=True))[:3]
+    return (f"Confidence {v.percent}% is the geometric mean of the model's token probabilities"
+            + (f"; {said}" if said else "") + f" · least sure of: "
+            f"{', '.join(f'{tok!r} ({p:.0%})' for p, tok in unsure)} · score (length-normalised "
+            f"log-probability): {result.score:.3f} · {len(result.tokens)} tokens")
+
+
+def batch_messages(verdicts: list[Verdict], cal: MethodCalibration | None, used: dict[str, Any],
+                   calibrations: dict[str, MethodCalibration]) -> list[Message]:
+    """Above a batch's table: the lines of each verdict, one box per verdict that any line got."""
+    grouped = {verdict: ", ".join(str(i + 1) for i, v in enumerate(verdicts) if v.verdict == verdict)
+               for verdict in confidence.VERDICTS}
+    found = []
+    if grouped[confidence.WRONG]:
+        found.append(("warning", f"Low confidence (probably wrong): line(s) {grouped[confidence.WRONG]}."))
+    if grouped[confidence.UNCERTAIN]:
+        found.append(("warning", f"Uncertain: line(s) {grouped[confidence.UNCERTAIN]} may be right or wrong."))
+    if grouped[confidence.RIGHT]:
+        found.append(("info", f"Probably right (not a guarantee): line(s) {grouped[confidence.RIGHT]}."))
+    if any(v.verdict is None for v in verdicts):
+        found.append(("info", f"No verdict: {no_verdict_reason(cal, used['method'], calibrations)}."))
+    return found
+
+
+def truncation_warning(results: list[Translation], max_src_len: int) -> str | None:
+    cut = [i + 1 for i, r in enumerate(results) if r.truncated]
+    if not cut:
+        return None
+    return (f"Input too long: line(s) {', '.join(map(str, cut))} exceeded the model's {max_src_len}-token limit "
+            "and were truncated; only their beginning was translated.")
+
+
+def outside_warning(results: list[Translation]) -> str | None:
+    """For a batch: the lines mostly outside what the model knows (a single line shows its own warning)."""
+    outside = [i + 1 for i, r in enumerate(results) if r.warning]
+    if not outside:
+        return None
+    return (f"Line(s) {', '.join(map(str, outside))} are mostly outside what the model was trained on "
+            "(German and English only): their translations mean little.")
+
+
+def results_table(lines: list[str], results: list[Translation], verdicts: list[Verdict]) -> pd.DataFrame:
+    """One row per line: what the page shows as a batch and what the CSV download holds."""
+    return pd.DataFrame({"source": lines, "translation": [r.text for r in results],
+                         "verdict": [v.verdict or "no verdict" for v in verdicts],
+                         "confidence": [round(r.confidence, 3) for r in results],
+                         "score": [round(r.score, 4) for r in results],
+                         "truncated": [r.truncated for r in results]})
+
+
+def bands_table(cal: MethodCalibration | None) -> str | None:
+    """The method's bands as a markdown table (what each verdict rests on); None without measured bands."""
+    if cal is None or not cal.calibrated or not cal.bands:
+        return None
+    rows = [f"| {b.label} | {b.outputs} | {b.right} | {cal.band_verdict(b)} |" for b in cal.bands]
+    return "| shown confidence | hand-judged outputs | right | verdict |\n|---|--:|--:|---|\n" + "\n".join(rows)
+
+
+def rule_note(cal: MethodCalibration) -> str:
+    """How an output is placed in a band, and the measuring rule's cuts where the calibration names them."""
+    rule = cal.rule
+    said = ("An output counts only where it is exactly the text that was judged by hand. A confidence is "
+            "placed by the percentage shown.")
+    if rule.get("wrong_at_most") is not None and rule.get("right_at_least") is not None:
+        said += (f" Probably wrong: at most {rule['wrong_at_most']:.0%} of the judged outputs there were right; "
+                 f"probably right: at least {rule['right_at_least']:.0%} were; uncertain between. The cuts "
+                 "sit on band edges.")
+    return said

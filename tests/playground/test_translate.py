@@ -1,0 +1,153 @@
+"""playground/translate's pure modules without Streamlit: the sidebar's settings as search arguments and as what a
+result is kept under, the verdict wording, the result table and the cross-attention figure."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from playground.translate import cross, settings, verdicts
+from runtime import confidence
+from runtime.text import Translation
+
+CALIBRATION = {"rule": {"wrong_at_most": 0.1, "right_at_least": 0.8}, "methods": {
+    "beam": {"calibrated": True, "settings": {"beam": 4, "length_penalty": 0.6}, "outputs": 100, "right": 50,
+             "bands": [{"from": 0.0, "to": 0.5, "outputs": 40, "right": 2},
+                       {"from": 0.5, "to": 0.8, "outputs": 30, "right": 15},
+                       {"from": 0.8, "to": 1.0, "outputs": 30, "right": 27}],
+             "probably_wrong_below": 0.5, "probably_right_from": 0.8},
+    "sample": {"calibrated": False, "reason": "a sampled output is random"}}}
+CALIBRATIONS = confidence.parse_calibration(CALIBRATION)
+
+
+def decoding(**changes) -> settings.Decoding:
+    chosen = {"direction": ("de", "en"), "method": "beam", "beam": 4, "length_penalty": 0.6, "stop_early": False,
+              "temperature": 1.0, "top_k": 0, "top_p": 1.0, "seed": 0, "precision": "fp32", "provider": "cpu"}
+    return settings.Decoding(**{**chosen, **changes})
+
+
+def translation(text: str = "Good morning.", confidence_: float = 0.3, **changes) -> Translation:
+    tokens = ["▁Good", "▁morning", ".", "</s>"]
+    found = {"text": text, "tokens": tokens, "token_ids": [5, 6, 7, 2], "score": -0.25,
+             "src_tokens": ["<2en>", "▁Guten", "▁Morgen", "</s>"], "truncated": False,
+             "token_probs": [0.9, 0.2, 0.5, 0.95], "confidence": confidence_,
+             "attention": {"cross": [np.full((2, 4, 4), 0.25), np.full((2, 4, 4), 0.25)]}}
+    return Translation(**{**found, **changes})
+
+
+def test_one_method_name_table_names_every_method():
+    from runtime.text import METHODS
+
+    assert set(confidence.METHOD_NAMES) == set(METHODS)
+    assert [confidence.method_title(m) for m in METHODS] == ["beam search", "greedy", "sampling"]
+    assert [confidence.outputs_name(m) for m in METHODS] == ["beam-search", "greedy", "sampled"]
+    assert confidence.method_title("nucleus") == "nucleus"  # an unknown method keeps its own name
+
+
+def test_only_the_methods_own_settings_count_and_the_first_change_is_named():
+    beam = decoding().settings("Hallo")
+    assert list(beam) == ["direction", "text", "method", "precision", "provider", "length penalty", "beam size",
+                          "stopping"]
+    assert beam["stopping"] == "exact" and decoding(stop_early=True).settings("x")["stopping"] != "exact"
+    assert "temperature" not in beam and "beam size" not in decoding(method="sample").settings("x")
+    assert decoding(temperature=0.5).settings("Hallo") == beam  # a sampling slider under beam search changes none
+    assert settings.first_change(beam, beam) is None
+    assert settings.first_change(beam, decoding(precision="int8", beam=2).settings("Hallo")) == "precision"
+    assert settings.first_change({}, beam) == "direction"
+
+
+def test_the_search_gets_the_choices_and_stops_early_only_in_beam_search():
+    asked = decoding(stop_early=True).search()
+    assert (asked["src_lang"], asked["tgt_lang"], asked["attention"], asked["patience"]) == ("de", "en", "cross", 1.0)
+    assert decoding(stop_early=True, method="greedy").search()["patience"] is None
+    assert decoding().search()["patience"] is None
+
+
+def test_a_low_confidence_output_is_probably_wrong_with_its_evidence():
+    used = decoding().settings("x")
+    verdict = confidence.judge(CALIBRATIONS, "beam", 0.3)
+    kind, said = verdicts.verdict_message(verdict, CALIBRATIONS["beam"], used, CALIBRATIONS)
+    assert kind == "warning" and said.startswith("Low confidence: probably wrong. Confidence 30%: ")
+    assert "2 of 40 hand-judged beam-search outputs in this band (0–50%) were right" in said
+    kind, said = verdicts.verdict_message(confidence.judge(CALIBRATIONS, "beam", 0.9), CALIBRATIONS["beam"], used,
+                                          CALIBRATIONS)
+    assert kind == "info" and said.startswith("Probably right (not a guarantee). Confidence 90%")
+
+
+def test_no_verdict_says_why():
+    sampled = decoding(method="sample").settings("x")
+    kind, said = verdicts.verdict_message(confidence.judge(CALIBRATIONS, "sample", 0.3), CALIBRATIONS["sample"],
+                                          sampled, CALIBRATIONS)
+    assert kind == "info" and said == ("No verdict: sampling is not calibrated (a sampled output is random). "
+                                       "Confidence 30%.")
+    assert "measured other methods only" in verdicts.no_verdict_reason(None, "greedy", CALIBRATIONS)
+    assert "python -m tx confidence" in verdicts.no_verdict_reason(None, "greedy", {})
+
+
+def test_the_basis_says_when_the_settings_differ_from_the_measured_ones():
+    cal = CALIBRATIONS["beam"]
+    assert verdicts.basis(cal, decoding().settings("x")) == (
+        "verdicts measured on 100 hand-judged everyday beam-search outputs")
+    assert "your settings differ" in verdicts.basis(cal, decoding(beam=2).settings("x"))
+    assert "your settings differ" in verdicts.basis(cal, decoding(stop_early=True).settings("x"))
+    assert "int8 shifts confidences" in verdicts.basis(cal, decoding(precision="int8").settings("x"))
+    assert verdicts.basis(CALIBRATIONS["sample"], decoding(method="sample").settings("x")) == ""
+
+
+def test_a_batch_names_the_lines_of_each_verdict():
+    judged = [confidence.judge(CALIBRATIONS, "beam", c) for c in (0.3, 0.6, 0.2, 0.95)]
+    boxes = verdicts.batch_messages(judged, CALIBRATIONS["beam"], decoding().settings("x"), CALIBRATIONS)
+    assert boxes == [("warning", "Low confidence (probably wrong): line(s) 1, 3."),
+                     ("warning", "Uncertain: line(s) 2 may be right or wrong."),
+                     ("info", "Probably right (not a guarantee): line(s) 4.")]
+
+
+def test_the_result_table_and_the_warnings_over_it():
+    results = [translation(), translation("Hi", 0.9, truncated=True, warning="outside")]
+    judged = [confidence.judge(CALIBRATIONS, "beam", r.confidence) for r in results]
+    table = verdicts.results_table(["Guten Morgen", "Hallo"], results, judged)
+    assert list(table.columns) == ["source", "translation", "verdict", "confidence", "score", "truncated"]
+    assert list(table["verdict"]) == ["probably wrong", "probably right"]
+    unjudged = verdicts.results_table(["Hallo"], results[:1], [confidence.judge({}, "beam", 0.3)])
+    assert list(unjudged["verdict"]) == ["no verdict"]
+    assert verdicts.truncation_warning(results, 128).startswith("Input too long: line(s) 2 exceeded the model's 128")
+    assert verdicts.outside_warning(results).startswith("Line(s) 2 are mostly outside")
+    assert verdicts.truncation_warning(results[:1], 128) is None and verdicts.outside_warning(results[:1]) is None
+
+
+def test_headline_and_confidence_caption():
+    used = decoding(method="sample", temperature=0.7, top_k=5, seed=3).settings("x")
+    assert verdicts.headline("DE → EN", used, "CPUExecutionProvider", 12.4) == (
+        "DE → EN · sampling (temperature 0.7, top-k 5, top-p 1, seed 3) · fp32 on CPUExecutionProvider · 12 ms")
+    assert verdicts.method_label(decoding(stop_early=True).settings("x")) == (
+        "beam 4, α 0.6, stopped once a beam's worth finished")
+    caption = verdicts.confidence_caption(translation(), confidence.judge(CALIBRATIONS, "beam", 0.3), "said")
+    assert caption.startswith("Confidence 30% is the geometric mean of the model's token probabilities; said")
+    assert "least sure of: '▁morning' (20%), '.' (50%), '▁Good' (90%)" in caption and "4 tokens" in caption
+
+
+def test_the_bands_table_and_the_rule():
+    table = verdicts.bands_table(CALIBRATIONS["beam"])
+    assert table.splitlines()[2:] == ["| 0–50% | 40 | 2 | probably wrong |", "| 50–80% | 30 | 15 | uncertain |",
+                                      "| 80–100% | 30 | 27 | probably right |"]
+    assert verdicts.bands_table(CALIBRATIONS["sample"]) is None and verdicts.bands_table(None) is None
+    assert "at most 10% of the judged outputs there were right" in verdicts.rule_note(CALIBRATIONS["beam"])
+
+
+def test_the_cross_attention_figure_shows_one_head_or_every_head_of_a_layer():
+    from playground import figures
+
+    one = cross.cross_figure(translation(), 2, 1, grid=False)
+    assert one["data"][0]["type"] == "heatmap" and np.asarray(one["data"][0]["z"]).shape == (4, 4)
+    assert "layer 2, head 1" in one["layout"]["title"]["text"]
+    assert [t.type for t in cross.cross_figure(translation(), 1, 1, grid=True).data] == ["heatmap"] * 2
+    assert isinstance(cross.cross_figure(translation(), figures.MEAN, 1, grid=True), dict)  # a mean has no heads
+
+
+@pytest.mark.parametrize("module", ["playground.translate.settings", "playground.translate.verdicts"])
+def test_the_pure_modules_import_no_streamlit(module):
+    import subprocess
+
+    code = f"import sys, {module}; assert 'streamlit' not in sys.modules, 'streamlit imported'"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
