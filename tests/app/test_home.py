@@ -5,28 +5,11 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from app_fixtures import app_models_root, clean, open_app, values
-from streamlit.testing.v1 import AppTest
+from app_fixtures import app_models_root, clean, values
 
 from runtime import OnnxTranslator
 
 pytestmark = pytest.mark.exports
-
-
-@pytest.fixture(scope="module")
-def model_root():
-    return app_models_root()
-
-
-@pytest.fixture
-def open_page(model_root, monkeypatch):
-    """open_page(name, root=None) -> AppTest showing that page, checked to have raised nothing."""
-
-    def open_(name=None, root=None) -> AppTest:
-        return open_app(monkeypatch, root or model_root, name)
-
-    return open_
-
 
 
 def test_home_lists_models_with_metrics_and_the_real_provider(open_page):
@@ -46,7 +29,6 @@ def test_home_lists_models_with_metrics_and_the_real_provider(open_page):
     assert sidebar == ["Home", "Translate", "Sentiment", "Attention explorer", "Walkthrough", "Decoding explorer",
                        "Latency", "Model card", "Train your own"]
     assert len(at.main.get("page_link")) == 8
-
 
 
 @pytest.mark.parametrize("damage", ["corrupt decoder", "missing encoder", "broken tokenizer"])

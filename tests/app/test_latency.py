@@ -11,9 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from app_fixtures import app_models_root, array, clean, open_app, page_text, plotly_figures, values
+from app_fixtures import array, clean, page_text, plotly_figures, values
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
-from streamlit.testing.v1 import AppTest
 
 from runtime import OnnxSentimentClassifier, OnnxTranslator, timing
 
@@ -21,21 +20,6 @@ pytestmark = pytest.mark.exports
 
 ROOT = Path(__file__).resolve().parents[2]
 LONG_GERMAN = "Das Wetter ist heute schön und wir gehen spazieren. " * 40
-
-
-@pytest.fixture(scope="module")
-def model_root():
-    return app_models_root()
-
-
-@pytest.fixture
-def open_page(model_root, monkeypatch):
-    """open_page(name, root=None) -> AppTest showing that page, checked to have raised nothing."""
-
-    def open_(name=None, root=None) -> AppTest:
-        return open_app(monkeypatch, root or model_root, name)
-
-    return open_
 
 
 NOISE = "noise (p10–p90 vs PyTorch)"
@@ -173,7 +157,6 @@ def test_latency_mentions_the_kv_cache_for_the_translator_only(open_page):
     at.radio(key="latency_task").set_value("sentiment").run()
     clean(at)
     assert "KV cache" not in page_text(at)
-
 
 
 # ---------------------------------------------------------------- the page on its own

@@ -11,29 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from app_fixtures import SENTIMENT_METRICS, app_models_root, array, clean, open_app, page_text, plotly_figures, values
-from streamlit.testing.v1 import AppTest
+from app_fixtures import SENTIMENT_METRICS, array, clean, page_text, plotly_figures, values
 
 from playground.model_card import sources, weights
 
 pytestmark = pytest.mark.exports
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def model_root():
-    return app_models_root()
-
-
-@pytest.fixture
-def open_page(model_root, monkeypatch):
-    """open_page(name, root=None) -> AppTest showing that page, checked to have raised nothing."""
-
-    def open_(name=None, root=None) -> AppTest:
-        return open_app(monkeypatch, root or model_root, name)
-
-    return open_
 
 
 # ---------------------------------------------------------------- finding 7: Model card
@@ -127,7 +111,6 @@ def test_card_speaks_to_the_reader_not_to_the_project(open_page, task):
     text = page_text(card(open_page, task)).lower()
     for phrase in ("issue", "worth its cost", "has to beat"):
         assert phrase not in text, phrase
-
 
 
 # ---------------------------------------------------------------- the page on its own

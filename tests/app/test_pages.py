@@ -26,11 +26,9 @@ import pytest
 from app_fixtures import (
     APP,
     PAGES,
-    app_models_root,
     array,
     clean,
     empty_models_root,
-    open_app,
     plotly_figures,
     strings,
     values,
@@ -51,23 +49,6 @@ ROOT = Path(__file__).resolve().parents[2]
 LONG_GERMAN = "Das Wetter ist heute schön und wir gehen spazieren. " * 40
 EMOJI = "Das ist 🙂 super 🚀🇩🇪 — ∑ 漢字"
 BAD_INPUTS = {"empty": "", "whitespace": "  \n\t  \n", "over-long": LONG_GERMAN, "emoji": EMOJI}
-
-
-@pytest.fixture(scope="module")
-def model_root() -> Path:
-    return app_models_root()
-
-
-@pytest.fixture
-def open_page(model_root, monkeypatch):
-    """open_page(name, root=None) -> AppTest showing that page, checked to have raised nothing."""
-
-    def open_(name: str | None = None, root: Path | None = None) -> AppTest:
-        return open_app(monkeypatch, root or model_root, name)
-
-    return open_
-
-
 
 
 def labels(tokens: list[str]) -> list[str]:
@@ -365,7 +346,6 @@ def test_attention_explorer_bad_input(open_page, case):
     assert any("truncated" in w for w in values(at.warning)) == (case == "over-long")
 
 
-
 def test_replacing_the_model_files_keeps_one_live_model_and_frees_the_old_ones(model_root, tmp_path, monkeypatch):
     """Models are cached by the files' mtimes: each replacement loads a new session, and the old ones must be
     freed (not kept in the cache, nor frozen out of the collector's reach by gc.freeze) or memory grows per copy."""
@@ -383,7 +363,6 @@ def test_replacing_the_model_files_keeps_one_live_model_and_frees_the_old_ones(m
     gc.collect()
     alive = [ref() for ref in loaded if ref() is not None]
     assert len(alive) == 1 and alive[0] is loaded[-1]()  # the cache holds the newest, every older one is freed
-
 
 
 @pytest.mark.parametrize("page", [None, *PAGES])
@@ -576,7 +555,6 @@ def test_positional_encoding_is_tx_positional_encodings_table():
     for d_model, positions in ((16, 10), (64, 30), (256, 100), (512, 512)):
         table = figures.positional_encoding(d_model, positions)
         np.testing.assert_allclose(table, tx.PositionalEncoding(d_model, positions).pe.numpy(), atol=1e-4)
-
 
 
 def test_example_files_read_as_tx_data_writes_them(model_root, tmp_path):
