@@ -2,7 +2,8 @@
 import onnxruntime as ort
 import streamlit as st
 
-from playground import cards, models
+from playground import models
+from playground.model_card import sources
 
 models.page_setup("Home")
 st.title("Transformer playground")
@@ -20,7 +21,7 @@ for task in models.TASKS:
     if problem and not models.has_model(task):
         st.warning(problem)
         continue
-    st.markdown(f"- {'✅' if problem is None else '❌'} {cards.card_line(task)}")
+    st.markdown(f"- {'✅' if problem is None else '❌'} {sources.card_line(task)}")
     if problem:
         st.error(problem)
 

@@ -3,10 +3,12 @@ through it (`models.onnx_model(...)`, `figures.heatmap(...)`), so every call sho
 
 - `models`: where the models are, loading them once per process, friendly load errors, the page list;
 - `inputs`: text in, examples, CSV in and out;
-- `cards`: metrics.json, the export and bench reports, the README model card, confidence;
-- `figures`: the plotly figures;
-- `weights`: the parameter count of a model.pt, read without torch.
+- `latency/`: the Latency page (report: its words, table and figure; measure; the PyTorch column);
+- `model_card/`: the Model card and Home's model lines (metrics.json, the export report, the README,
+  the parameter count of a model.pt read without torch);
+- `figures`: the plotly figures.
 
 Inference is `runtime`'s (numpy + onnxruntime): nothing here imports torch, `tx` or `export`. Only the Latency
-page's PyTorch column imports torch, inside a function, and says how to install it where it is missing.
+page's PyTorch column (latency/pytorch.py) imports torch, inside a function, and says how to install
+it where it is missing.
 """

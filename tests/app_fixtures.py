@@ -3,7 +3,8 @@ gibberish outputs, real shapes) plus what a shipped model directory also holds: 
 metrics.csv, README.md (the model card); and for sentiment a real `export.bench` result.
 
 Point the app at it with TX_MODELS_DIR. Built once per test process; read-only for tests.
-Also the AppTest helpers every app test module shares: `open_app`, `values`, `clean`, `plotly_figures`.
+Also the AppTest helpers every app test module shares: `open_app`, `values`, `clean`, `plotly_figures`,
+`strings`, `page_text`.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import json
 import shutil
 import socket
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -199,3 +201,25 @@ def labels(tokens: list[str]) -> list[str]:
     from playground import figures
 
     return [figures.plotly_text(t) for t in tokens]
+
+
+def strings(node, in_expander: bool = False) -> Iterator[tuple[str, bool]]:
+    """(text, whether it sits inside an expander) for every text element and expander label of an AppTest tree."""
+    kids = getattr(node, "children", None)
+    if getattr(node, "type", None) in ("expander", "expandable"):
+        yield node.label, in_expander
+        in_expander = True
+    else:
+        try:
+            value = node.value
+        except Exception:  # noqa: BLE001 - blocks and some widgets have no value
+            value = None
+        if isinstance(value, str):
+            yield value, in_expander
+    if isinstance(kids, dict):
+        for child in kids.values():
+            yield from strings(child, in_expander)
+
+
+def page_text(at) -> str:
+    return " ".join(text for text, _ in strings(at._tree))

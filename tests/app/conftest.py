@@ -1,4 +1,4 @@
-"""The fixtures every page's AppTest module shares: the tiny models' root and a page opener on it."""
+"""Fixtures of the page tests (tests/app/): the tiny exported models' root, and the app opened on a page."""
 from __future__ import annotations
 
 from pathlib import Path

