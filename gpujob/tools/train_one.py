@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tx.checkpoint import CheckpointError
 from tx.data import DataError
-from tx.tools.train import make_config
+from tx.run_setup import make_config
 
 from ..training import train_packed
 from . import command_parser

@@ -35,11 +35,12 @@ from onnx import numpy_helper
 import tx
 from export import __main__ as export_cli
 from export.feeds import random_inputs
+from export.graph_modules import wrapper_for
 from export.onnx_export import DEFAULT_OPSET, EXAMPLE_AXES, EXPORTER
 from export.quantize import quantize_int8
 from export.report import stale_reason
 from export.validate import GraphCheck, blank_unspecified, check_interface, enforce, validate_graph
-from export.wrappers import run_wrapper, wrapper_for
+from export.wrappers import run_wrapper
 from runtime import ModelLoadError, OnnxSentimentClassifier, OnnxTranslator
 from runtime.spec import (
     BATCH,
