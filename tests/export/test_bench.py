@@ -1,4 +1,4 @@
-"""export.bench's statistics and warnings (export/bench_stats.py; its table: export/bench_report.py): the rounds,
+"""bench runtimes' statistics and warnings (bench/stats.py; its table: bench/report.py): the rounds,
 the medians with their spread, and which ratios it refuses to believe. No timing is asserted: the calls are fakes
 or their times are given."""
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from export.bench_stats import CaseResult, distrusted, machine_busy, summarise
+from bench.stats import CaseResult, distrusted, machine_busy, summarise
 from runtime.timing import interleaved, schedule
 
 
@@ -58,7 +58,7 @@ def test_ctranslate2_is_compared_at_its_faster_thread_setting():
     assert [d.split(":")[0] for d in distrusted(list(rows.values()))] == ["greedy-b1 ort-int8 ÷ CTranslate2"]
     from dataclasses import asdict
 
-    from export.bench_report import table
+    from bench.report import table
 
     text = table({"model_dir": "m", "task": "translate", "threads": 2, "results": [asdict(r) for r in rows.values()]})
     assert "| greedy-b1 | ort-int8 | 4.00 | 4.0-4.0 | 2500 | 3.00 | 0.75 (ct2-int8-t1) |" in text
@@ -105,7 +105,7 @@ def test_every_ratio_is_distrusted_when_the_machine_was_busy():
 def test_the_table_warns_about_the_load_and_names_each_distrusted_ratio():
     from dataclasses import asdict
 
-    from export.bench_report import table
+    from bench.report import table
 
     results = results_with_spreads()
     busy = machine_busy({"before": 1.4, "after": 3.0}, 2, 2)

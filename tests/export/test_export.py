@@ -507,7 +507,7 @@ def test_cli_rejects_a_missing_model_dir_and_bad_precisions(tmp_path, capsys):
     assert "comma-separated subset of fp32,int8" in capsys.readouterr().err
 
 
-# --- python -m export.bench ----------------------------------------------------------------------------------------
+# --- python -m bench runtimes ----------------------------------------------------------------------------------------
 
 
 def check_bench(bench: dict, task: str, cases: list[str]) -> None:
@@ -535,7 +535,7 @@ def check_bench(bench: dict, task: str, cases: list[str]) -> None:
 
 def test_bench_classifier_table_and_json(capsys):
     model_dir = fresh_copy("sentiment", "bench")
-    from export import bench as bench_cli
+    from bench import runtimes as bench_cli
 
     threads = torch.get_num_threads()
     assert bench_cli.main([str(model_dir), "--threads", "1", "--repeats", "3", "--warmup", "1"]) == 0
@@ -557,7 +557,7 @@ def test_bench_classifier_table_and_json(capsys):
 
 
 def test_bench_translation_subset(tmp_path, capsys):
-    from export import bench as bench_cli
+    from bench import runtimes as bench_cli
 
     out_json = tmp_path / "all.json"
     assert bench_cli.main([str(exported("translate")), "--threads", "1", "--repeats", "2", "--warmup", "1",
@@ -602,7 +602,7 @@ def test_interleaved_reports_each_round_and_stops_when_progress_raises():
 
 
 def test_bench_case_filter_uses_the_requested_names(tmp_path):
-    from export import bench as bench_cli
+    from bench import runtimes as bench_cli
 
     out_json = tmp_path / "b.json"
     assert bench_cli.main([str(exported("sentiment")), "--cases", "b1x256", "--repeats", "1", "--warmup", "0",
@@ -615,7 +615,7 @@ def test_bench_case_filter_uses_the_requested_names(tmp_path):
                                                  (1.2, 1.5, True),   # other work before it started
                                                  (0.2, 3.4, True)])  # other work appeared during the run
 def test_bench_busy_warning_discounts_its_own_threads(before, after, busy):
-    from export.bench_report import table
+    from bench.report import table
 
     bench = {"model_dir": "m", "task": "sentiment", "threads": 2, "cpu_count": 2, "results": [],
              "load_average": {"before": before, "after": after}}
@@ -827,7 +827,7 @@ def test_int8_verdict_fails_past_the_limit_and_warns_past_the_targets(deltas, ag
 
 
 def test_a_ratio_whose_spreads_overlap_is_named_as_distrusted():
-    from export.bench_stats import CaseResult, distrusted
+    from bench.stats import CaseResult, distrusted
 
     results = [CaseResult("greedy-b1", "torch", 10.0, 12.0, 100, 1.0, 8.0),
                CaseResult("greedy-b1", "ort-int8", 9.0, 11.0, 110, 1.11, 8.5, vs_ct2=1.0),

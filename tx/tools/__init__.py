@@ -17,8 +17,6 @@ TOOLS = {
     "ship": "turn an evaluation into the metrics.json and samples.tsv a shipped model directory carries",
     "calibration": "fit a sentiment model's temperature on valid, report ECE before and after",
     "confidence": "measure what a translation's confidence says about it being right (hand-judged outputs)",
-    "bench_decode": "decoding speed with and without the KV cache, greedy and beam 4",
-    "bench_train": "training speed of our Seq2SeqTransformer against torch.nn.Transformer",
 }
 
 
