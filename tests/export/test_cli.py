@@ -60,6 +60,7 @@ def test_python_m_export_lists_its_commands_and_dispatches_to_them(tmp_path, cap
     listed = capsys.readouterr().out
     assert all(f"  {name}" in listed for name in export_cli.COMMANDS) and "python -m export MODEL_DIR" in listed
     assert export_cli.main(["ops", "--out", str(tmp_path)]) == 0  # export/ops.py's main, through the dispatch
+    assert capsys.readouterr().out.count("wrote ") == len(ops.BUILDERS)
     written = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     assert written == {name: build() for name, build in ops.BUILDERS.items()}
     with pytest.raises(SystemExit):

@@ -1,8 +1,8 @@
 """The command-line tools, one module each with `main(argv) -> int`: `python -m tx TOOL ...` runs one.
 
-A tool reads its arguments, calls the library and prints; what it does lives in the library (`tx.tasks`,
-`tx.trainer`, `tx.evaluation`, `tx.baselines`, `tx.calibration`, `tx.confidence`, `runtime.metrics_file`), which
-never imports a tool.
+A tool reads its arguments, calls the library and prints; what it does lives in the library (`tx.run_setup`,
+`tx.tasks`, `tx.trainer`, `tx.evaluation`, `tx.shipping`, `tx.baselines`, `tx.calibration`, `tx.confidence`,
+`runtime.metrics_file`), which never imports a tool (tests/test_layering.py). The benchmarks: `python -m bench`.
 """
 from __future__ import annotations
 
