@@ -1,4 +1,5 @@
 """python -m export MODEL_DIR [--precision fp32,int8] [--opset N] [--if-stale] [--agreement-sentences N]
+python -m export COMMAND [ARGS...]    (triton, ct2, ops: COMMANDS below)
 
 Writes MODEL_DIR/onnx/<graph>.<precision>.onnx and export_report.json; exits non-zero with the
 failed checks (and their max differences) when validation fails.
@@ -11,11 +12,19 @@ from pathlib import Path
 
 from runtime.spec import PRECISIONS
 from tx import CheckpointError
+from tx.cli import dispatch, usage
 
 from .onnx_export import DEFAULT_OPSET
 from .pipeline import ExportOptions, add_walkthrough, export_model_dir, planned_files
 from .quantize import check_block_size
 from .report import graph_layout, stale_reason
+
+# `python -m export COMMAND`: name -> what it does, in one line; each is export/NAME.py's main(argv)
+COMMANDS = {
+    "triton": "a Triton Inference Server model repository from exported model directories",
+    "ct2": "the translator in CTranslate2 (the optional speed peer), checked against PyTorch",
+    "ops": "rewrite the one-node graphs the runtime ships (runtime/ops/)",
+}
 
 
 def parse_precisions(text: str) -> tuple[str, ...]:
@@ -40,7 +49,18 @@ def summary(result: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m export", description=__doc__.split("\n\n")[0])
+    """`python -m export COMMAND ...` runs a command of export/commands.py; anything else exports a model dir."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in COMMANDS:
+        return dispatch(argv, "export", "COMMAND", COMMANDS, "commands:", "export")
+    return export_main(argv)
+
+
+def export_main(argv: list[str]) -> int:
+    """python -m export MODEL_DIR ...: export, quantise and validate one model directory."""
+    parser = argparse.ArgumentParser(prog="python -m export", description=__doc__.split("\n\n")[0],
+                                     epilog=usage("export", "COMMAND", COMMANDS, "commands:"),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model_dir", type=Path, help="a model directory (config.json, model.pt, tokenizer.json)")
     parser.add_argument("--precision", type=parse_precisions, default=PRECISIONS,
                         help="comma-separated, from fp32,int8 (default both; fp32 is always written)")

@@ -1,7 +1,7 @@
-"""python -m export.ct2 MODEL_DIR [--out DIR] [--quantization int8|float32] [--check N | --test-sentences N]
+"""python -m export ct2 MODEL_DIR [--out DIR] [--quantization int8|float32] [--check N | --test-sentences N]
 
 Converts a `tx` translator to CTranslate2, the engine people pick for fast CPU translation, so that
-every speed claim of `export` can be measured against it on the same weights (`python -m export.bench`
+every speed claim of `export` can be measured against it on the same weights (`python -m bench runtimes`
 adds its rows when `ctranslate2` is installed: `pip install ctranslate2`, optional).
 
 What must match for identical output (measured): the position table is written out
@@ -127,7 +127,7 @@ class Ct2Translator:
 
 
 class Ct2TextTranslator(Ct2Translator):
-    """`translate()` with the signature export.bench calls, returning objects with `token_ids`."""
+    """`translate()` with the signature bench runtimes calls, returning objects with `token_ids`."""
 
     def translate(self, texts: list[str], src_lang: str = "de", tgt_lang: str = "en", method: str = "greedy",
                   beam: int = 4, max_len: int | None = None, length_penalty: float = 0.6,
@@ -166,7 +166,7 @@ def comparison_rows(model_dir: Path, data_dir: Path, languages: set[str], sample
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m export.ct2", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m export ct2", description=__doc__.split("\n\n")[0])
     parser.add_argument("model_dir", type=Path)
     parser.add_argument("--out", type=Path, help=f"default {DEFAULT_OUT}/<MODEL_DIR name>-<quantization>")
     parser.add_argument("--quantization", choices=["float32", "int8"], default="float32")
@@ -197,8 +197,3 @@ def main(argv: list[str] | None = None) -> int:
                 print("error: fp32 CTranslate2 must equal PyTorch token for token", file=sys.stderr)
                 return 1
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-

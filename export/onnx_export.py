@@ -40,7 +40,7 @@ from tx.checkpoint import atomic_write
 from .feeds import random_inputs
 from .fused_attention import TRANSLATIONS as FUSED_TRANSLATIONS
 from .fused_attention import tidy_fused_outputs
-from .wrappers import wrapper_for
+from .graph_modules import wrapper_for
 
 DEFAULT_OPSET = 20
 EXPORTER = "torch.onnx.export(dynamo=True)"

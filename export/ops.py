@@ -1,6 +1,6 @@
 """The one-node graphs the runtime's searches run between decoder steps, built here and shipped in runtime/ops/.
 
-`python -m export.ops` rewrites them; tests/runtime/test_runtime_package.py checks the shipped files are what this
+`python -m export ops` rewrites them; tests/runtime/test_runtime_package.py checks the shipped files are what this
 builds. Why files rather than graphs built at run time: the runtime imports onnxruntime, not onnx.
 - gather_rows.onnx: data[index] along axis 0 (reordering the KV cache on the device under IOBinding);
 - top_k.onnx: the k largest of each row, largest first, ties to the lower index (ONNX TopK's rule): beam search's
@@ -53,7 +53,7 @@ BUILDERS = {GATHER_ROWS: gather_rows_model, TOP_K: top_k_model}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m export.ops", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m export ops", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=OPS_DIR)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -61,7 +61,3 @@ def main(argv: list[str] | None = None) -> int:
         (args.out / name).write_bytes(build())
         print(f"wrote {args.out / name}")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

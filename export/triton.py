@@ -1,6 +1,6 @@
 """A Triton Inference Server model repository from exported model directories.
 
-    python -m export.triton MODEL_DIR... --out model_repository/ [--precision fp32|int8]
+    python -m export triton MODEL_DIR... --out model_repository/ [--precision fp32|int8]
         [--max-batch-size 32] [--client-batch-size 256] [--queue-delay-us 100]
         [--device auto|cpu|gpu] [--instances N] [--threads N] [--lean] [--prefix NAME]
 
@@ -262,7 +262,7 @@ def write_repository(model_dirs: list[Path], out: Path, precision: str = "fp32",
             "serve them with --device cpu, or serve fp32 on the GPU")
     folders = []
     for model in planned:
-        comment = (f"Written by python -m export.triton from {model.source}\n"
+        comment = (f"Written by python -m export triton from {model.source}\n"
                    f"sha256 {sha256_of(model.source)}; interface read from the ONNX graph.")
         config = config_text(model, device, instances, threads, queue_delay_us, comment)
         folders.append(write_model(model, out, config))
@@ -273,7 +273,7 @@ def write_repository(model_dirs: list[Path], out: Path, precision: str = "fp32",
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m export.triton", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m export triton", description=__doc__.split("\n\n")[0])
     parser.add_argument("model_dirs", nargs="+", type=Path, metavar="MODEL_DIR",
                         help="exported model directories (python -m export MODEL_DIR first)")
     parser.add_argument("--out", type=Path, required=True, help="the model repository folder to write into")
@@ -302,7 +302,3 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"Triton model repository in {args.out}: tritonserver --model-repository={args.out.resolve()}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -15,7 +15,8 @@ from runtime.providers import create_session
 from runtime.spec import BATCH, PAST, SEQ, SRC, TGT, GraphSpec
 
 from .feeds import random_inputs
-from .wrappers import run_wrapper, wrapper_for
+from .graph_modules import wrapper_for
+from .wrappers import run_wrapper
 
 FP32_ATOL = 1e-4
 # ...or this share of the output's largest magnitude, where that is larger: fp32 keeps ~7 digits, so an output in

@@ -20,10 +20,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from runtime.spec import GraphSpec
 from tx import SentimentClassifier, Seq2SeqTransformer
-
-from .walkthrough import WALKTHROUGH_MODULES
 
 
 class LogSoftmaxOutput(nn.Module):
@@ -115,25 +112,6 @@ class DecoderExplainGraph(GraphModule):
     def forward(self, tgt_ids: Tensor, memory: Tensor, src_mask: Tensor):
         hidden, _, weights = self.model.decode(tgt_ids, memory, src_mask, need_weights=True)
         return (self.output(hidden), *weights["self"], *weights["cross"])
-
-
-def wrapper_for(model: nn.Module, spec: GraphSpec, fused_attention: bool = False) -> nn.Module:
-    """The module whose forward is exactly `spec`'s graph. fused_attention: the served graphs with onnxruntime's
-    fused attention nodes (what the export writes); without it, the model's own code (the reference)."""
-    from .fused_graphs import FusedClassifierGraph, FusedDecoderStepGraph, FusedEncoderGraph  # they subclass these
-
-    builders = {
-        "classifier": lambda: FusedClassifierGraph(model) if fused_attention else ClassifierGraph(model, explain=False),
-        "classifier_explain": lambda: ClassifierGraph(model, explain=True),
-        "encoder": lambda: FusedEncoderGraph(model) if fused_attention else EncoderGraph(model),
-        "decoder": lambda: (FusedDecoderStepGraph if fused_attention else DecoderStepGraph)(model),
-        "encoder_explain": lambda: EncoderGraph(model, explain=True),
-        "decoder_explain": lambda: DecoderExplainGraph(model),
-    }
-    builders |= {name: (lambda module=module: module(model)) for name, module in WALKTHROUGH_MODULES.items()}
-    if spec.name not in builders:
-        raise ValueError(f"no wrapper for graph {spec.name!r}")
-    return builders[spec.name]().eval()
 
 
 @torch.inference_mode()

@@ -1,5 +1,5 @@
 """Timing calls side by side: every round runs each call once in a rotated order, so a drift in the machine's
-load hits every system alike. What `python -m export.bench` and the app's Latency page both measure with."""
+load hits every system alike. What `python -m bench runtimes` and the app's Latency page both measure with."""
 from __future__ import annotations
 
 import time

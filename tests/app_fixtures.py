@@ -1,6 +1,6 @@
 """A models root for the app tests: the tiny exported models of export_fixtures (random weights,
 gibberish outputs, real shapes) plus what a shipped model directory also holds: metrics.json,
-metrics.csv, README.md (the model card); and for sentiment a real `export.bench` result.
+metrics.csv, README.md (the model card); and for sentiment a real `bench runtimes` result.
 
 Point the app at it with TX_MODELS_DIR. Built once per test process; read-only for tests.
 Also the AppTest helpers every app test module shares: `open_app`, `values`, `clean`, `plotly_figures`,
@@ -143,7 +143,7 @@ def app_models_root() -> Path:
         f"de-en\t{GERMAN[1]}\tCan you car?\tfails\tmissing verb\n"
         f"en-de\t{ENGLISH[1]}\tKannst du Auto?\tfails\tmissing verb\n"
         f"en-de\t{ENGLISH[2]}\tDas Wetter ist heute schön.\tworks\t\n", encoding="utf-8")
-    from export.bench import main as bench
+    from bench.runtimes import main as bench
 
     # The real benchmark's output format (sentiment: ~1 s). translate/ keeps none: the app's "no results" path.
     assert bench([str(root / "sentiment"), "--threads", "1", "--repeats", "2", "--warmup", "0"]) == 0

@@ -6,6 +6,7 @@ The tool is `python -m tx evaluate`; `tx.baselines` scores its n-gram models wit
 """
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -15,11 +16,12 @@ from typing import Any
 
 import sacrebleu
 
-from runtime.tsv import LABELS, read_tsv
+from runtime.tsv import LABELS, read_tsv, write_tsv
 
 from .calibration import expected_calibration_error
 from .inference import SentimentAnalyzer, Translator
 from .tasks import SentimentConfig, SentimentTask
+from .tasks.translate import read_everyday
 from .trainer import MODEL_DIR, Trainer
 
 NEGATION = Path(__file__).resolve().parent / "evalsets" / "negation.tsv"  # sentiment's hand-written probes
@@ -32,6 +34,37 @@ BENCH_SENTENCES = BENCH_FILE.read_text(encoding="utf-8").splitlines()
 def eval_files(split: str) -> tuple[str, str]:
     """The scores (JSON) and outputs (TSV) an evaluation of `split` writes; the test split's are what ship reads."""
     return "eval.json" if split == "test" else f"eval_{split}.json", f"{split}_outputs.tsv"
+
+
+def split_rows(split: str, data_dir: Path) -> list[dict[str, str]]:
+    """The rows of a prepared split (data_dir/SPLIT.tsv), or of a hand-written set: translate's everyday dev set,
+    sentiment's negation probes."""
+    if split == "everyday":
+        return read_everyday()
+    if split == "negation":
+        return read_tsv(NEGATION)
+    return read_tsv(data_dir / f"{split}.tsv")
+
+
+def evaluate_split(task: str, model_dir: Path, data_dir: Path, split: str, out: Path, method: str = "beam",
+                   beam: int = 4, length_penalty: float = 0.6, limit: int = 0) -> tuple[dict[str, Any], Path, Path]:
+    """Score model_dir on one split (its first `limit` rows; 0 = all) and write the scores (JSON) and the outputs
+    (TSV) into out, named by `eval_files`; returns the scores as written and both paths (what `python -m tx
+    evaluate` and the GPU job's unpack do)."""
+    rows = split_rows(split, data_dir)
+    if limit:
+        rows = rows[:limit]
+    out.mkdir(parents=True, exist_ok=True)
+    scores_name, outputs_name = eval_files(split)
+    if task == "translate":
+        scores, samples = evaluate_translation(model_dir, rows, method, beam, length_penalty)
+        write_tsv(out / outputs_name, ["direction", "source", "reference", "hypothesis"], samples)
+    else:
+        scores, samples = evaluate_sentiment(model_dir, rows)
+        write_tsv(out / outputs_name, ["label", "predicted", "p_positive", "text"], samples)
+    scores = {"task": task, "split": split, "data_dir": str(data_dir), **scores}
+    (out / scores_name).write_text(json.dumps(scores, indent=2, ensure_ascii=False) + "\n")
+    return scores, out / scores_name, out / outputs_name
 
 
 def evaluate_translation(model_dir: Path, rows: list[dict[str, str]], method: str = "beam", beam: int = 4,

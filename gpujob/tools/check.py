@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tx.tools.train import make_config
+from tx.run_setup import make_config
 
 from ..runs import PLANNED_CONFIGS
 from ..sizes import measure, planned_weights_bytes, render

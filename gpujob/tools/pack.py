@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from runtime.tsv import DataError
-from tx.tools.train import make_config
+from tx.run_setup import make_config
 
 from ..carried import store
 from ..corpus import PackSettings, pack_corpus

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from runtime.tsv import DataError
 from tx.checkpoint import CheckpointError
-from tx.tools.train import make_config
+from tx.run_setup import make_config
 
 from ..training import train_packed
 from . import command_parser

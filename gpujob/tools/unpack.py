@@ -2,9 +2,10 @@
 
 Here, after the window: joins the shards the returning commands brought back (one folder per command), checks them
 (every shard's sha256 and the whole's, tensor shapes against the manifest and the config, one forward pass), writes
-the candidate model directory, evaluates it and the shipped model with `python -m tx evaluate` on every set (Ding
-test, docs test, everyday; both directions), and ships it (weights, config, tokenizer, then `python -m tx ship`'s
-metrics.json and samples.tsv) only if its BLEU is higher on every set and direction. The model card (README.md,
+the candidate model directory, evaluates it and the shipped model on every set (Ding test, docs test, everyday;
+both directions; `tx.evaluation.evaluate_split`, what `python -m tx evaluate` runs), and ships it (weights, config,
+tokenizer, then the metrics.json and samples.tsv of `tx.shipping`, as `python -m tx ship` writes them) only if its
+BLEU is higher on every set and direction. The model card (README.md,
 experiments, the everyday sentences judged by hand) is a person's work afterwards.
 """
 from __future__ import annotations
@@ -17,10 +18,11 @@ from pathlib import Path
 import torch
 
 from runtime.model_files import CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE
+from runtime.tsv import DataError
 from tx.checkpoint import save_model_dir
+from tx.evaluation import evaluate_split
 from tx.run_files import METRICS_FILE
-from tx.tools import evaluate as tx_evaluate
-from tx.tools import ship as tx_ship
+from tx.shipping import ship_files
 
 from ..compare import SETS, compare, read_bleu, render
 from ..shards import DTYPES, ShardError, read_shards
@@ -39,19 +41,18 @@ def write_candidate(folders: list[Path], candidate: Path) -> dict:
 
 
 def evaluate_all(model_dir: Path, data_dir: Path, out: Path, method: str, limit: int) -> None:
+    """model_dir's translations scored on every set (as `python -m tx evaluate translate --split SET`), into out."""
     for split in SETS:
-        argv = ["translate", "--model", str(model_dir), "--data-dir", str(data_dir), "--split", split,
-                "--out", str(out), "--method", method, "--limit", str(limit)]
-        if tx_evaluate.main(argv) != 0:
-            raise RuntimeError(f"python -m tx evaluate {' '.join(argv)} failed")
+        scores, scores_path, outputs_path = evaluate_split("translate", model_dir, data_dir, split, out, method,
+                                                           limit=limit)
+        print(f"wrote {scores_path} and {outputs_path}")
 
 
 def ship(candidate: Path, eval_dir: Path, ship_to: Path, data_dir: Path) -> None:
     ship_to.mkdir(parents=True, exist_ok=True)
     for name in (CONFIG_FILE, WEIGHTS_FILE, TOKENIZER_FILE, METRICS_FILE):
         shutil.copyfile(candidate / name, ship_to / name)
-    if tx_ship.main(["translate", str(ship_to), "--eval", str(eval_dir), "--data-dir", str(data_dir)]) != 0:
-        raise RuntimeError("python -m tx ship failed")
+    ship_files("translate", ship_to, eval_dir, data_dir=data_dir)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"not shipped: not better on every set; the candidate stays in {args.candidate}")
             return 0
         ship(args.candidate, candidate_eval, args.ship_to, args.data_dir)
-    except (ShardError, RuntimeError, FileNotFoundError, ValueError) as e:
+    except (ShardError, RuntimeError, FileNotFoundError, ValueError, DataError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"shipped into {args.ship_to}: better on every set; write its model card (README.md) next")

@@ -12,9 +12,10 @@ from export_fixtures import exported
 
 import tx
 from export.feeds import random_inputs
+from export.graph_modules import wrapper_for
 from export.onnx_export import export_graph, graph_metadata
 from export.validate import blank_unspecified, validate_graph
-from export.wrappers import run_wrapper, wrapper_for
+from export.wrappers import run_wrapper
 from runtime.spec import (
     BATCH,
     PAST,

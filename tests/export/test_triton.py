@@ -1,4 +1,4 @@
-"""python -m export.triton: every config.pbtxt must describe its own model.onnx exactly."""
+"""python -m export triton: every config.pbtxt must describe its own model.onnx exactly."""
 from __future__ import annotations
 
 import os

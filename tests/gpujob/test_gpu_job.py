@@ -33,8 +33,8 @@ from gpujob.tools import pack as pack_tool
 from gpujob.tools import run as run_tool
 from gpujob.tools import unpack as unpack_tool
 from tx.checkpoint import cast_state, save_model_dir
+from tx.run_setup import make_config
 from tx.tasks.translate import TranslateConfig, TranslateTask
-from tx.tools.train import make_config
 
 REPO = Path(__file__).resolve().parents[2]
 HEADER = ["de", "en", "kind", "source"]

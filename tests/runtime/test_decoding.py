@@ -490,7 +490,7 @@ def test_teacher_forced_attention_equals_what_cached_steps_saw():
 
 
 def test_benchmark_times_every_case_and_forces_the_minimum_length():
-    from tx.tools.bench_decode import format_table, run
+    from bench.decode import format_table, run
 
     sources, _ = padded_batch([5, 3, 7])
     cases = run(tiny_seq2seq(), [row[row != 0].tolist() for row in sources], min_len=4, max_len=6, repeats=1)

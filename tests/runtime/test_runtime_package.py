@@ -40,5 +40,5 @@ def test_the_import_check_sees_a_forbidden_import(tmp_path):
 @pytest.mark.parametrize("name", sorted(ops.BUILDERS))
 def test_the_shipped_one_node_graphs_are_what_export_ops_builds(name):
     shipped = ops.OPS_DIR / name
-    assert shipped.is_file(), f"{shipped} missing: run python -m export.ops"
-    assert shipped.read_bytes() == ops.BUILDERS[name](), f"{shipped} is stale: run python -m export.ops"
+    assert shipped.is_file(), f"{shipped} missing: run python -m export ops"
+    assert shipped.read_bytes() == ops.BUILDERS[name](), f"{shipped} is stale: run python -m export ops"

@@ -257,7 +257,7 @@ def test_sentiment_from_dir(tmp_path, tokenizer):
 
 
 def test_benchmark_reads_a_model_directory(tmp_path, tokenizer):
-    from tx.tools.bench_decode import model_and_sources
+    from bench.decode import model_and_sources
 
     model = tiny_seq2seq(vocab_size=tokenizer.vocab_size)
     tx.save_model_dir(tmp_path / "m", model, tokenizer_json(tokenizer, tmp_path), TRANSLATE_META)

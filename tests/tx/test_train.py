@@ -31,6 +31,7 @@ from tx.batching import token_batches
 from tx.checkpoint import load_checkpoint
 from tx.evaluation import classification_scores
 from tx.inference import SentimentAnalyzer, Translator
+from tx.run_setup import make_config
 from tx.tools import evaluate as tx_evaluate
 from tx.tools import train as tx_train
 from tx.trainer import Trainer
@@ -189,25 +190,25 @@ def test_bad_set_is_a_clear_error_with_exit_code_2(setting, message, tmp_path, c
 
 
 def test_set_parses_each_type():
-    config, _ = tx_train.make_config("translate", None, ["use_phrases=false", "model.pre_norm=YES", "model.d_model=64",
+    config, _ = make_config("translate", None, ["use_phrases=false", "model.pre_norm=YES", "model.d_model=64",
                                                          "warmup_steps=1e3", "lr=2e-4", "out_dir=runs/x"])
     assert (config.use_phrases, config.model.pre_norm) == (False, True)
     assert (config.model.d_model, config.warmup_steps, config.lr, config.out_dir) == (64, 1000, 2e-4, "runs/x")
     assert type(config.model.d_model) is int and type(config.warmup_steps) is int and type(config.lr) is float
-    assert tx_train.make_config("sentiment", None, ["max_time=90"])[0].max_time == 90.0
-    none, _ = tx_train.make_config("translate", None, ["model.n_decoder_layers=none", "model.n_layers=2"])
+    assert make_config("sentiment", None, ["max_time=90"])[0].max_time == 90.0
+    none, _ = make_config("translate", None, ["model.n_decoder_layers=none", "model.n_layers=2"])
     assert (none.model.n_layers, none.model.n_decoder_layers) == (2, 2)  # None: as many as the encoder's
 
 
 def test_model_settings_keep_the_runs_defaults_and_derived_fields_follow():
     """The run's model defaults (vocab 10k, 3 decoder layers) stay under a partial setting; the target vocabulary,
     derived from vocab_size, follows a new vocab_size; the run config rebuilds from its asdict (checkpoints)."""
-    config, _ = tx_train.make_config("translate", None, ["model.vocab_size=16000", "model.n_layers=6"])
+    config, _ = make_config("translate", None, ["model.vocab_size=16000", "model.n_layers=6"])
     assert (config.model.vocab_size, config.model.tgt_vocab_size) == (16000, 16000)
     assert (config.model.n_layers, config.model.n_decoder_layers, config.model.d_model) == (6, 3, 256)
     assert type(config).__name__ == "TranslateConfig" and type(config)(**asdict(config)) == config
-    assert tx_train.make_config("translate", None, [])[0].model.vocab_size == 10000
-    assert tx_train.make_config("sentiment", None, [])[0].model.dropout == 0.3
+    assert make_config("translate", None, [])[0].model.vocab_size == 10000
+    assert make_config("sentiment", None, [])[0].model.dropout == 0.3
 
 
 def test_list_prints_every_setting_with_its_default(capsys):
@@ -241,7 +242,7 @@ def test_config_file_then_set_on_top(tmp_path, capsys):
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"model": {"d_model": 64, "dropout": 0, "n_decoder_layers": None}, "lr": 1,
                                 "use_phrases": False}))
-    config, _ = tx_train.make_config("translate", path, ["model.d_model=32"])
+    config, _ = make_config("translate", path, ["model.d_model=32"])
     assert (config.model.d_model, config.model.dropout, config.lr, config.use_phrases) == (32, 0.0, 1.0, False)
     assert config.model.n_decoder_layers == config.model.n_layers == 3
     path.write_text("{not json")
@@ -251,7 +252,7 @@ def test_config_file_then_set_on_top(tmp_path, capsys):
 
 @pytest.mark.parametrize("path", sorted((REPO / "configs").glob("*.json")), ids=lambda p: p.name)
 def test_planned_configs_are_valid_settings(path):
-    config, _ = tx_train.make_config("translate", path, [])
+    config, _ = make_config("translate", path, [])
     assert config.model.d_model == 512 and config.model.tgt_vocab_size == config.model.vocab_size == 16000
 
 

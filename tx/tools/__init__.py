@@ -1,8 +1,8 @@
 """The command-line tools, one module each with `main(argv) -> int`: `python -m tx TOOL ...` runs one.
 
-A tool reads its arguments, calls the library and prints; what it does lives in the library (`tx.tasks`,
-`tx.trainer`, `tx.evaluation`, `tx.baselines`, `tx.calibration`, `tx.confidence`, `runtime.metrics_file`), which
-never imports a tool.
+A tool reads its arguments, calls the library and prints; what it does lives in the library (`tx.run_setup`,
+`tx.tasks`, `tx.trainer`, `tx.evaluation`, `tx.shipping`, `tx.baselines`, `tx.calibration`, `tx.confidence`,
+`runtime.metrics_file`), which never imports a tool (tests/test_layering.py). The benchmarks: `python -m bench`.
 """
 from __future__ import annotations
 
@@ -17,8 +17,6 @@ TOOLS = {
     "ship": "turn an evaluation into the metrics.json and samples.tsv a shipped model directory carries",
     "calibration": "fit a sentiment model's temperature on valid, report ECE before and after",
     "confidence": "measure what a translation's confidence says about it being right (hand-judged outputs)",
-    "bench_decode": "decoding speed with and without the KV cache, greedy and beam 4",
-    "bench_train": "training speed of our Seq2SeqTransformer against torch.nn.Transformer",
 }
 
 

@@ -12,16 +12,15 @@ import json
 import sys
 from pathlib import Path
 
-from runtime.tsv import LABELS, DataError, read_tsv, write_tsv
+from runtime.tsv import LABELS, DataError, read_tsv
 
 from ..baselines import run_baselines
 from ..checkpoint import CheckpointError
-from ..evaluation import NEGATION, cross_validate, eval_files, evaluate_sentiment, evaluate_translation
+from ..evaluation import NEGATION, cross_validate, evaluate_split
+from ..settings import apply_overrides, nest
 from ..tasks import TASKS, SentimentConfig
-from ..tasks.translate import read_everyday
 from ..trainer import MODEL_DIR
 from . import tool_parser
-from .settings import apply_overrides, nest
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,33 +71,18 @@ def main(argv: list[str] | None = None) -> int:
             (out / f"cv{args.cv}.json").write_text(json.dumps(result, indent=2) + "\n")
             print(f"{args.cv}-fold cross-validation accuracy: {result['mean']:.2f} ± {result['std']:.2f}")
             return 0
-        if args.split == "everyday":
-            if args.task != "translate":
-                parser.error("--split everyday is translate's dev set")
-            rows = read_everyday()
-        elif args.split == "negation":
-            if args.task != "sentiment":
-                parser.error("--split negation is sentiment's probe set")
-            rows = read_tsv(NEGATION)
-        else:
-            rows = read_tsv(data_dir / f"{args.split}.tsv")
-        if args.limit:
-            rows = rows[:args.limit]
-        out = args.out or model_dir
-        out.mkdir(parents=True, exist_ok=True)
-        scores_name, outputs_name = eval_files(args.split)
-        if args.task == "translate":
-            scores, samples = evaluate_translation(model_dir, rows, args.method, args.beam, args.length_penalty)
-            write_tsv(out / outputs_name, ["direction", "source", "reference", "hypothesis"], samples)
-        else:
-            scores, samples = evaluate_sentiment(model_dir, rows)
-            write_tsv(out / outputs_name, ["label", "predicted", "p_positive", "text"], samples)
+        if args.split == "everyday" and args.task != "translate":
+            parser.error("--split everyday is translate's dev set")
+        if args.split == "negation" and args.task != "sentiment":
+            parser.error("--split negation is sentiment's probe set")
+        scores, scores_path, outputs_path = evaluate_split(args.task, model_dir, data_dir, args.split,
+                                                           args.out or model_dir, args.method, args.beam,
+                                                           args.length_penalty, args.limit)
+        if args.task == "sentiment":
             print(f"accuracy {scores['accuracy']:.2f}  macro-F1 {scores['macro_f1']:.2f}  ECE {scores['ece']:.2f}%  "
                   f"confusion {scores['confusion']['rows_gold_cols_predicted']}")
     except (FileNotFoundError, CheckpointError, ValueError, DataError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    scores = {"task": args.task, "split": args.split, "data_dir": str(data_dir), **scores}
-    (out / scores_name).write_text(json.dumps(scores, indent=2, ensure_ascii=False) + "\n")
-    print(f"wrote {out / scores_name} and {out / outputs_name}")
+    print(f"wrote {scores_path} and {outputs_path}")
     return 0

@@ -1,13 +1,14 @@
-"""What a `python -m export.bench` run reads as: the speed targets it reached, the export's own int8 quality
+"""What a `python -m bench runtimes` run reads as: the speed targets it reached, the export's own int8 quality
 against its limits (export_report.json), and the table it prints (saved in bench.json, shown by the app)."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from .bench_stats import CaseResult, machine_busy
-from .quality import INT8_MAX_ACCURACY_DROP, INT8_MAX_BLEU_DROP
-from .report import read_report
+from export.quality import INT8_MAX_ACCURACY_DROP, INT8_MAX_BLEU_DROP
+from export.report import read_report
+
+from .stats import CaseResult, machine_busy
 
 TARGETS = {"translate greedy fp32": 2.5, "translate greedy int8": 5.0,
            "classifier b1 <=64 fp32": 2.5, "classifier b1 <=64 int8": 5.0}

@@ -1,6 +1,6 @@
 """PyTorch eager vs onnxruntime fp32/int8 (vs CTranslate2 fp32/int8), same threads, interleaved in one run.
 
-    python -m export.bench MODEL_DIR... [--threads 2] [--repeats 30] [--warmup 5] [--json out.json]
+    python -m bench runtimes MODEL_DIR... [--threads 2] [--repeats 30] [--warmup 5] [--json out.json]
         [--cases b1x16,greedy-b1,...] [--max-len N] [--provider cpu|auto|cuda]
 
 Classifier: one model call at batch 1 × 16/64/256 tokens and batch 32 × 64 (the text wrappers'
@@ -14,14 +14,13 @@ CTranslate2's over onnxruntime's at the same precision (when ctranslate2 is inst
 faster thread setting: with --threads above 1 it also runs at 1 thread (its OpenMP threads can make that
 the faster: docs/export-and-runtime.md#ctranslate2). The 1-minute load average is recorded before and after;
 `distrusted` names each ratio whose two p10-p90 ranges overlap, or every ratio when other work held more than
-half the cores (export/bench_stats.py). Also recorded: provider, threads, CPU, versions, the fused/contrib
+half the cores (bench/stats.py). Also recorded: provider, threads, CPU, versions, the fused/contrib
 operators onnxruntime's graph optimiser left in each graph, and the int8 quality deltas from export_report.json;
-the targets and the printed table are export/bench_report.py's.
+the targets and the printed table are bench/report.py's.
 Writes MODEL_DIR/onnx/bench.json (read by the app) unless --json names one file for all.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -37,6 +36,9 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
+from export.feeds import FIRST_PLAIN_ID
+from export.quality import held_out_texts
+from export.report import versions
 from runtime import OnnxSentimentClassifier, OnnxTranslator
 from runtime.files import atomic_write
 from runtime.model_files import ModelLoadError
@@ -47,11 +49,9 @@ from tx import read_model_config
 from tx.evaluation import BENCH_SENTENCES
 from tx.inference import SentimentAnalyzer, Translator, torch_threads
 
-from .bench_report import check_targets, int8_quality, table
-from .bench_stats import CaseResult, distrusted, machine_busy, summarise
-from .feeds import FIRST_PLAIN_ID
-from .quality import held_out_texts
-from .report import versions
+from . import bench_parser
+from .report import check_targets, int8_quality, table
+from .stats import CaseResult, distrusted, machine_busy, summarise
 
 SYSTEMS = ("torch", "ort-fp32", "ort-int8")
 CLASSIFIER_CASES = [(1, 16), (1, 64), (1, 256), (32, 64)]  # (batch, tokens)
@@ -168,7 +168,7 @@ def ct2_systems(model_dir: Path, threads: int, notes: list[str]) -> dict[str, An
     except ImportError:
         notes.append("CTranslate2 not measured: `pip install ctranslate2` adds it (export.ct2)")
         return {}
-    from .ct2 import Ct2TextTranslator, convert
+    from export.ct2 import Ct2TextTranslator, convert
 
     folder = Path(tempfile.mkdtemp(prefix="tx-bench-ct2-"))
     systems = {}
@@ -246,7 +246,7 @@ def all_case_names() -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m export.bench", description=__doc__.split("\n\n")[0])
+    parser = bench_parser("runtimes", __doc__)
     parser.add_argument("model_dirs", nargs="+", type=Path)
     parser.add_argument("--threads", type=int, default=2, help="torch and onnxruntime intra-op threads (default 2)")
     parser.add_argument("--repeats", type=int, default=30, help="timed runs per case (a third at batch > 1)")
@@ -303,7 +303,3 @@ def main(argv: list[str] | None = None) -> int:
         atomic_write(args.json, lambda tmp: Path(tmp).write_text(json.dumps(benches, indent=2) + "\n"))
         print(f"wrote {args.json}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

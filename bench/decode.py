@@ -1,4 +1,4 @@
-"""python -m tx bench_decode [--model-dir DIR]: decoding speed with and without the KV cache.
+"""python -m bench decode [--model-dir DIR]: decoding speed with and without the KV cache.
 
 Greedy and beam 4, batch 1 and 16, each through `TorchBackend` (KV cache) and
 `FullPrefixBackend` (whole prefix recomputed every step), on a fixed set of sentences.
@@ -16,14 +16,14 @@ import torch
 
 from runtime.batching import pad
 from runtime.decoding import beam_search, greedy
+from tx.config import Seq2SeqConfig
+from tx.decoding import FullPrefixBackend, TorchBackend
+from tx.evaluation import BENCH_SENTENCES
+from tx.inference import Translator
+from tx.model import Seq2SeqTransformer
+from tx.tokenizer import BOS, EOS, SPECIALS
 
-from ..config import Seq2SeqConfig
-from ..decoding import FullPrefixBackend, TorchBackend
-from ..evaluation import BENCH_SENTENCES
-from ..inference import Translator
-from ..model import Seq2SeqTransformer
-from ..tokenizer import BOS, EOS, SPECIALS
-from . import tool_parser
+from . import bench_parser
 
 BOS_ID, EOS_ID = SPECIALS.index(BOS), SPECIALS.index(EOS)  # every tokenizer's ids; a random model uses them too
 
@@ -99,7 +99,7 @@ def format_table(cases: list[Case]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = tool_parser("bench_decode", __doc__)
+    parser = bench_parser("decode", __doc__)
     parser.add_argument("--model-dir", help="a translation model directory; default: random-init default-size model")
     parser.add_argument("--sentences", type=int, default=16, help="sentences decoded per case (default 16)")
     parser.add_argument("--min-len", type=int, default=30, help="EOS is masked until this many target tokens")

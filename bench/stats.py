@@ -1,4 +1,4 @@
-"""The statistics behind `python -m export.bench` (its rounds are `runtime.timing.interleaved`): medians with their
+"""The statistics behind `python -m bench runtimes` (its rounds are `runtime.timing.interleaved`): medians with their
 spread, and which ratios not to believe.
 
 Timings on a shared machine drift (other jobs start and stop) and jitter (a preempted OpenMP thread stalls a

@@ -1,15 +1,16 @@
 """Server time of the Decoding explorer, measured through AppTest on the models the app serves (models/ or
 TX_MODELS_DIR): a redraw after a slider move (the model is not run again) and a new sentence (greedy + beam search
-with its trace). A benchmark, not a test: `python -m playground.bench_decoding [--repeats N]`.
+with its trace). A benchmark, not a test: `python -m bench decoding_page [--repeats N]`.
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
+
+from . import bench_parser
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = "pages/6_Decoding_explorer.py"
@@ -32,7 +33,7 @@ def timed_run(at: AppTest) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = bench_parser("decoding_page", __doc__)
     parser.add_argument("--repeats", type=int, default=10)
     args = parser.parse_args(argv)
     at = open_page(PAGE)
@@ -49,7 +50,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: median {statistics.median(times):.0f} ms, max {max(times):.0f} ms over {len(times)} runs "
               "(AppTest's whole script run, server side)")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

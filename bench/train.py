@@ -1,4 +1,4 @@
-"""python -m tx bench_train: training speed of our Seq2SeqTransformer against torch.nn.Transformer.
+"""python -m bench train: training speed of our Seq2SeqTransformer against torch.nn.Transformer.
 
 Both models have the same size and recipe: d_model, heads, encoder/decoder layers, d_ff and
 dropout; post-LN with no final LayerNorm (ours in post-LN mode has none, so the reference's
@@ -30,12 +30,13 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from ..config import Seq2SeqConfig
-from ..layers import PositionalEncoding
-from ..model import Seq2SeqTransformer
-from ..tasks import TranslateConfig, TranslateTask
-from ..tokenizer import BOS, EOS, PAD, SPECIALS, Tokenizer
-from . import tool_parser
+from tx.config import Seq2SeqConfig
+from tx.layers import PositionalEncoding
+from tx.model import Seq2SeqTransformer
+from tx.tasks import TranslateConfig, TranslateTask
+from tx.tokenizer import BOS, EOS, PAD, SPECIALS, Tokenizer
+
+from . import bench_parser
 
 PAD_ID, BOS_ID, EOS_ID = (SPECIALS.index(t) for t in (PAD, BOS, EOS))  # every tokenizer's ids; random batches too
 
@@ -127,7 +128,7 @@ def make_step(model: nn.Module, label_smoothing: float, clip: float) -> Callable
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = tool_parser("bench_train", __doc__)
+    parser = bench_parser("train", __doc__)
     parser.add_argument("--steps", type=int, default=20, help="timed steps per model")
     parser.add_argument("--warmup", type=int, default=3, help="untimed steps per model first")
     shape = TranslateConfig().model  # the translator's default shape unless told otherwise

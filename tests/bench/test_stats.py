@@ -1,4 +1,4 @@
-"""export.bench's statistics and warnings (export/bench_stats.py; its table: export/bench_report.py): the rounds,
+"""bench runtimes' statistics and warnings (bench/stats.py; its table: bench/report.py): the rounds,
 the medians with their spread, and which ratios it refuses to believe. No timing is asserted: the calls are fakes
 or their times are given."""
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from export.bench_stats import CaseResult, distrusted, machine_busy, summarise
+from bench.stats import CaseResult, distrusted, machine_busy, summarise
 from runtime.timing import interleaved, schedule
 
 
@@ -58,7 +58,7 @@ def test_ctranslate2_is_compared_at_its_faster_thread_setting():
     assert [d.split(":")[0] for d in distrusted(list(rows.values()))] == ["greedy-b1 ort-int8 ÷ CTranslate2"]
     from dataclasses import asdict
 
-    from export.bench_report import table
+    from bench.report import table
 
     text = table({"model_dir": "m", "task": "translate", "threads": 2, "results": [asdict(r) for r in rows.values()]})
     assert "| greedy-b1 | ort-int8 | 4.00 | 4.0-4.0 | 2500 | 3.00 | 0.75 (ct2-int8-t1) |" in text
@@ -105,7 +105,7 @@ def test_every_ratio_is_distrusted_when_the_machine_was_busy():
 def test_the_table_warns_about_the_load_and_names_each_distrusted_ratio():
     from dataclasses import asdict
 
-    from export.bench_report import table
+    from bench.report import table
 
     results = results_with_spreads()
     busy = machine_busy({"before": 1.4, "after": 3.0}, 2, 2)
@@ -123,3 +123,45 @@ def test_the_table_warns_about_the_load_and_names_each_distrusted_ratio():
     for doubt in quiet["distrusted"]:  # each named on its own line, with the spreads that overlap
         assert f"WARNING: ratio not trusted, {doubt}" in text
     assert "| greedy-b1 | ort-int8 | 9.00 | 8.5-11.0 | 110 | 1.11 | 1.00 |" in text
+
+
+def test_interleaved_reports_each_round_and_stops_when_progress_raises():
+    from runtime.timing import interleaved
+
+    calls, seen = [], []
+    systems = {"a": lambda r: calls.append(("a", r)) or 1, "b": lambda r: calls.append(("b", r)) or 2}
+    measured = interleaved(systems, repeats=3, warmup=1, progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(0, 4), (1, 4), (2, 4), (3, 4)] and len(measured["a"][0]) == 3 and measured["b"][1] == 6
+    assert calls[:4] == [("a", 0), ("b", 0), ("b", 1), ("a", 1)]  # rotating order
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_two(done: int, total: int) -> None:
+        if done == 2:
+            raise Stop
+    calls.clear()
+    with pytest.raises(Stop):
+        interleaved(systems, repeats=50, warmup=0, progress=stop_at_two)
+    assert len(calls) == 4  # two rounds, then nothing more ran
+
+
+@pytest.mark.parametrize("before, after, busy", [(0.1, 2.3, False),  # its own 2 threads raise "after": not busy
+                                                 (1.2, 1.5, True),   # other work before it started
+                                                 (0.2, 3.4, True)])  # other work appeared during the run
+def test_bench_busy_warning_discounts_its_own_threads(before, after, busy):
+    from bench.report import table
+
+    bench = {"model_dir": "m", "task": "sentiment", "threads": 2, "cpu_count": 2, "results": [],
+             "load_average": {"before": before, "after": after}}
+    assert ("WARNING: the machine was busy" in table(bench)) is busy
+
+
+def test_a_ratio_whose_spreads_overlap_is_named_as_distrusted():
+    from bench.stats import CaseResult, distrusted
+
+    results = [CaseResult("greedy-b1", "torch", 10.0, 12.0, 100, 1.0, 8.0),
+               CaseResult("greedy-b1", "ort-int8", 9.0, 11.0, 110, 1.11, 8.5, vs_ct2=1.0),
+               CaseResult("greedy-b1", "ct2-int8", 4.0, 4.5, 250, 2.5, 3.5)]
+    doubts = distrusted(results)
+    assert doubts == ["greedy-b1 ort-int8 × torch: p10-p90 8.5-11.0 ms overlaps torch's 8.0-12.0 ms"]

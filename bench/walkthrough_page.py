@@ -1,13 +1,13 @@
 """Server time of the Walkthrough page, measured through AppTest on the models the app serves (models/ or
 TX_MODELS_DIR): a redraw after a layer/head/step change (the model is not run again) and a new sentence (greedy
-search + one run of each walkthrough graph). A benchmark, not a test: `python -m playground.bench_walkthrough`.
+search + one run of each walkthrough graph). A benchmark, not a test: `python -m bench walkthrough_page`.
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 
-from .bench_decoding import SENTENCES, open_page, timed_run
+from . import bench_parser
+from .decoding_page import SENTENCES, open_page, timed_run
 
 PAGE = "pages/8_Walkthrough.py"
 REDRAW_STEPS = ("scores", "qkv", "heads", "ffn", "dec_self", "dec_cross", "output")
@@ -15,7 +15,7 @@ HEAD_STEPS = {"scores", "qkv", "heads", "dec_self", "dec_cross"}  # the steps wi
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = bench_parser("walkthrough_page", __doc__)
     parser.add_argument("--repeats", type=int, default=10)
     args = parser.parse_args(argv)
     at = open_page(PAGE)
@@ -37,7 +37,3 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: median {statistics.median(times):.0f} ms, max {max(times):.0f} ms over {len(times)} runs "
                   "(AppTest's whole script run, server side)")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,14 +1,13 @@
-"""python -m export.step_overhead MODEL_DIR [--precision int8] [--threads 2] [--rounds 5]
+"""python -m bench step_overhead MODEL_DIR [--precision int8] [--threads 2] [--rounds 5]
 
 Where a translation's time goes besides the graphs: per decoder step, the time inside the decoder and encoder
 sessions' `run`, inside the searches' one-node top-k graph (onnxruntime work that replaced torch.topk), in the
 backend's `reorder` (numpy copies of the KV cache that follow the beams), and the rest: the Python of the search
-and the text API around them. Cases as `export.bench`: greedy and beam 4, batch 1
+and the text API around them. Cases as `bench runtimes`: greedy and beam 4, batch 1
 (16 sentences one by one) and batch 16 (one call), on tx/evalsets/bench_de.txt. Medians over rounds.
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -17,6 +16,8 @@ from pathlib import Path
 import onnxruntime as ort
 
 from runtime import OnnxTranslator
+
+from . import bench_parser
 
 CASES = (("greedy", 1), ("beam", 1), ("greedy", 16), ("beam", 16))
 # tx.evaluation.BENCH_SENTENCES, read by path: importing tx would load torch into the process measured, and a
@@ -91,7 +92,7 @@ def measure(translator: OnnxTranslator, method: str, batch: int) -> dict[str, fl
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m export.step_overhead", description=__doc__.split("\n\n")[0])
+    parser = bench_parser("step_overhead", __doc__)
     parser.add_argument("model_dir", type=Path)
     parser.add_argument("--precision", default="int8")
     parser.add_argument("--threads", type=int, default=2)
@@ -111,7 +112,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {method} b{batch} | {med['steps']:.0f} | {med['decoder']:.3f} | {med['top_k']:.3f} | "
               f"{med['python']:.3f} ({med['reorder']:.3f}) | {med['total']:.1f} |", flush=True)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

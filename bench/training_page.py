@@ -1,4 +1,4 @@
-"""The Train-your-own page's targets (issue 27), measured: `python -m playground.bench_training [--repeats N]`.
+"""The Train-your-own page's targets (issue 27), measured: `python -m bench training_page [--repeats N]`.
 
 1. Copy and reverse (length 10, vocabulary 10) to >= 99% held-out exact match: through the page's own path (the
    worker process playground.training starts, snapshots every 50 steps, this process reading its events and
@@ -10,7 +10,6 @@ A benchmark, not a test: the numbers depend on the machine and on what else runs
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -20,10 +19,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from playground.training_runs import RunRecord
+
+from playground import models, training, training_figures
 from runtime import OnnxTranslator
 
-from . import models, training, training_figures
-from .training_runs import RunRecord
+from . import bench_parser
 
 SENTENCE = "Das Wetter ist heute schön."
 
@@ -116,7 +117,7 @@ def stop_to_idle() -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = bench_parser("training_page", __doc__)
     parser.add_argument("--repeats", type=int, default=20, help="Translate requests per condition")
     args = parser.parse_args(argv)
     print(f"machine: {load()} before the runs; training threads {training.THREADS}, priority {training.NICE}")
@@ -142,7 +143,3 @@ def main(argv: list[str] | None = None) -> int:
     stops = [stop_to_idle() for _ in range(3)]
     print(f"  worker gone {', '.join(f'{s:.2f}' for s in stops)} s after Stop (target <= 2 s)")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

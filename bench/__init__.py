@@ -1,0 +1,25 @@
+"""Every benchmark, one module each with `main(argv) -> int`: `python -m bench NAME ...` runs one. A benchmark
+measures and prints; it is not a test (its numbers depend on the machine and what else runs on it). Benchmarks
+may import any package (runtime, tx, export, playground); no library imports a benchmark.
+"""
+from __future__ import annotations
+
+import argparse
+
+from tx.cli import command_parser
+
+# name -> what it measures, in one line (`python -m bench --help` lists them; each one's --help starts with its line)
+BENCHMARKS = {
+    "runtimes": "PyTorch eager vs onnxruntime fp32/int8 (vs CTranslate2) on exported model dirs; writes bench.json",
+    "step_overhead": "where a translation's time goes besides the graphs, per decoder step (onnxruntime)",
+    "decode": "PyTorch decoding speed with and without the KV cache, greedy and beam 4",
+    "train": "training speed of our Seq2SeqTransformer against torch.nn.Transformer",
+    "decoding_page": "the Decoding explorer's server time through AppTest (slider redraw, new sentence)",
+    "walkthrough_page": "the Walkthrough page's server time through AppTest (redraw, new sentence)",
+    "training_page": "the Train-your-own page's targets: time to 99%, Translate while training, stop to no CPU",
+}
+
+
+def bench_parser(name: str, epilog: str | None = None) -> argparse.ArgumentParser:
+    """Benchmark `name`'s argument parser: its usage names `python -m bench NAME`, its description is its line."""
+    return command_parser("bench", name, BENCHMARKS[name], epilog)
