@@ -2,7 +2,8 @@
 
 1. Copy and reverse (length 10, vocabulary 10) to >= 99% held-out exact match: through the page's own path (the
    worker process playground.training starts, snapshots every 50 steps, this process reading its events and
-   building the page's figures as they arrive) against the bare loop (tx.toy.bare, same size and recipe, 2 threads).
+   building the page's figures as they arrive) against the bare loop (bench/bare_loop.py, same size and recipe,
+   2 threads).
 2. A Translate request (the translator of models/ or TX_MODELS_DIR, beam 4 as the Translate page asks, onnxruntime
    in this process as in the server) while a training runs, against idle. Target: <= 2x.
 3. From Stop (the page's training.stop) to no training CPU: when the worker is gone and its CPU time stops. <= 2 s.
@@ -19,10 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from playground.training_runs import RunRecord
-
-from playground import models, training, training_figures
+from playground import models
+from playground.training import figures as training_figures
+from playground.training import processes as training
+from playground.training.runs import RunRecord
 from runtime import OnnxTranslator
+from runtime.toy import EVENTS_FILE
 
 from . import bench_parser
 
@@ -63,7 +66,7 @@ def through_the_page(task: str, cap_s: float = 60.0) -> dict:
 
 
 def bare(task: str) -> dict:
-    out = subprocess.run([sys.executable, "-m", "tx.toy.bare", task, "60"], cwd=training.ROOT,
+    out = subprocess.run([sys.executable, "-m", "bench", "bare_loop", task, "60"], cwd=training.ROOT,
                          env=training.child_env() | {"TX_TOY_NICE": "0"}, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -88,8 +91,8 @@ def translate_idle_and_busy(translator: OnnxTranslator, repeats: int, blocks: in
         process = training.start_training(run_dir, {"task": "reverse", "max_seconds": 120,
                                                     "target_accuracy": 1.01}, None)
         try:
-            while b'"step"' not in ((run_dir / training.EVENTS_FILE).read_bytes()
-                                    if (run_dir / training.EVENTS_FILE).is_file() else b""):
+            while b'"step"' not in ((run_dir / EVENTS_FILE).read_bytes()
+                                    if (run_dir / EVENTS_FILE).is_file() else b""):
                 time.sleep(0.1)  # training steps, not the process's start
             busy += translate_latency(translator, repeats)
         finally:
@@ -107,8 +110,8 @@ def stop_to_idle() -> float:
     run_dir = Path(tempfile.mkdtemp(prefix="tx-bench-stop-"))
     process = training.start_training(run_dir, {"task": "add", "length": 3, "max_seconds": 60,
                                                 "target_accuracy": 1.01}, None)
-    while not (run_dir / training.EVENTS_FILE).is_file() or b'"step"' not in \
-            (run_dir / training.EVENTS_FILE).read_bytes():
+    while not (run_dir / EVENTS_FILE).is_file() or b'"step"' not in \
+            (run_dir / EVENTS_FILE).read_bytes():
         time.sleep(0.1)
     time.sleep(1.0)
     start = time.monotonic()

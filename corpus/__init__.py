@@ -26,7 +26,6 @@ Python's salted `hash`, so they are the same on every machine and duplicates nev
 No torch: the runtime install (`pip install .`) suffices to fetch, and to prepare Ding and the sentiment data;
 the documentation corpora also need requirements-data.txt (pysbd, nltk, py3langid).
 """
-from .cli import main, prepare
 from .debpkg import iter_deb_files, read_deb_member
 from .ding import clean_ding, first_alternative, is_sentence, parse_ding, read_ding_lines, split_outside_brackets
 from .importers import (
@@ -62,6 +61,7 @@ from .io import (
                         translate_dir,
                         write_tsv,
 )
+from .prepare import prepare
 from .records import Example, Pair, kind_of
 from .rotten_tomatoes import read_rotten_tomatoes
 from .sentiment import prepare_sentiment
@@ -96,7 +96,6 @@ __all__ = [
     "is_sentence",
     "iter_deb_files",
     "kind_of",
-    "main",
     "map_label",
     "normalize",
     "parse_ding",

@@ -2,7 +2,6 @@
 """
 from __future__ import annotations
 
-import csv
 import io
 import unicodedata
 from collections.abc import Callable
@@ -11,6 +10,8 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
+
+from runtime import tsv
 
 from .models import first_line, model_dir, stamp
 
@@ -48,15 +49,12 @@ def split_lines(text: str | None) -> list[str]:
 
 
 def read_tsv(path: Path) -> list[dict[str, str]]:
-    """A model directory's samples.tsv or examples.tsv (the TSV tx.data writes: a header line, tab-separated fields,
-    no quoting), one dict per row; a missing or broken file (a row with too few or too many fields, not UTF-8)
-    reads as no rows, and the page shows built-in examples."""
+    """A model directory's samples.tsv or examples.tsv (runtime.tsv's format), one dict per row; a missing or broken
+    file (a row with too few or too many fields, not UTF-8) reads as no rows, and the page shows built-in examples."""
     try:
-        with open(path, encoding="utf-8", newline="") as f:
-            rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-    except (OSError, UnicodeDecodeError, csv.Error):
+        return tsv.read_tsv(path)
+    except tsv.DataError:
         return []
-    return [] if any(None in row or None in row.values() for row in rows) else rows
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

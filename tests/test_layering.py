@@ -22,19 +22,9 @@ ALLOWED = {
     "bench": PROJECT,  # a benchmark measures whatever it names; nothing imports a benchmark (see below)
 }
 
-# Known offenders of `test_no_project_file_is_run_by_its_path`, each removed when its branch merges.
-RUN_BY_PATH_ALLOWED = {
-    # runs tx/toy/userdata.py with sys.executable to check an upload without importing torch; helper D's branch
-    # replaces it with the torch-free runtime/toy.py: THE LEAD REMOVES THIS ENTRY AT MERGE
-    "playground/training.py",
-}
+RUN_BY_PATH_ALLOWED: set[str] = set()  # none: every child process starts as a module
 
-# Known offenders of `test_no_library_module_imports_a_command_line_module`, each removed when its branch merges.
-LIBRARY_IMPORTING_CLI_ALLOWED = {
-    # re-exports `main` and `prepare` from tx/data/cli.py; helper E's branch moves tx/data to corpus/, whose
-    # __init__ must not import corpus/cli.py (or __main__.py): THE LEAD REMOVES THIS ENTRY AT MERGE
-    "tx/data/__init__.py",
-}
+LIBRARY_IMPORTING_CLI_ALLOWED: set[str] = set()  # none
 
 
 def imports_of(path: Path) -> set[str]:
@@ -93,8 +83,8 @@ def test_packages_import_only_the_layers_below(package):
     wrong = {}
     for path in files_of(package):
         used = {name.split(".")[0] for name in imports_of(path)} & PROJECT
-        if package == "app" and path.name.startswith("4_Latency"):
-            used -= {"tx"}  # its PyTorch column, imported inside a function where torch is installed
+        if path.relative_to(REPO).as_posix() == "playground/latency/pytorch.py":
+            used -= {"tx"}  # the Latency page's PyTorch column, imported inside functions where torch is installed
         extra = used - ALLOWED[package] - {package}
         if extra:
             wrong[str(path.relative_to(REPO))] = sorted(extra)
@@ -222,9 +212,7 @@ def test_the_check_sees_a_back_edge(tmp_path):
     assert {name.split(".")[0] for name in imports_of(module)} & PROJECT == {"export"}
 
 
-# Known offenders of `test_every_command_runs_through_its_package_dispatcher`: helpers D (tx/toy) and E (tx/data ->
-# corpus/) change them on their branches: THE LEAD REMOVES EACH ENTRY THAT NO LONGER APPLIES AT MERGE
-MAIN_BLOCK_ALLOWED = {"tx/toy/worker.py", "tx/toy/bare.py", "tx/toy/userdata.py", "tx/data/cli.py"}
+MAIN_BLOCK_ALLOWED: set[str] = set()  # none: a package's __main__.py is its one way in
 
 
 def has_main_block(path: Path) -> bool:

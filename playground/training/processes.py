@@ -1,6 +1,6 @@
-"""The "Train your own" page's child processes, without torch: the training (tx.toy.worker's train), the export
-(`python -m export`) and the onnxruntime check (tx.toy.worker's serve), each started as a module (`python -m`), never
-by a file's path, and each ended by a Stop, a closed tab or the server's exit.
+"""The "Train your own" page's child processes, without torch: the training (`python -m tx toy_worker train`), the
+export (`python -m export`) and the onnxruntime check (`python -m tx toy_worker serve`), each started as a module
+(`python -m`), never by a file's path, and each ended by a Stop, a closed tab or the server's exit.
 
 Why processes: training in the server would take its GIL and its torch thread settings from every other page;
 a child process runs at the lowest priority (SCHED_IDLE) with its own thread cap, and killing it frees the CPU at once.
@@ -42,7 +42,7 @@ def start_training(run_dir: Path, config: dict[str, Any], data: Path | None) -> 
     (run_dir / SPEC_FILE).write_text(json.dumps({"config": {**config, "threads": THREADS},
                                                  "data": str(data) if data else None}), encoding="utf-8")
     log = open(run_dir / LOG_FILE, "w")
-    return subprocess.Popen([sys.executable, "-m", "tx.toy.worker", "train", str(run_dir / SPEC_FILE), str(run_dir)],
+    return subprocess.Popen([sys.executable, "-m", "tx", "toy_worker", "train", str(run_dir / SPEC_FILE), str(run_dir)],
                             cwd=ROOT, env=child_env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
 
@@ -86,4 +86,4 @@ def export_command(model_dir: Path) -> list[str]:
 
 
 def serve_command(model_dir: Path) -> list[str]:
-    return [sys.executable, "-m", "tx.toy.worker", "serve", str(model_dir), str(THREADS)]
+    return [sys.executable, "-m", "tx", "toy_worker", "serve", str(model_dir), str(THREADS)]

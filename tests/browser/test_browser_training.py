@@ -57,7 +57,7 @@ def new_page(browser):
 
 
 def workers(server_pid: int) -> list[int]:
-    """The server's training processes (tx.toy.worker children), from /proc."""
+    """The server's training processes (`python -m tx toy_worker` children), from /proc."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -67,7 +67,7 @@ def workers(server_pid: int) -> list[int]:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
         except OSError:
             continue
-        if int(stat[1]) == server_pid and b"tx.toy.worker" in cmdline:
+        if int(stat[1]) == server_pid and b"toy_worker" in cmdline:
             found.append(int(entry.name))
     return found
 

@@ -8,6 +8,7 @@ import pytest
 from package_fixtures import make_deb, sha256
 
 import corpus as D
+from corpus import cli as corpus_cli
 from corpus import filters
 from corpus import sources as S
 from corpus import translate as T
@@ -228,8 +229,8 @@ def test_corpus_card_renders_the_manifest(fixture_corpus, tmp_path, capsys):
                                     docs_test=12, docs_valid=8, log=lambda _: None)
     path = tmp_path / "manifest.json"
     path.write_text(json.dumps(manifest))
-    assert D.main(["card", "--manifest", str(path)]) == 0
+    assert corpus_cli.main(["card", "--manifest", str(path)]) == 0
     out = capsys.readouterr().out
     train = manifest["per_source"]["libreoffice_help"]["train"]["total"]
     assert "| libreoffice_help | 135 |" in out and f"| {train:,} |" in out and "| docs_test | 12 | 12 |" in out
-    assert D.main(["card", "--manifest", str(tmp_path / "missing.json")]) == 1
+    assert corpus_cli.main(["card", "--manifest", str(tmp_path / "missing.json")]) == 1

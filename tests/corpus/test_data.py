@@ -19,6 +19,7 @@ import pytest
 from package_fixtures import sha256
 
 import corpus as D
+from corpus import cli as corpus_cli
 from corpus import sources as S
 from corpus.splits import sentiment_files
 from tests import package_fixtures
@@ -272,12 +273,13 @@ def test_sha256_mismatch_changes_nothing_prepared(fake_sources, capsys):
     make_deb(deb, DING_LINES)  # different content than pinned
     with pytest.raises(D.DataError, match="sha256 mismatch"):
         D.prepare(fake_sources, log=quiet, n_test=10, n_valid=5, **DING_ONLY)
-    assert D.main(["--data-dir", str(fake_sources), "prepare", "--corpora", "ding"]) == 1
+    assert corpus_cli.main(["--data-dir", str(fake_sources), "prepare", "--corpora", "ding"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: sha256 mismatch") and err.count("\n") == 1 and "fetch" in err
     assert snapshot(fake_sources / "processed") == before
     # --ding-deb with a wrong file is refused the same way
-    assert D.main(["prepare", "--data-dir", str(fake_sources), "--corpora", "ding", "--ding-deb", str(deb)]) == 1
+    argv = ["prepare", "--data-dir", str(fake_sources), "--corpora", "ding", "--ding-deb", str(deb)]
+    assert corpus_cli.main(argv) == 1
     assert snapshot(fake_sources / "processed") == before
 
 
@@ -310,7 +312,7 @@ def test_given_files_are_verified_and_copied(fake_sources, tmp_path):
 def test_cli_help(capsys):
     for argv in (["--help"], ["prepare", "--help"], ["import-translate", "--help"]):
         with pytest.raises(SystemExit) as e:
-            D.main(argv)
+            corpus_cli.main(argv)
         assert e.value.code == 0
     assert "--out" in capsys.readouterr().out
 
@@ -371,7 +373,7 @@ def test_import_translate_carves_valid_test_from_a_single_file(tmp_path):
         assert (tmp_path / "a" / f"{s}.tsv").read_bytes() == (tmp_path / "b" / f"{s}.tsv").read_bytes()
     sizes = [len(D.read_tsv(tmp_path / "a" / f"{s}.tsv")) for s in D.SPLITS]
     assert sizes == [180, 10, 10]
-    assert D.main(["import-translate", str(tmp_path / "nothing"), "--out", str(tmp_path / "c")]) == 1
+    assert corpus_cli.main(["import-translate", str(tmp_path / "nothing"), "--out", str(tmp_path / "c")]) == 1
     (tmp_path / "tiny.tsv").write_text("Ja.\tYes.\n", encoding="utf-8")
     with pytest.raises(D.DataError, match="too few"):
         D.import_translate(tmp_path / "tiny.tsv", tmp_path / "d", log=quiet)

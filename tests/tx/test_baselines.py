@@ -79,7 +79,7 @@ def test_negation_probe_set_is_balanced_and_unseen():
     assert len(rows) >= 40 and {r["label"] for r in rows} == set(LABELS)
     assert sum(r["label"] == "positive" for r in rows) == len(rows) // 2
     assert len({r["text"] for r in rows}) == len(rows)
-    from corpus.cli import evaluation_texts
+    from corpus.prepare import evaluation_texts
 
     assert {r["text"] for r in rows} <= set(evaluation_texts())  # removed from the pretraining corpus
     assert not {r["text"] for r in rows} & {text for _, text in sentiment_rows()}

@@ -17,6 +17,7 @@ TOOLS = {
     "ship": "turn an evaluation into the metrics.json and samples.tsv a shipped model directory carries",
     "calibration": "fit a sentiment model's temperature on valid, report ECE before and after",
     "confidence": "measure what a translation's confidence says about it being right (hand-judged outputs)",
+    "toy_worker": "the Train-your-own page's child process: train a toy model into a run folder, or serve-check it",
 }
 
 

@@ -1,5 +1,5 @@
-"""The page's training process: `python -m tx.toy.worker train SPEC.json RUN_DIR` and
-`python -m tx.toy.worker serve MODEL_DIR`.
+"""The page's training process: `python -m tx toy_worker train SPEC.json RUN_DIR` and
+`python -m tx toy_worker serve MODEL_DIR`.
 
 Why a process of its own: the server never imports torch for it, a Stop is a signal whose effect the OS
 guarantees (SIGTERM: the loop ends after its step and keeps the model; SIGKILL if it does not), its threads and
@@ -79,6 +79,3 @@ def main(argv: list[str]) -> int:
     print(__doc__, file=sys.stderr)
     return 2
 
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

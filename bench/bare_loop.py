@@ -2,23 +2,24 @@
 batch 64, Adam with warm-up, 2 threads; pre-LN and lr 2e-3 as the engine's defaults) on copy or reverse, length 10,
 vocabulary 10: no events, no snapshots, no process of its own, only an exact-match evaluation on 200 held-out
 sequences every 50 steps to know when it got there. The gap between its time to 99% and the engine's
-(`tx.toy.engine` through the page's worker) is the page's overhead; `python -m playground.bench_training` prints both.
+(`tx.toy.engine` through the page's worker) is the page's overhead; `python -m bench training_page` prints both.
 
-    python -m tx.toy.bare copy|reverse [SECONDS]   -> one JSON line: {"task", "seconds_to_99", "step", ...}
+    python -m bench bare_loop copy|reverse [SECONDS]   -> one JSON line: {"task", "seconds_to_99", "step", ...}
 """
 from __future__ import annotations
 
 import json
-import sys
 import time
 
 import torch
 import torch.nn.functional as F
 
-from ..config import Seq2SeqConfig
-from ..model import Seq2SeqTransformer
-from ..trainer import inverse_sqrt_schedule
-from .engine import greedy
+from tx.config import Seq2SeqConfig
+from tx.model import Seq2SeqTransformer
+from tx.toy.engine import greedy
+from tx.trainer import inverse_sqrt_schedule
+
+from . import bench_parser
 
 PAD, BOS, EOS, FIRST = 0, 1, 2, 3  # symbols are ids FIRST..FIRST+9
 LENGTH, VOCAB, BATCH, EVAL_EVERY = 10, 10, 64, 50
@@ -64,5 +65,11 @@ def bare_loop(task: str, max_seconds: float = 60.0, threads: int = 2, seed: int 
             "threads": threads}
 
 
-if __name__ == "__main__":
-    print(json.dumps(bare_loop(sys.argv[1], float(sys.argv[2]) if len(sys.argv) > 2 else 60.0)))
+
+def main(argv: list[str] | None = None) -> int:
+    parser = bench_parser("bare_loop")
+    parser.add_argument("task", choices=("copy", "reverse"))
+    parser.add_argument("seconds", nargs="?", type=float, default=60.0, help="time cap (default 60)")
+    args = parser.parse_args(argv)
+    print(json.dumps(bare_loop(args.task, args.seconds)))
+    return 0
