@@ -54,5 +54,5 @@ if st.button("Run", key="latency_go", type="primary"):
     latency.run(work, int(runs), int(warmup), int(threads), no_pytorch is None, cuda_reason)
 latency.show_results(task)
 
-st.subheader("Latest `export.bench` results")
+st.subheader("Latest `bench runtimes` results")
 latency.show_saved_bench(task)

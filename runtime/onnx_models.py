@@ -10,9 +10,9 @@ runtime.decoding's, shared with the PyTorch wrappers (tx.inference); here only t
 shared per (file, provider, threads) across every wrapper in the process, and the wrappers
 keep no per-call state, so one instance may serve many threads.
 
-Failures: `ModelLoadError` (a tx.CheckpointError) for a missing/corrupt/stale ONNX file, a
-tokenizer that does not fit, or a model directory of the other task, naming the file and the
-fixing command; `ProviderError` when provider="cuda" and CUDA cannot run; ValueError for bad
+Failures: `ModelLoadError` (a `runtime.model_files.CheckpointError`, which tx re-exports) for a
+missing/corrupt/stale ONNX file, a tokenizer that does not fit, or a model directory of the other task,
+naming the file and the fixing command; `ProviderError` when provider="cuda" and CUDA cannot run; ValueError for bad
 input text (see runtime.text).
 """
 from __future__ import annotations

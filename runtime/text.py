@@ -70,7 +70,7 @@ class Translation:
     src_tokens: list[str]
     truncated: bool
     attention: dict[str, list[np.ndarray] | None] | None = None
-    warning: str | None = None  # set when the source is mostly outside what the model knows (tx.coverage)
+    warning: str | None = None  # set when the source is mostly outside what the model knows (runtime.coverage)
     token_probs: list[float] = field(default_factory=list)
     confidence: float = 0.0
 
@@ -96,7 +96,7 @@ class Prediction:
     tokens: list[str]
     truncated: bool
     attention: list[np.ndarray] | None = None
-    warning: str | None = None  # set when the text is mostly outside what the model knows (tx.coverage)
+    warning: str | None = None  # set when the text is mostly outside what the model knows (runtime.coverage)
 
 
 def check_texts(texts: Sequence[str]) -> None:

@@ -142,7 +142,7 @@ def run_by_path(path: Path) -> list[str]:
 
 
 def test_no_project_file_is_run_by_its_path():
-    """Every command runs as a module (`python -m tx ...`, `-m tx.toy.worker`), never as a file: a file run by its
+    """Every command runs as a module (`python -m tx ...`, `-m tx toy_worker`), never as a file: a file run by its
     path escapes the import rules (the app once ran tx/toy/userdata.py to avoid importing tx)."""
     wrong = {str(p.relative_to(REPO)): run_by_path(p) for p in project_files()}
     wrong = {name: found for name, found in wrong.items() if found and name not in RUN_BY_PATH_ALLOWED}
@@ -153,7 +153,7 @@ def test_the_run_by_path_check_sees_both_spellings(tmp_path):
     module = tmp_path / "m.py"
     module.write_text('"""Docs may name tx/toy/userdata.py."""\nimport subprocess, sys\nROOT = None\n'
                       'A = ROOT / "tx" / "toy" / "userdata.py"\nsubprocess.run([sys.executable, "export/ops.py"])\n'
-                      'B = ROOT / "tx" / "evalsets" / "bench_de.txt"\nC = [sys.executable, "-m", "tx.toy.worker"]\n',
+                      'B = ROOT / "tx" / "evalsets" / "bench_de.txt"\nC = [sys.executable, "-m", "tx", "toy_worker"]\n',
                       encoding="utf-8")
     assert run_by_path(module) == ["tx/toy/userdata.py", "export/ops.py"]
 

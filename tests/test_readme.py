@@ -1,4 +1,5 @@
-"""The README's Python snippets work as written: pasted into a script, run from another directory."""
+"""The Python snippets of the README (the inference API) and of docs/architecture.md (the tx package) work as
+written: pasted into a script, run from another directory."""
 from __future__ import annotations
 
 import ast
@@ -16,8 +17,9 @@ pytestmark = pytest.mark.exports
 REPO = Path(__file__).resolve().parents[1]
 
 
-def python_blocks() -> list[str]:
-    return re.findall(r"```python\n(.*?)```", (REPO / "README.md").read_text(encoding="utf-8"), flags=re.S)
+def python_blocks(page: str) -> list[str]:
+    """The ```python blocks of one page of the docs (a path from the repository root)."""
+    return re.findall(r"```python\n(.*?)```", (REPO / page).read_text(encoding="utf-8"), flags=re.S)
 
 
 # Runs a script with the packages a runtime-only install lacks made unimportable, then names any of them that
@@ -42,7 +44,7 @@ print("imported:", leaked)
 def run_inference_snippet(folder: Path, models_root: Path | None) -> list[str]:
     """The README's inference snippet as a script in `folder` (not the repo), run with torch, tx and export
     unimportable; its printed lines."""
-    [snippet] = [b for b in python_blocks() if "OnnxTranslator(" in b]
+    [snippet] = [b for b in python_blocks("README.md") if "OnnxTranslator(" in b]
     script, runner = folder / "snippet.py", folder / "without_training.py"
     script.write_text(snippet, encoding="utf-8")
     runner.write_text(WITHOUT_TRAINING, encoding="utf-8")
@@ -77,7 +79,7 @@ def test_the_inference_snippet_runs_on_the_shipped_models(tmp_path):
 
 
 def test_the_tx_snippet_runs_as_a_script(tmp_path):
-    [snippet] = [b for b in python_blocks() if "tx.Seq2SeqTransformer(" in b]
+    [snippet] = [b for b in python_blocks("docs/architecture.md") if "tx.Seq2SeqTransformer(" in b]
     script = tmp_path / "tx_snippet.py"
     script.write_text(snippet, encoding="utf-8")
     proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env={**os.environ, "PYTHONPATH": ""},

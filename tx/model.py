@@ -164,7 +164,7 @@ class SentimentClassifier(EncoderModel):
 class MaskedLanguageModel(EncoderModel):
     """The classifier's encoder (an `EncoderModel` too) plus BERT's prediction head: a dense layer, ReLU,
     LayerNorm, then scores over the vocabulary with the embedding matrix itself (tied, as in the paper's §3.4)
-    and a bias. Pretrained with `tx.train pretrain`."""
+    and a bias. Pretrained with `python -m tx train pretrain`."""
 
     def __init__(self, config: MaskedLMConfig):
         super().__init__(config)

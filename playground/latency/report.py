@@ -35,7 +35,7 @@ def spread(times: list[float]) -> tuple[float, float]:
 
 def within_noise(times: list[float], reference: list[float]) -> bool:
     """Whether a ratio of the two medians could be noise: the p10-p90 ranges overlap (the rule `python -m
-    export.bench` distrusts its ratios by)."""
+    bench runtimes` distrusts its ratios by)."""
     (low, high), (ref_low, ref_high) = spread(times), spread(reference)
     return low <= ref_high and ref_low <= high
 
@@ -126,7 +126,7 @@ def box_figure(result: LatencyResult) -> go.Figure:
     return fig
 
 
-# ---------------------------------------------------------------- the saved `export.bench` results
+# ---------------------------------------------------------------- the saved `bench runtimes` results
 
 def saved_bench(found: Any, task: str) -> dict[str, Any] | None:
     """The task's results from a bench.json as read (a --json file may hold several models), or None."""
@@ -142,11 +142,11 @@ def bench_caption(bench: dict[str, Any]) -> str:
 
 
 def target_lines(bench: dict[str, Any]) -> list[str]:
-    """Each speed target export.bench checked, met or missed."""
+    """Each speed target bench runtimes checked, met or missed."""
     return [f"- target **{name}**: ≥ {target.get('target')}× — reached {target.get('reached', 0):.2f}× "
             f"({'met' if target.get('met') else 'missed'})" for name, target in (bench.get("targets") or {}).items()]
 
 
 def bench_table_text(bench: dict[str, Any]) -> str | None:
-    """The markdown table export.bench printed, saved with its results (None in a bench.json from before)."""
+    """The markdown table bench runtimes printed, saved with its results (None in a bench.json from before)."""
     return bench["table"] if isinstance(bench.get("table"), str) else None

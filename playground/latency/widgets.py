@@ -1,5 +1,5 @@
 """The Latency page's parts that call Streamlit: loading the systems, the measurement with its Stop button and
-progress bar, the results, and the saved `export.bench` results."""
+progress bar, the results, and the saved `bench runtimes` results."""
 from __future__ import annotations
 
 from typing import Any
@@ -92,7 +92,7 @@ def show_results(task: str) -> None:
     st.subheader("Results")
     st.caption("These timings share the server with other users of this app and whatever else runs on it: a busy "
                "moment slows every system of a round alike but widens the spread, so a speed-up counts only where "
-               "the p10–p90 ranges stay apart. `python -m export.bench` on an idle machine gives steadier numbers.")
+               "the p10–p90 ranges stay apart. `python -m bench runtimes` on an idle machine gives steadier numbers.")
     if report.truncated_note(done):
         st.warning(report.truncated_note(done))
     st.caption(report.run_caption(done, task))
@@ -106,11 +106,11 @@ def show_results(task: str) -> None:
 
 
 def show_saved_bench(task: str) -> None:
-    """The latest `python -m export.bench` output for the task (MODEL_DIR/onnx/bench.json), or how to make it."""
+    """The latest `python -m bench runtimes` output for the task (MODEL_DIR/onnx/bench.json), or how to make it."""
     d = models.model_dir(task)
     bench = report.saved_bench(read_json(d / spec.ONNX_DIR / "bench.json"), task)
     if bench is None:
-        st.info(f"No benchmark saved for this model yet: `python -m export.bench {d}` writes `{d}/onnx/bench.json`.")
+        st.info(f"No benchmark saved for this model yet: `python -m bench runtimes {d}` writes `{d}/onnx/bench.json`.")
         return
     st.caption(report.bench_caption(bench))
     st.dataframe(pd.DataFrame(bench["results"]), hide_index=True, width="stretch")
@@ -121,5 +121,5 @@ def show_saved_bench(task: str) -> None:
         if table is not None:
             st.code(table, language="markdown")
         else:
-            st.info(f"This bench.json is older than the saved table: re-run `python -m export.bench {d}` to get it.")
+            st.info(f"This bench.json is older than the saved table: re-run `python -m bench runtimes {d}` to get it.")
             st.json(bench, expanded=False)

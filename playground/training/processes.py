@@ -21,7 +21,7 @@ from runtime.toy import SPEC_FILE
 
 ROOT = Path(__file__).resolve().parents[2]  # the project: children run from it, `python -m` finds tx and export
 LOG_FILE = "worker.log"  # in the run folder: the worker's own output, for a post-mortem
-# torch threads of a training. 1, measured on this 2-core machine (python -m playground.bench_training): the default
+# torch threads of a training. 1, measured on this 2-core machine (python -m bench training_page): the default
 # model took 32 ms a step on 1 thread and 44 ms on 2, and a Translate request during a training took 1.32x its idle
 # time with 1 thread and 1.50x with 2. Never more than the machine has.
 THREADS = max(1, min(int(os.environ.get("TX_TRAIN_THREADS", "1")), os.cpu_count() or 1))

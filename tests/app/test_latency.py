@@ -1,5 +1,5 @@
 """The Latency page on the tiny exported test models (tests/app_fixtures.py): PyTorch eager beside onnxruntime fp32
-and int8, the saved `export.bench` results; and, from issue 25 (finding 6), Stop keeps the previous results and says
+and int8, the saved `bench runtimes` results; and, from issue 25 (finding 6), Stop keeps the previous results and says
 how far it got, output agreement and noise next to each speed-up, a shared server, no decoder text for the
 classifier.
 """
@@ -23,7 +23,7 @@ LONG_GERMAN = "Das Wetter ist heute schön und wir gehen spazieren. " * 40
 
 
 NOISE = "noise (p10–p90 vs PyTorch)"
-RESULTS = "p50 ms"  # a column only the page's own results table has (the saved export.bench table has p50_ms)
+RESULTS = "p50 ms"  # a column only the page's own results table has (the saved bench runtimes table has p50_ms)
 
 
 def results_table(at):
@@ -90,7 +90,7 @@ def test_latency_stop_before_any_result_says_so(open_page, monkeypatch):
 
 
 def overlaps(a_ms, b_ms) -> bool:
-    """export.bench_stats.distrusted's rule: the two p10-p90 ranges overlap."""
+    """bench.stats.distrusted's rule: the two p10-p90 ranges overlap."""
     a10, a90 = np.percentile(a_ms, [10, 90])
     b10, b90 = np.percentile(b_ms, [10, 90])
     return bool(a10 <= b90 and b10 <= a90)
@@ -177,18 +177,18 @@ def test_latency_translation_side_by_side(open_page):
     assert [t["type"] for t in box["data"]] == ["box"] * 3
     assert all(len(array(t["y"])) == 5 for t in box["data"])
     assert any("5 timed runs" in c and "thread" in c for c in values(at.caption))
-    assert any("python -m export.bench" in m for m in values(at.info))  # translate/ has no bench.json
+    assert any("python -m bench runtimes" in m for m in values(at.info))  # translate/ has no bench.json
 
 
 def test_latency_sentiment_standard_set_and_saved_bench(open_page, model_root):
     at = open_page("latency")
     at.radio(key="latency_task").set_value("sentiment").run()
     clean(at)
-    saved = at.dataframe[0].value  # the export.bench results in onnx/bench.json
+    saved = at.dataframe[0].value  # the bench runtimes results in onnx/bench.json
     assert {"case", "system", "p50_ms", "p90_ms", "speedup"} <= set(saved.columns)
     assert any("target" in m for m in values(at.markdown))
     bench = json.loads((model_root / "sentiment" / "onnx" / "bench.json").read_text(encoding="utf-8"))
-    assert values(at.code) == [bench["table"]]  # the table export.bench printed, shown as it was saved
+    assert values(at.code) == [bench["table"]]  # the table bench runtimes printed, shown as it was saved
     at.radio(key="latency_input").set_value("standard set").run()
     at.slider(key="latency_runs").set_value(5).run()
     at.slider(key="latency_warmup").set_value(0).run()
@@ -203,13 +203,13 @@ def test_latency_asks_to_rerun_a_bench_saved_without_its_table(open_page, model_
     shutil.copytree(model_root / "sentiment", root / "sentiment")
     path = root / "sentiment" / "onnx" / "bench.json"
     bench = json.loads(path.read_text(encoding="utf-8"))
-    del bench["table"]  # as export.bench wrote it before it saved the table
+    del bench["table"]  # as bench runtimes wrote it before it saved the table
     path.write_text(json.dumps(bench), encoding="utf-8")
     at = open_page("latency", root=root)
     at.radio(key="latency_task").set_value("sentiment").run()
     clean(at)
     assert not at.code and at.dataframe
-    assert any(f"re-run `python -m export.bench {root / 'sentiment'}`" in m for m in values(at.info))
+    assert any(f"re-run `python -m bench runtimes {root / 'sentiment'}`" in m for m in values(at.info))
 
 
 def test_latency_says_when_the_input_was_truncated(open_page):

@@ -284,9 +284,9 @@ def test_latency(page, server):
     no_errors(page)
     shot(page, "latency")
     if not (models_root() / "sentiment" / "onnx" / "bench.json").is_file():
-        return  # the shipped models carry a saved benchmark only after `python -m export.bench`
+        return  # the shipped models carry a saved benchmark only after `python -m bench runtimes`
     page.locator('[data-testid="stRadio"]').filter(has_text="Model").get_by_text("Sentiment").click()
-    page.get_by_text("target classifier").first.wait_for()  # sentiment/onnx/bench.json from export.bench
+    page.get_by_text("target classifier").first.wait_for()  # sentiment/onnx/bench.json from bench runtimes
     settle(page)
     no_errors(page)
     shot_from(page, "Latest", "latency-saved-bench")
