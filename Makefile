@@ -40,11 +40,10 @@ data: $(VENV)/.data
 	$(PY) -m corpus fetch
 	$(PY) -m corpus prepare
 
-# Every test: first all but the browser ones (fast, slow and network) on every core, a worker taking the next test
-# when it is free (worksteal: the slow trainings would otherwise leave one core idle at the end); then the browser
-# tests in one process, since they time what a real browser sees and must not share the CPU.
+# Every test: first all but the browser ones (fast, slow and network) on every core, a test file per worker; then
+# the browser tests in one process, since they time what a real browser sees and must not share the CPU.
 test: install-dev browser
-	$(PY) -m pytest -m "not browser" -n auto --dist worksteal $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not browser" -n auto $(PYTEST_ARGS)
 	$(PY) -m pytest -m browser -n 0 $(PYTEST_ARGS)
 
 # The registries themselves: every pin still served with its sha256, and a real fetch of the small sources.
