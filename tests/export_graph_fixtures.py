@@ -12,38 +12,30 @@ import torch
 from export_fixtures import exported
 
 import tx
-from runtime.spec import (
-    BATCH,
-    PAST,
-    SEQ,
-    SRC,
-    TGT,
-    ModelShape,
-    graphs_for,
-)
+from runtime import spec
 
 GRAPHS = [("sentiment", "classifier"), ("sentiment", "classifier_explain"), ("translate", "encoder"),
           ("translate", "decoder"), ("translate", "encoder_explain"), ("translate", "decoder_explain")]
 # Batch 3 and lengths 7 / 29, past 0 / 11: none of them the export example's (batch 2, lengths 9/3, past 5).
 NEW_SHAPES = [
-    {BATCH: 3, SEQ: 7, SRC: 7, TGT: 1, PAST: 0},
-    {BATCH: 3, SEQ: 29, SRC: 29, TGT: 1, PAST: 11},
-    {BATCH: 3, SEQ: 29, SRC: 7, TGT: 29, PAST: 11},
-    {BATCH: 3, SEQ: 7, SRC: 29, TGT: 7, PAST: 0},
+    {spec.BATCH: 3, spec.SEQ: 7, spec.SRC: 7, spec.TGT: 1, spec.PAST: 0},
+    {spec.BATCH: 3, spec.SEQ: 29, spec.SRC: 29, spec.TGT: 1, spec.PAST: 11},
+    {spec.BATCH: 3, spec.SEQ: 29, spec.SRC: 7, spec.TGT: 29, spec.PAST: 11},
+    {spec.BATCH: 3, spec.SEQ: 7, spec.SRC: 29, spec.TGT: 7, spec.PAST: 0},
 ]
 ATOL = 1e-4
 
 
 @functools.cache
-def loaded(task: str) -> tuple[Path, torch.nn.Module, ModelShape]:
+def loaded(task: str) -> tuple[Path, torch.nn.Module, spec.ModelShape]:
     model_dir = exported(task)
     stored = tx.read_model_config(model_dir)
-    return model_dir, tx.load_model_dir(model_dir), ModelShape.from_config(stored["kind"], stored["config"])
+    return model_dir, tx.load_model_dir(model_dir), spec.ModelShape.from_config(stored["kind"], stored["config"])
 
 
 def spec_of(task: str, graph: str):
     _, _, shape = loaded(task)
-    return next(s for s in graphs_for(shape) if s.name == graph)
+    return next(s for s in spec.graphs_for(shape) if s.name == graph)
 
 
 @functools.cache
@@ -53,6 +45,6 @@ def session(path: Path) -> ort.InferenceSession:
 
 def run_onnx(task: str, graph: str, precision: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
     model_dir, _, _ = loaded(task)
-    spec = spec_of(task, graph)
-    sess = session(model_dir / "onnx" / spec.file_name(precision))
-    return sess.run(spec.output_names, dict(zip(spec.input_names, inputs, strict=True)))
+    graph_spec = spec_of(task, graph)
+    sess = session(model_dir / "onnx" / graph_spec.file_name(precision))
+    return sess.run(graph_spec.output_names, dict(zip(graph_spec.input_names, inputs, strict=True)))

@@ -1,4 +1,4 @@
-"""tx.coverage: when a text is mostly outside what a model knows, the result says so (both runtimes)."""
+"""runtime.coverage: when a text is mostly outside what a model knows, the result says so (both runtimes)."""
 from __future__ import annotations
 
 import pytest
