@@ -3,10 +3,10 @@
 Each page: type, click, wait for the result text and the plotly chart, assert on the text (the
 wrappers' own output for the same input), save a screenshot in test-artifacts/. Then 8 browser
 contexts translate 8 sentences at the same time, and a round-trip benchmark prints p50 over 8
-translations (a report, not an assertion; TX_ROUND_TRIP_TRIES sets how many). Models: the tiny exported ones of app_fixtures, or the folder
-named by TX_BROWSER_MODELS (e.g. `models`, exported) for the round-trip benchmark on real models:
-`TX_BROWSER_MODELS=models TX_ROUND_TRIP_TRIES=20 pytest tests/browser/test_browser.py -m browser -k round_trip
--s`.
+translations (a report, not an assertion; TX_ROUND_TRIP_TRIES sets how many). Models: the tiny exported ones
+of app_fixtures, or the folder named by TX_BROWSER_MODELS (e.g. `models`, exported) for the round-trip
+benchmark on real models:
+`TX_BROWSER_MODELS=models TX_ROUND_TRIP_TRIES=20 pytest tests/browser/test_browser.py -m browser -k round_trip -s`.
 
 Chromium comes from apt (`make browser`); playwright never downloads a browser here.
 """
