@@ -397,3 +397,17 @@ def test_translate_batch_flags_low_confidence_lines(open_page):
     table = at.dataframe[0].value
     assert list(table["verdict"]) == ["probably wrong"] * 3 and (table["confidence"] < 0.9).all()
     assert any(w.startswith("Low confidence (probably wrong): line(s) 1, 2, 3") for w in values(at.warning))
+
+
+def test_typed_text_survives_a_round_trip_through_the_other_direction(open_page):
+    """Issue 34, 4: type German, switch to EN→DE and back: the box holds what was typed, not the default again;
+    the English box keeps its own text too."""
+    at = open_page("translate")
+    at.text_area(key="translate_text_de").input("Mein eigener Satz.").run()
+    at.radio(key="translate_direction").set_value(("en", "de")).run()
+    at.text_area(key="translate_text_en").input("My own sentence.").run()
+    at.radio(key="translate_direction").set_value(("de", "en")).run()
+    clean(at)
+    assert at.text_area(key="translate_text_de").value == "Mein eigener Satz."
+    at.radio(key="translate_direction").set_value(("en", "de")).run()
+    assert at.text_area(key="translate_text_en").value == "My own sentence."
