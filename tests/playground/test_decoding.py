@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from playground import links
 from playground.decoding import figures, link, numbers
 from playground.decoding.run import LENGTH_PENALTY, StepRecorder
 
@@ -97,13 +98,28 @@ def test_the_downloads():
     assert tree == {"length_penalty": LENGTH_PENALTY, "nodes": NODES}
 
 
-def test_a_link_round_trips_and_out_of_range_values_are_dropped():
+def test_a_link_round_trips_and_bad_values_are_corrected_and_named():
     state = {"direction": ("en", "de"), "text": "Guten Tag", "step": 2, "temperature": 0.5, "top_k": 7,
              "top_p": 0.9, "beam": 3}
-    assert link.parse_url(link.url_of(state), DIRECTIONS) == state
+    assert link.parse_url(link.url_of(state), DIRECTIONS) == (state, [])
     bad = {"direction": "xx-yy", "step": "0", "temperature": "nan", "top_k": "101", "top_p": "0.01", "beam": "x"}
-    assert link.parse_url(bad, DIRECTIONS) == {}
-    assert link.parse_url({"beam": "8", "top_k": "0"}, DIRECTIONS) == {"beam": 8, "top_k": 0}  # the ends are in range
+    found, corrections = link.parse_url(bad, DIRECTIONS)
+    assert found == {"step": 1, "top_k": 100, "top_p": 0.05}  # out of range: the nearest end; unparsable: default
+    assert [(c.name, c.given, c.used) for c in corrections] == [
+        ("direction", "xx-yy", "de-en"), ("step", "0", "1"), ("temperature", "nan", "1"), ("top_k", "101", "100"),
+        ("top_p", "0.01", "0.05"), ("beam", "x", "4")]
+    assert link.parse_url({"beam": "8", "top_k": "0"}, DIRECTIONS) == ({"beam": 8, "top_k": 0}, [])  # the ends
+
+
+def test_a_correction_note_names_the_parameter_the_bad_value_and_what_was_used():
+    assert links.note([]) is None
+    said = links.note([links.Correction("layer", "99", "2", "is outside this model's layers 1–2"),
+                       links.Correction("text", "`xx`" * 30, "the default", "is odd")])
+    assert said == ("This link was corrected. `layer=99` is outside this model's layers 1–2: 2 is used instead. "
+                    "`text=" + "x" * 40 + "…` is odd: the default is used instead.")
+    assert links.in_range("beam", "0", 0, 1, 8) == (1, links.Correction("beam", "0", "1",
+                                                                         "is outside the slider's range 1–8"))
+    assert links.in_range("beam", "8", 8, 1, 8) == (8, None)
 
 
 def test_the_step_recorder_passes_the_backend_through_and_keeps_row_0():
