@@ -35,11 +35,19 @@ def test_the_steps_of_each_model():
     assert steps.offered([("de", "en")]) == ["translate:de-en", "sentiment"]  # only the translator's own directions
 
 
-def test_a_link_round_trips_and_malformed_values_are_left_out():
+def test_a_link_round_trips_and_malformed_values_are_corrected_and_named():
     state = {"model": "translate:en-de", "text": "Good morning", "step": "dec_cross", "layer": 2, "head": 3,
              "query": 0, "position": 4}
-    assert steps.parse_url(steps.url_of(state)) == state
-    assert steps.parse_url({"model": "klingon", "step": "nope", "layer": "0", "head": "-1", "text": " "}) == {}
+    assert steps.parse_url(steps.url_of(state)) == (state, [])
+    found, corrections = steps.parse_url({"model": "klingon", "step": "nope", "layer": "0", "head": "-1",
+                                          "query": "x", "text": " "})
+    assert found == {}
+    assert [(c.name, c.given, c.used) for c in corrections] == [
+        ("model", "klingon", "translate:de-en"), ("step", "nope", "the first step"), ("layer", "0", "layer 1"),
+        ("head", "-1", "head 1"), ("query", "x", "row 0")]
+    found, (long_text,) = steps.parse_url({"text": "x" * 2500, "position": "0"})
+    assert found == {"text": "x" * 2000, "position": 0}
+    assert (long_text.name, long_text.used) == ("text", "its first 2000 characters")
     assert steps.url_of({"model": "sentiment", "text": "", "layer": None, "step": "pool"}) == {
         "model": "sentiment", "step": "pool"}
 
