@@ -28,9 +28,10 @@ ENCODER_STEPS = [
          "source starts with a tag saying which language to write and ends with </s>.", "tokens"),
     Step("embedding", "Embeddings, scaled by √d_model", "§3.4",
          r"x_i = E[t_i] \cdot \sqrt{d_\text{model}}",
-         "Each id picks one row of the embedding matrix E. The rows are small (Xavier-initialised), so they are "
-         "multiplied by √d_model; the bars show why: unscaled, the positional encoding (norm √(d_model/2)) would "
-         "drown the token's identity.", "embedding"),
+         "Each id picks one row of the embedding matrix E, multiplied by √d_model. The usual reason: the "
+         "positional encoding added next is √(d_model/2) long at every position, and rows much shorter than that "
+         "would be drowned in the sum. The bars compare the three lengths for this model, and the sentence under "
+         "them says which one wins.", "embedding"),
     Step("positions", "Positional encoding, added", "§3.5",
          r"PE_{(pos, 2i)} = \sin\!\left(pos / 10000^{2i/d_\text{model}}\right), \;"
          r"PE_{(pos, 2i+1)} = \cos\!\left(pos / 10000^{2i/d_\text{model}}\right)",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -118,3 +119,48 @@ def test_a_heatmap_blanks_and_names_masked_cells():
     plain = figures.values_map(np.ones((1, 2)), ["a"], "t", "d", diverging=False)["data"][0]
     assert "zmin" not in plain and plain["colorscale"] == "Blues"
     assert figures.shape_line(Q=np.zeros((2, 3)), K=np.zeros(4)) == "Q (2, 3) · K (4,)"
+
+
+def lengths(*norms: float, width: int = 8) -> np.ndarray:
+    """One row per token, each as long as given (all its length on the first dimension)."""
+    rows = np.zeros((len(norms), width), dtype=np.float32)
+    rows[:, 0] = norms
+    return rows
+
+
+def test_the_embedding_words_follow_the_numbers_of_the_model_shown():
+    """Issue 34, 7: the lengths the issue measured on the shipped models. The translator (d_model 512): scaled rows
+    15.8–24.4 against the encoding's 16 (unscaled 0.70–1.08); the classifier (d_model 64): 0.72–1.03 against
+    5.66, the encoding dominating."""
+    translator = tensors.embedding_words(lengths(0.70, 1.08), lengths(15.8, 24.4), lengths(16.0, 16.0))
+    assert translator.startswith("Here the rows × √d_model are 15.80–24.40 long against the positional "
+                                 "encoding's 16.00: **about the same size**")
+    assert "without the scaling, at 0.70–1.08, the rows would be drowned by the encoding" in translator
+    classifier = tensors.embedding_words(lengths(0.09, 0.13), lengths(0.72, 1.03), lengths(5.66, 5.66))
+    assert "0.72–1.03 long against the positional encoding's 5.66: **the encoding dominates**" in classifier
+    assert "drowned" not in classifier and "same size" not in classifier
+    rows_win = tensors.embedding_words(lengths(1.0), lengths(40.0), lengths(16.0))
+    assert "**the token's row dominates**" in rows_win
+    assert "no positional encoding" in tensors.embedding_words(lengths(1.0), lengths(8.0), lengths(0.0))
+
+
+def sinusoid(positions: int, d_model: int) -> np.ndarray:
+    """The paper's positional encoding (§3.5), written out here."""
+    pos = np.arange(positions)[:, None]
+    angle = pos / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    table = np.zeros((positions, d_model))
+    table[:, 0::2], table[:, 1::2] = np.sin(angle), np.cos(angle)
+    return table
+
+
+@pytest.mark.parametrize("name, key, verdict", [("translate", "src_embed.table.weight", "about the same size"),
+                                                ("sentiment", "embed.table.weight", "the encoding dominates")])
+def test_the_shipped_models_embedding_words(name, key, verdict):
+    """The same words from the shipped weights: rows of 20 ordinary tokens, the paper's encoding at 20 positions."""
+    torch = pytest.importorskip("torch")
+    folder = Path(__file__).resolve().parents[2] / "models" / name
+    table = torch.load(folder / "model.pt", map_location="cpu", weights_only=True)[key].numpy()
+    d_model = table.shape[1]
+    rows = table[100:120]
+    words = tensors.embedding_words(rows, rows * d_model**0.5, sinusoid(20, d_model))
+    assert f"**{verdict}**" in words
