@@ -102,6 +102,30 @@ def test_the_verdict_comes_from_the_calibration_of_the_method_used(translate_pag
     assert any("No verdict" in b and "sampling is not calibrated" in b for b in values(at.info))
 
 
+def test_a_verdict_that_held_out_outputs_do_not_back_says_it_is_weak(translate_page, calibrated_root, tmp_path):
+    """Issue 34, 6: beam's "probably wrong" held out was right 12 of 40 times (30%, over its 25% bound): the output
+    is said to lean wrong, weakly, and the expander shows the held-out table."""
+    root = tmp_path / "models"
+    shutil.copytree(calibrated_root, root)
+    report = json.loads(json.dumps(CALIBRATION))
+    report["rule"] = {"wrong_at_most": 0.25, "right_at_least": 0.75, "min_band_outputs": 10,
+                      "min_region_outputs": 20}
+    report["methods"]["beam"]["held_out"] = {"verdicts": {"probably wrong": {"outputs": 40, "right": 12},
+                                                          "uncertain": {"outputs": 30, "right": 15},
+                                                          "probably right": {"outputs": 30, "right": 26}}}
+    (root / "translate" / "confidence.json").write_text(json.dumps(report), encoding="utf-8")
+    at = translate_page(root)
+    at.button(key="translate_go").click().run()
+    clean(at)
+    (wrong,) = [w for w in values(at.warning) if w.startswith("Low confidence")]
+    assert wrong.startswith("Low confidence: leans wrong, but this verdict is weak. Confidence ")
+    assert wrong.endswith("12 of the 40 outputs called probably wrong were right (30%), where this verdict stands "
+                          "for at most 25%.")
+    tables = " ".join(values(at.markdown))
+    assert "| probably wrong | 40 | 12 | 30% | at most 25% right | **weak** |" in tables
+    assert "| probably right | 30 | 26 | 87% | at least 75% right | yes |" in tables
+
+
 def test_a_batch_gives_each_line_one_verdict(translate_page):
     at = translate_page()
     at.selectbox(key="translate_method").select("greedy").run()
