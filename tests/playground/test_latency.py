@@ -172,7 +172,8 @@ def test_measure_times_every_system_and_compares_outputs_with_the_first():
 def test_measure_without_pytorch_compares_token_ids_with_onnxruntime_fp32():
     work = measure.Workload("translate", ["Hallo"], ("de", "en"), "beam")
     fp32, int8 = Translator(0), Translator(1)
-    done = measure.measure(work, {"onnxruntime fp32": fp32, "onnxruntime int8": int8}, 2, 0, 1, lambda d, t, so_far: None)
+    done = measure.measure(work, {"onnxruntime fp32": fp32, "onnxruntime int8": int8}, 2, 0, 1,
+                           lambda d, t, so_far: None)
     assert done.reference == "onnxruntime fp32" and done.torch_threads is None and done.method == "beam"
     assert done.agreement == {"onnxruntime fp32": (1, 1), "onnxruntime int8": (0, 1)}
     assert fp32.asked == [("de", "en", "beam", 4)] * 2
