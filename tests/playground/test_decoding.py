@@ -34,6 +34,35 @@ def test_top_k_keeps_k_tokens_renormalised_and_says_what_it_removed():
     assert "removed 25.0% of the probability: 3 of 5 tokens dropped" in words and "the 2 kept" in words
 
 
+def test_one_kept_token_is_named_in_the_singular():
+    """Issue 34, 9: not "the 1 kept are renormalised"."""
+    probs, removed = numbers.filtered(LOG_PROBS, 1.0, 1, 1.0)
+    assert numbers.removed_words(removed, 1, 5, 1, 1.0) == (
+        "Top-k and top-p removed 50.0% of the probability: 4 of 5 tokens dropped; the one token kept gets all of it "
+        "(100%).")
+    assert "1 of 2 token dropped; the 1 kept" not in numbers.removed_words(0.5, 1, 2, 1, 1.0)
+    assert "1 of 2 token dropped" in numbers.removed_words(0.5, 1, 2, 1, 1.0)
+
+
+@pytest.mark.parametrize("highest, shown", [
+    (0.024, ["0%", "1%", "2%", "3%"]),  # temperature 2's flat step: plotly's ".0%" wrote "1%, 1%, 2%, 2%"
+    (0.006, ["0.0%", "0.2%", "0.4%", "0.6%"]),
+    (0.0013, ["0.00%", "0.05%", "0.10%", "0.15%"]),
+    (0.97, ["0%", "50%", "100%"]),
+    (0.5, ["0%", "20%", "40%", "60%"]),
+])
+def test_the_probability_axis_never_repeats_a_tick_label(highest, shown):
+    axis = figures.percent_ticks(highest)
+    assert axis["ticktext"] == shown and axis["range"][1] >= highest
+
+
+def test_the_bars_at_temperature_2_get_distinct_tick_labels():
+    flat = np.log(np.full(60, 1 / 60))  # 1.7% each
+    probs, _ = numbers.filtered(flat, 2.0, 0, 1.0)
+    axis = figures.bars_figure(probs, flat, [f"t{i}" for i in range(60)], 0, "title").layout.xaxis
+    assert list(axis.ticktext) == ["0.0%", "0.5%", "1.0%", "1.5%", "2.0%"]
+
+
 def test_temperature_flattens_and_top_p_cuts_the_tail():
     hot, _ = numbers.filtered(LOG_PROBS, 2.0, 0, 1.0)
     assert hot.max() < 0.5 and hot.sum() == pytest.approx(1.0)
