@@ -3,6 +3,7 @@ steps and models offered, the page's URL, what a step's statistics and downloads
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 from pathlib import Path
@@ -164,3 +165,32 @@ def test_the_shipped_models_embedding_words(name, key, verdict):
     rows = table[100:120]
     words = tensors.embedding_words(rows, rows * d_model**0.5, sinusoid(20, d_model))
     assert f"**{verdict}**" in words
+
+
+def test_a_map_of_128_keys_labels_every_kth_key_and_hover_keeps_each():
+    """Issue 34, 9: 128 key labels in a half-width map smeared into one line."""
+    keys = [f"k{j}" for j in range(128)]
+    fig = figures.values_map(np.zeros((128, 128)), keys, "scores", "key", x_labels=keys, most=figures.HALF_LABELS)
+    x, y = fig["layout"]["xaxis"], fig["layout"]["yaxis"]
+    assert x["tickvals"] == list(range(0, 128, 7)) and x["ticktext"] == [f"k{j}" for j in range(0, 128, 7)]
+    assert x["title"]["text"] == "key (every 7th token labelled; hover shows each)"
+    assert y["tickvals"] == list(range(0, 128, 4)) and len(y["ticktext"]) == 32  # rows: at most 40 labels
+    assert fig["data"][0]["customdata"][127][127].endswith("k127")
+    short = figures.values_map(np.zeros((3, 3)), keys[:3], "scores", "key", x_labels=keys[:3])
+    assert short["layout"]["xaxis"]["ticktext"] == keys[:3] and short["layout"]["xaxis"]["title"]["text"] == "key"
+
+
+def test_a_half_width_softmax_maps_subtitle_is_wrapped_and_given_room():
+    """Issue 34, 9: the marker note under the softmax map's title ran off its half-width column."""
+    from playground.figures import heatmap
+
+    tokens = ["<2en>", "▁Guten", "<unk>", "</s>"]
+    fig = heatmap(np.full((4, 4), 0.25), tokens, tokens, "softmax: the attention weights", "key", "query",
+                  note_chars=figures.HALF_NOTE_CHARS)
+    title = fig["layout"]["title"]["text"]
+    first, *notes = title.split("<br>")
+    assert first == "softmax: the attention weights" and len(notes) >= 3
+    shown = [html.unescape(n.removeprefix("<sup>").removesuffix("</sup>")) for n in notes]
+    assert all(len(line) <= figures.HALF_NOTE_CHARS for line in shown), shown
+    assert " ".join(shown).startswith("Tokens: ▁ starts a word; <2en>/<2de> is the tag")
+    assert fig["layout"]["margin"]["t"] == 40 + 18 * (1 + len(notes))
