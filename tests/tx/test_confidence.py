@@ -99,7 +99,14 @@ def test_cli_measures_each_method_on_the_models_own_judged_outputs(capsys):
     assert set(calibrations) == {"beam", "greedy", "sample"} and not calibrations["sample"].calibrated
     assert calibrations["beam"].wrong_below == round(beam["probably_wrong_below"] * 100, 2)
     assert read_calibration(model_dir / "missing") == {}
-    assert "sample: not calibrated" in capsys.readouterr().out
+    for entry in (beam, result["methods"]["greedy"]):  # every counted output is held out once (issue 34, 6)
+        held = entry["held_out"]["verdicts"]
+        assert sum(v["outputs"] for v in held.values()) == entry["outputs"]
+        assert sum(v["right"] for v in held.values()) == entry["right"]
+    assert calibrations["beam"].held_out == {v: (c["outputs"], c["right"]) for v, c in
+                                             beam["held_out"]["verdicts"].items()}
+    printed = capsys.readouterr().out
+    assert "sample: not calibrated" in printed and "held out (cuts chosen on the other half): probably wrong" in printed
 
 
 def test_cli_says_when_there_is_nothing_judged(tmp_path, capsys):
