@@ -57,7 +57,7 @@ def basis(cal: MethodCalibration | None, used: dict[str, Any]) -> str:
     return said
 
 
-HELD_OUT = "with the cuts chosen on one half of the judged outputs and tried on the other (both ways)"
+HELD_OUT = "On held-out outputs (cuts chosen on one half of the judged outputs, tried on the other, both ways)"
 
 
 def bound(cal: MethodCalibration, verdict: str) -> tuple[str, float] | None:
@@ -76,9 +76,9 @@ def check_words(cal: MethodCalibration | None, verdict: str | None) -> str:
         return ""
     outputs, right = cal.held_out.get(verdict, (0, 0))
     if outputs < int(cal.rule.get("min_region_outputs", 20)):
-        return (f"{HELD_OUT}, only {outputs} output{'s' * (outputs != 1)} {'was' if outputs == 1 else 'were'} "
-                f"called {verdict}: too few to check this verdict")
-    said = f"{HELD_OUT}, {right} of the {outputs} outputs called {verdict} were right ({right / outputs:.0%})"
+        few = "none was" if not outputs else f"only {outputs} {'was' if outputs == 1 else 'were'}"
+        return f"{HELD_OUT}, {few} called {verdict}: too few to check this verdict"
+    said = f"{HELD_OUT}, {right} of the {outputs} called {verdict} were right ({right / outputs:.0%})"
     claim = bound(cal, verdict)
     if claim and cal.weak(verdict):
         said += f", where this verdict stands for {claim[0]} {claim[1]:.0%}"
@@ -92,7 +92,7 @@ def verdict_message(v: Verdict, cal: MethodCalibration | None, used: dict[str, A
     shown = f"Confidence {v.percent}%"
     why = "; ".join(part for part in (v.evidence, v.region) if part)
     checked = check_words(cal, v.verdict)
-    why += f". Checked {checked}" if checked else ""
+    why += f". {checked}" if checked else ""
     if v.verdict == confidence.WRONG:
         said = "leans wrong, but this verdict is weak" if v.weak else "probably wrong"
         return "warning", f"Low confidence: {said}. {shown}: {why}."

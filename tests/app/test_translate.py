@@ -119,8 +119,8 @@ def test_a_verdict_that_held_out_outputs_do_not_back_says_it_is_weak(translate_p
     clean(at)
     (wrong,) = [w for w in values(at.warning) if w.startswith("Low confidence")]
     assert wrong.startswith("Low confidence: leans wrong, but this verdict is weak. Confidence ")
-    assert wrong.endswith("12 of the 40 outputs called probably wrong were right (30%), where this verdict stands "
-                          "for at most 25%.")
+    assert wrong.endswith("12 of the 40 called probably wrong were right (30%), where this verdict stands for at "
+                          "most 25%.")
     tables = " ".join(values(at.markdown))
     assert "| probably wrong | 40 | 12 | 30% | at most 25% right | **weak** |" in tables
     assert "| probably right | 30 | 26 | 87% | at least 75% right | yes |" in tables

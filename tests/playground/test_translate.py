@@ -169,8 +169,10 @@ def test_a_verdict_the_held_out_outputs_back_stays_sure_and_says_how_it_fared():
     used = decoding().settings("x")
     kind, said = verdicts.verdict_message(confidence.judge({"beam": cal}, "beam", 0.3), cal, used, {"beam": cal})
     assert kind == "warning" and said.startswith("Low confidence: probably wrong. Confidence 30%: ")
-    assert said.endswith("Checked with the cuts chosen on one half of the judged outputs and tried on the other "
-                         "(both ways), 36 of the 305 outputs called probably wrong were right (12%).")
+    assert said.endswith("On held-out outputs (cuts chosen on one half of the judged outputs, tried on the other, "
+                         "both ways), 36 of the 305 called probably wrong were right (12%).")
+    assert verdicts.check_words(cal, confidence.RIGHT).endswith(
+        "both ways), none was called probably right: too few to check this verdict")
     assert verdicts.held_out_table(cal).splitlines()[2:] == [
         "| probably wrong | 305 | 36 | 12% | at most 25% right | yes |",
         "| uncertain | 175 | 81 | 46% | – | claims nothing |",
@@ -185,11 +187,11 @@ def test_a_verdict_the_held_out_outputs_do_not_back_says_it_is_weak():
     used, calibrations = decoding().settings("x"), {"beam": cal}
     kind, said = verdicts.verdict_message(confidence.judge(calibrations, "beam", 0.3), cal, used, calibrations)
     assert kind == "warning" and said.startswith("Low confidence: leans wrong, but this verdict is weak. ")
-    assert said.endswith("12 of the 40 outputs called probably wrong were right (30%), where this verdict stands "
-                         "for at most 25%.")
+    assert said.endswith("12 of the 40 called probably wrong were right (30%), where this verdict stands for at "
+                         "most 25%.")
     kind, said = verdicts.verdict_message(confidence.judge(calibrations, "beam", 0.9), cal, used, calibrations)
     assert kind == "warning" and said.startswith("Leans right, but this verdict is weak (not a guarantee). ")
-    assert said.endswith("only 19 outputs were called probably right: too few to check this verdict.")
+    assert said.endswith("only 19 were called probably right: too few to check this verdict.")
     judged = [confidence.judge(calibrations, "beam", c) for c in (0.3, 0.6, 0.95)]
     assert verdicts.batch_messages(judged, cal, used, calibrations) == [
         ("warning", "Low confidence (leans wrong; a weak verdict, see below): line(s) 1."),
