@@ -82,14 +82,14 @@ def test_a_stop_after_timed_rounds_keeps_them_as_a_partial_result(open_page, mon
     at.radio(key="latency_task").set_value("sentiment").run()
     real = timing.interleaved
     monkeypatch.setattr(timing, "interleaved", interrupted_after(3, real))
-    at.slider(key="latency_runs").set_value(10).run()
+    at.slider(key="latency_runs").set_value(5).run()
     at.slider(key="latency_warmup").set_value(1).run()
     at.button(key="latency_go").click().run()
     monkeypatch.setattr(timing, "interleaved", real)
     at.button(key="latency_stop").click().run()
     clean(at)
     (note,) = [w for w in values(at.warning) if w.startswith("Partial result")]
-    assert note.startswith("Partial result: stopped after 3 of 11 rounds. The numbers below come from the 2 timed "
+    assert note.startswith("Partial result: stopped after 3 of 6 rounds. The numbers below come from the 2 timed "
                            "runs per system")
     assert results_table(at) is not None and any("2 timed runs after warm-up" in c for c in values(at.caption))
     assert not any("all of them warm-up" in w for w in values(at.warning))
