@@ -116,8 +116,8 @@ def show_confidence(d: Path) -> None:
         if checked:
             st.markdown(checked)
         else:
-            st.warning("These verdicts were not checked on outputs their cuts were not chosen on: `python -m tx "
-                       f"confidence {d}` measures them again with that check.")
+            st.info("These verdicts were not checked on outputs their cuts were not chosen on: `python -m tx "
+                    f"confidence {d}` measures them again with that check.")
     cal = next(iter(measured.values()))
     st.caption(verdicts.rule_note(cal) + (" " + verdicts.held_out_note(cal) if cal.held_out else ""))
 
