@@ -2,13 +2,13 @@
 """
 from __future__ import annotations
 
+import functools
 import textwrap
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import streamlit as st
 from plotly.subplots import make_subplots
 
 MEAN = "average"  # the layer/head choice that averages instead of picking one
@@ -152,7 +152,9 @@ def attention_received(weights: list[np.ndarray], layer: Any) -> np.ndarray:
     return pick_map(weights, layer, MEAN).mean(axis=0)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+# Cached in-process, not with st.cache_data: this module is the pure part every page's figures build on, so it must
+# import without Streamlit. The table comes back read-only, since every caller shares it.
+@functools.lru_cache(maxsize=8)
 def positional_encoding(d_model: int, positions: int) -> np.ndarray:
     """The sinusoid table (positions × dimensions) of "Attention Is All You Need" §3.5, the one tx.PositionalEncoding
     adds to the embeddings: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)).
@@ -160,6 +162,7 @@ def positional_encoding(d_model: int, positions: int) -> np.ndarray:
     angle = np.arange(positions)[:, None] / 10000.0 ** (np.arange(0, d_model, 2) / d_model)  # (pos, d_model / 2)
     table = np.zeros((positions, d_model), dtype=np.float32)
     table[:, 0::2], table[:, 1::2] = np.sin(angle), np.cos(angle)
+    table.flags.writeable = False
     return table
 
 

@@ -1,13 +1,13 @@
 """Each wrong training recipe an independent review planted must fail a fast test.
 
 Every mutation below is applied to a copy of `tx/` (with `runtime/`, which it imports; the working tree is
-never touched) and the fast recipe tests run against the copy in a subprocess; the mutation must make the
-tests named beside it fail. The unmutated copy must pass, so a failure is the mutation's doing.
+never touched) and the fast recipe tests run against the copy (one subprocess for all copies); the mutation must
+make the tests named beside it fail. The unmutated copy must pass, so a failure is the mutation's doing.
 """
 from __future__ import annotations
 
+import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -82,23 +82,69 @@ def mutated_copy(root: Path, edits: list[tuple[str, str, str]]) -> Path:
     return root
 
 
-def failing_tests(root: Path) -> tuple[int, set[str]]:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(root), "TX_TEST_PREFETCHED": "1"}
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-rf", *TESTS],
-                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
-    return proc.returncode, set(re.findall(r"^FAILED \S+::(\S+)", proc.stdout, flags=re.M))
+# One subprocess runs the recipe tests against every copy in turn: torch is imported once, and before each copy
+# every module loaded from the previous one is dropped, so `tx` is imported afresh from the copy. (A subprocess per
+# copy cost about 5 s of CPU each, most of it importing torch: 11 copies, a minute of the suite.)
+DRIVER = """
+import json, os, sys
+import pytest
+import torch  # noqa: F401 - imported once for every copy
+
+class Failures:
+    def __init__(self):
+        self.names = []
+
+    def pytest_runtest_logreport(self, report):
+        if report.failed:
+            self.names.append(report.nodeid.split("::", 1)[1])
+
+for root in sys.argv[1:]:
+    for name, module in list(sys.modules.items()):
+        origin = getattr(module, "__file__", None) or ""
+        if name in ("tx", "runtime", "conftest") or name.startswith(("tx.", "runtime.")) or \
+                origin.startswith(tuple(sys.argv[1:])):
+            del sys.modules[name]
+    sys.path.insert(0, root)
+    os.chdir(root)
+    failures = Failures()
+    code = pytest.main(["-q", "-n", "0", "-p", "no:cacheprovider", "--rootdir", root, *TESTS], plugins=[failures])
+    sys.path.remove(root)
+    assert sys.modules["tx"].__file__.startswith(root), "the recipe tests did not import the copy's tx"
+    print("RESULT " + json.dumps({"root": root, "code": int(code), "failed": failures.names}), flush=True)
+"""
+
+
+def failing_tests(roots: list[Path]) -> dict[Path, tuple[int, set[str]]]:
+    """pytest's exit code and the failed test names of the recipe tests run against each copy."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "TX_TEST_PREFETCHED": "1"}
+    env.pop("PYTHONPATH", None)
+    code = f"TESTS = {TESTS!r}\n{DRIVER}"
+    proc = subprocess.run([sys.executable, "-c", code, *map(str, roots)], cwd=roots[0], env=env,
+                          capture_output=True, text=True, timeout=600)
+    results = [json.loads(line[len("RESULT "):]) for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    assert len(results) == len(roots), f"the driver stopped early ({proc.returncode}): {proc.stderr[-3000:]}"
+    return {Path(r["root"]): (r["code"], set(r["failed"])) for r in results}
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory) -> dict[str, tuple[int, set[str]]]:
+    """Every copy (the unmutated one under the name "", then each mutation) and what its recipe tests did."""
+    copies = {name: mutated_copy(tmp_path_factory.mktemp("copy"), edits)
+              for name, edits in [("", [])] + [(name, edits) for name, (edits, _) in MUTATIONS.items()]}
+    by_root = failing_tests(list(copies.values()))
+    return {name: by_root[root] for name, root in copies.items()}
 
 
 @pytest.mark.slow
-def test_the_unmutated_copy_passes(tmp_path):
-    code, failed = failing_tests(mutated_copy(tmp_path, []))
+def test_the_unmutated_copy_passes(outcomes):
+    code, failed = outcomes[""]
     assert code == 0 and not failed
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(MUTATIONS))
-def test_mutation_fails_a_fast_test(name, tmp_path):
-    edits, must_fail = MUTATIONS[name]
-    code, failed = failing_tests(mutated_copy(tmp_path, edits))
+def test_mutation_fails_a_fast_test(name, outcomes):
+    _, must_fail = MUTATIONS[name]
+    code, failed = outcomes[name]
     assert code == 1, f"{name}: pytest exited {code} (1 = some tests failed)"
     assert must_fail <= failed, f"{name}: expected {sorted(must_fail - failed)} to fail; failed: {sorted(failed)}"

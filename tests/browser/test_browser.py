@@ -2,10 +2,11 @@
 
 Each page: type, click, wait for the result text and the plotly chart, assert on the text (the
 wrappers' own output for the same input), save a screenshot in test-artifacts/. Then 8 browser
-contexts translate 8 sentences at the same time, and a round-trip benchmark prints p50 over 20
-translations (a report, not an assertion). Models: the tiny exported ones of app_fixtures, or the folder
+contexts translate 8 sentences at the same time, and a round-trip benchmark prints p50 over 8
+translations (a report, not an assertion; TX_ROUND_TRIP_TRIES sets how many). Models: the tiny exported ones of app_fixtures, or the folder
 named by TX_BROWSER_MODELS (e.g. `models`, exported) for the round-trip benchmark on real models:
-`TX_BROWSER_MODELS=models pytest tests/browser/test_browser.py -m browser -k round_trip -s`.
+`TX_BROWSER_MODELS=models TX_ROUND_TRIP_TRIES=20 pytest tests/browser/test_browser.py -m browser -k round_trip
+-s`.
 
 Chromium comes from apt (`make browser`); playwright never downloads a browser here.
 """
@@ -451,7 +452,9 @@ def test_no_request_leaves_the_machine(page, server):
 
 
 def test_round_trip_benchmark(page, server):
-    """Report (not an assertion on time): click -> translation on screen, a 10-word sentence, p50 over 20 tries.
+    """Report (not an assertion on time): click -> translation on screen, a 10-word sentence, p50 over the timed
+    tries: 8 in `make test` (the path works and its numbers are printed), TX_ROUND_TRIP_TRIES=20 for the
+    measurements of docs/performance.md.
 
     The page's own "· N ms" heading gives the model's share (translate() with attention), so the
     report separates model time from the app + browser overhead."""
@@ -460,7 +463,7 @@ def test_round_trip_benchmark(page, server):
     wants = translate(TEN_WORDS)
     assert wants[0] != wants[1]  # alternating sentences: a stale result can never pass for a new one
     shown, finished, model, reloads = [], [], [], 0
-    for attempt in range(22):  # 2 warm-up tries
+    for attempt in range(2 + int(os.environ.get("TX_ROUND_TRIP_TRIES", "8"))):  # 2 warm-up tries
         try:
             box.fill(TEN_WORDS[attempt % 2], timeout=20_000)
         except PlaywrightTimeoutError:

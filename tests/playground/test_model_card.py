@@ -4,8 +4,6 @@ export_report.json read into typed fields (export_report.py), the classifier's b
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -175,10 +173,3 @@ def test_the_calibration_table_temperature_and_split():
     assert sentiment_files.shown_split(CALIBRATION) == "test"
     assert sentiment_files.shown_split({"splits": {"valid": {}}}) == "valid"
     assert sentiment_files.calibration_splits(None) == {} and sentiment_files.calibration_rows({"splits": []}) == []
-
-
-def test_the_pure_modules_import_no_streamlit():
-    code = ("import sys; from playground.model_card import card_text, export_report, sentiment_files, weights; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('streamlit', 'torch', 'tx')))")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]"

@@ -2,11 +2,7 @@
 warning, and the words over a classified batch."""
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pandas as pd
-import pytest
 
 from playground.sentiment import batch, negation, notes
 from runtime.text import Prediction
@@ -71,10 +67,3 @@ def test_one_review_is_not_reviews():
     one = classified_batch(None)
     one["table"] = one["table"].iloc[:1]
     assert batch.summary(one).startswith("**1 review** in") and batch.outside_warning(one["table"]) is None
-
-
-@pytest.mark.parametrize("module", ["playground.sentiment.notes", "playground.sentiment.negation",
-                                    "playground.sentiment.batch"])
-def test_the_pure_modules_import_no_streamlit(module):
-    code = f"import sys, {module}; assert 'streamlit' not in sys.modules, 'streamlit imported'"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0

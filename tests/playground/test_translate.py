@@ -2,10 +2,7 @@
 result is kept under, the verdict wording, the result table and the cross-attention figure."""
 from __future__ import annotations
 
-import sys
-
 import numpy as np
-import pytest
 
 from playground.translate import cross, settings, verdicts
 from runtime import confidence
@@ -143,14 +140,6 @@ def test_the_cross_attention_figure_shows_one_head_or_every_head_of_a_layer():
     assert "layer 2, head 1" in one["layout"]["title"]["text"]
     assert [t.type for t in cross.cross_figure(translation(), 1, 1, grid=True).data] == ["heatmap"] * 2
     assert isinstance(cross.cross_figure(translation(), figures.MEAN, 1, grid=True), dict)  # a mean has no heads
-
-
-@pytest.mark.parametrize("module", ["playground.translate.settings", "playground.translate.verdicts"])
-def test_the_pure_modules_import_no_streamlit(module):
-    import subprocess
-
-    code = f"import sys, {module}; assert 'streamlit' not in sys.modules, 'streamlit imported'"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
 
 
 def checked_calibration(held_out: dict[str, dict[str, int]]) -> confidence.MethodCalibration:

@@ -144,7 +144,7 @@ def test_seq2seq_memorises_copy_and_reverse(pre_norm):
         logits = model(src, tgt_in)
         return F.cross_entropy(logits.reshape(-1, logits.size(-1)), tgt_out.reshape(-1))
 
-    model, loss = _train(model, loss_fn, 300)
+    model, loss = _train(model, loss_fn, 150)  # loss 0.009 post-LN, 0.010 pre-LN here (0.003 at 300 steps)
     assert loss < 0.05
     assert torch.equal(model(src, tgt_in).argmax(-1), tgt_out)
 

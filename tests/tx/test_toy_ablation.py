@@ -4,7 +4,8 @@ encoding sort still learns and reverse cannot; with it, reverse reaches 99% exac
 Step caps, not time caps, so the verdict does not depend on how busy the machine is (one thread, fixed seeds: the
 same steps every time). Measured here with the engine's defaults (pre-LN): sort without positions reached 99.5% at
 step 800, reverse with them 99.5% at step 250, and reverse without them stayed at 0% exact (19.9% of the symbols
-right, about chance over 10 symbols plus the end) through 1500 steps.
+right, about chance over 10 symbols plus the end) through 1500 steps. The test gives it 500 steps, twice what
+reverse needs with positions: the contrast the page draws, at a third of the cost (1500 steps took 73 s here).
 """
 import pytest
 
@@ -24,7 +25,7 @@ def test_without_positions_sort_still_learns():
 
 
 def test_without_positions_reverse_cannot():
-    assert run("reverse", positional=False, steps=1500) < 0.05
+    assert run("reverse", positional=False, steps=500) < 0.05
 
 
 def test_with_positions_reverse_reaches_99_percent():
