@@ -45,7 +45,7 @@ curated = inputs.curated_examples(src, tgt)
 by_source = {row["source"]: row for row in curated}
 # One text box per source language: switching DE→EN to EN→DE must not leave German in a box labelled "English".
 text_key, example_key = f"translate_text_{src}", f"translate_example_{src}"
-st.session_state.setdefault(text_key, curated[0]["source"])
+widgets.restore_text(text_key, curated[0]["source"])  # typed text survives a switch to the other direction
 judged = any(row.get("verdict") for row in curated)
 st.selectbox(f"Examples ({models.LANGUAGES.get(src, src)}): " + ("✓ = translated right, ✗ = a known failure "
              "(judged by hand on this model's beam-4 output)" if judged else "sentences from the test set"),
@@ -54,6 +54,7 @@ st.selectbox(f"Examples ({models.LANGUAGES.get(src, src)}): " + ("✓ = translat
              on_change=widgets.fill_from(example_key, text_key))
 typed = st.text_area(f"{models.LANGUAGES.get(src, src)} text: one sentence per line (several lines are "
                      "translated as a batch)", key=text_key, height=120)
+widgets.keep_text(text_key, typed)
 clicked = st.button("Translate", key="translate_go", type="primary")
 
 model = models.onnx_model("translate", provider, precision)

@@ -1,4 +1,5 @@
-"""Model card: data and licence, split sizes, training curves, test metrics, the export report, limitations."""
+"""Model card: data and licence, split sizes, training curves, test metrics, confidence verdicts, the export report,
+limitations."""
 import streamlit as st
 
 from playground import models
@@ -46,6 +47,9 @@ if task == "sentiment":
     calibration = sources.side_file(task, "calibration.json")
     card.show_baselines(sources.side_file(task, "baselines.json"), metrics, calibration)
     card.show_calibration(d, calibration, config)
+
+if task == "translate":
+    card.show_confidence(d)
 
 st.header("Export report")
 card.show_export_report(d, sources.export_report(task))

@@ -12,8 +12,9 @@ st.title("Walkthrough: one sentence through the Transformer")
 st.caption("Every number on this page is computed by the served model (onnxruntime, fp32, CPU) for your input. "
            "Pick a step; the layer, head and position choices redraw at once without running the model again.")
 
-walkthrough.read_link()  # a shared link: its values become the widgets' first values
-choice = st.radio("Model", steps_of.offered(models.directions()), format_func=walkthrough.model_label,
+offered = steps_of.offered(models.directions())
+walkthrough.read_link(offered)  # a shared link: its values become the widgets' first values, corrections said
+choice = st.radio("Model", offered, format_func=walkthrough.model_label,
                   key="walkthrough_model", horizontal=True, on_change=walkthrough.another_model_another_text)
 task = "sentiment" if choice == "sentiment" else "translate"
 if models.model_problem(task):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import textwrap
 from typing import Any
 
 import numpy as np
@@ -66,10 +67,19 @@ def marker_note(*token_lists: list[str]) -> str:
     return ("Tokens: " + "; ".join(said) + ".") if said else ""
 
 
-def titled(title: str, *token_lists: list[str]) -> str:
-    """The title, with the marker note as a smaller second line (plotly label text: escaped)."""
+NOTE_CHARS = 90  # a title's marker note is wrapped to lines of at most this many characters: plotly never wraps
+
+
+def titled(title: str, *token_lists: list[str], width: int = NOTE_CHARS) -> str:
+    """The title, with the marker note in smaller lines under it (plotly label text: escaped), wrapped at `width`
+    characters: a plotly title runs off the figure's edge instead of wrapping (half-width maps cut it off)."""
     note = marker_note(*token_lists)
-    return f"{title}<br><sup>{plotly_text(note)}</sup>" if note else title
+    lines = textwrap.wrap(note, width) if note else []
+    return "".join([title, *(f"<br><sup>{plotly_text(line)}</sup>" for line in lines)])
+
+
+def title_lines(title: str) -> int:
+    return title.count("<br>") + 1
 
 
 MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
@@ -79,9 +89,10 @@ Figure = dict[str, Any]
 
 
 def heatmap(z: np.ndarray, x_tokens: list[str], y_tokens: list[str], title: str, x_title: str,
-            y_title: str) -> Figure:
+            y_title: str, note_chars: int = NOTE_CHARS) -> Figure:
     """Token × token weights. Beyond MAX_LABELS tokens an axis labels every k-th one (the hover names each cell),
-    so long inputs stay readable; the title explains the token markers shown."""
+    so long inputs stay readable; the title explains the token markers shown, wrapped at `note_chars` (narrower
+    for a map in a half-width column), with room above the map for every line."""
     z = np.asarray(z, dtype=np.float32)
     x_text, y_text = [plotly_text(t) for t in x_tokens], [plotly_text(t) for t in y_tokens]
     hover = [[f"{y_text[i]} → {x_text[j]}" for j in range(len(x_tokens))] for i in range(len(y_tokens))]
@@ -89,8 +100,9 @@ def heatmap(z: np.ndarray, x_tokens: list[str], y_tokens: list[str], title: str,
              "zmin": 0, "colorscale": "Blues", "customdata": hover,
              "hovertemplate": "%{customdata}<br>weight %{z:.3f}<extra></extra>"}
     rows = min(len(y_tokens), MAX_LABELS)
-    layout = {"title": {"text": titled(title, x_tokens, y_tokens)}, "height": min(900, max(320, 22 * rows + 180)),
-              "margin": {**MARGIN, "t": 70},
+    text = titled(title, x_tokens, y_tokens, width=note_chars)
+    layout = {"title": {"text": text}, "height": min(900, max(320, 22 * rows + 180)),
+              "margin": {**MARGIN, "t": 40 + 18 * title_lines(text)},
               "xaxis": {**_axis(x_tokens), "title": {"text": axis_title(x_title, len(x_tokens))}},
               "yaxis": {**_axis(y_tokens), "title": {"text": axis_title(y_title, len(y_tokens))},
                         "autorange": "reversed", "tickangle": 0}}

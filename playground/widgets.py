@@ -23,6 +23,18 @@ def forget_text_at_default(text_key: str, shown_key: str) -> Callable[[], None]:
     return callback
 
 
+def restore_text(key: str, default: str) -> None:
+    """Put back a text box's last value before drawing it. Streamlit drops a widget's state on a run that does not
+    draw it, so a box drawn per direction would reopen on its default after a switch and back; `keep_text` holds
+    what was typed under a key no widget owns."""
+    st.session_state.setdefault(key, st.session_state.get(f"{key}_kept", default))
+
+
+def keep_text(key: str, value: str) -> None:
+    """Remember a text box's value (see restore_text)."""
+    st.session_state[f"{key}_kept"] = value
+
+
 @st.cache_data(show_spinner=False, max_entries=8)
 def greedy_right_example(_model, direction: tuple[str, str], where: str, version: tuple) -> str:
     """The first hand-judged example of the direction (models/translate/examples.tsv) whose greedy output (the

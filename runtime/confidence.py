@@ -75,11 +75,27 @@ class MethodCalibration:
     right_from: float | None = None
     reason: str = ""
     rule: dict[str, Any] = field(default_factory=dict)  # the measuring rule's parameters (tx.confidence.RULE)
+    # verdict -> (outputs, right) on outputs the cuts were not chosen on (tx.confidence.held_out); {} when the
+    # file predates that check
+    held_out: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def verdict(self, shown: int) -> str:
         if shown < self.wrong_below:
             return WRONG
         return RIGHT if self.right_from is not None and shown >= self.right_from else UNCERTAIN
+
+    def weak(self, verdict: str | None) -> bool:
+        """Whether the held-out outputs fail to back a sure verdict: those called "probably wrong" were right more
+        often than the rule allows (or "probably right" less often), or too few were held out to tell. "Uncertain"
+        claims nothing, and without a held-out check there is nothing to say."""
+        if verdict not in (WRONG, RIGHT) or not self.held_out:
+            return False
+        outputs, right = self.held_out.get(verdict, (0, 0))
+        if outputs < int(self.rule.get("min_region_outputs", 20)):
+            return True
+        if verdict == WRONG:
+            return right / outputs > float(self.rule.get("wrong_at_most", 0.25))
+        return right / outputs < float(self.rule.get("right_at_least", 0.75))
 
     def band_verdict(self, band: Band) -> str:
         """The band's verdict; a cut inside a band (the measuring tool puts cuts on edges) is said."""
@@ -103,6 +119,11 @@ class Verdict:
     percent: int
     band: Band | None
     calibration: MethodCalibration | None
+
+    @property
+    def weak(self) -> bool:
+        """A sure-sounding verdict that outputs held out from choosing the cuts do not back (MethodCalibration.weak)."""
+        return self.calibration is not None and self.calibration.weak(self.verdict)
 
     @property
     def evidence(self) -> str:
@@ -136,6 +157,11 @@ def _bands(rows: list[dict[str, Any]]) -> tuple[Band, ...]:
                       int(row["right"])) for row in rows)
 
 
+def _held_out(entry: dict[str, Any]) -> dict[str, tuple[int, int]]:
+    verdicts = (entry.get("held_out") or {}).get("verdicts") or {}
+    return {verdict: (int(counts["outputs"]), int(counts["right"])) for verdict, counts in verdicts.items()}
+
+
 def parse_calibration(report: Any) -> dict[str, MethodCalibration]:
     """{method: MethodCalibration} from a confidence.json's content; {} when it is not one."""
     try:
@@ -149,7 +175,7 @@ def parse_calibration(report: Any) -> dict[str, MethodCalibration]:
             found[method] = MethodCalibration(
                 method, True, dict(entry.get("settings") or {}), int(entry["outputs"]), int(entry["right"]),
                 _bands(entry["bands"]), _cut(entry["probably_wrong_below"]) or 0.0,
-                _cut(entry.get("probably_right_from")), rule=rule)
+                _cut(entry.get("probably_right_from")), rule=rule, held_out=_held_out(entry))
         return found
     except (TypeError, KeyError, ValueError, AttributeError):
         return {}

@@ -20,13 +20,17 @@ def schedule(total_rounds: int, runs: int) -> set[int]:
 
 def interleaved(calls: dict[Hashable, Callable[[int], int]], repeats: int, warmup: int,
                 progress: Callable[[int, int], None] | None = None,
-                runs: dict[Hashable, tuple[int, int]] | None = None) -> dict[Hashable, tuple[list, int]]:
+                runs: dict[Hashable, tuple[int, int]] | None = None,
+                partial: dict[Hashable, tuple[list, int]] | None = None) -> dict[Hashable, tuple[list, int]]:
     """Run each call(round) -> tokens once per round, rotating the order; {key: (seconds per timed run, tokens)}.
 
     runs: key -> (warm-up, timed) for keys that need fewer runs than `warmup + repeats` (slow cases); they run
     in rounds spread over the whole measurement. progress(done, total) is called before every round; it may
-    raise to stop the measurement (the app's Stop button: Streamlit interrupts the script at its next call)."""
+    raise to stop the measurement (the app's Stop button: Streamlit interrupts the script at its next call).
+    partial: a dict filled with the same {key: (seconds, tokens)} as the rounds go, so a caller whose progress
+    call stopped the measurement still has the rounds already timed."""
     runs = runs or {}
+    partial = {} if partial is None else partial
     plan = {k: runs.get(k, (warmup, repeats)) for k in calls}
     total = max((w + n for w, n in plan.values()), default=0)
     rounds_of = {k: schedule(total, w + n) for k, (w, n) in plan.items()}
@@ -46,4 +50,5 @@ def interleaved(calls: dict[Hashable, Callable[[int], int]], repeats: int, warmu
             if done[key] > plan[key][0]:  # past its warm-up runs
                 times[key].append(elapsed)
                 tokens[key] += count
+                partial[key] = (times[key], tokens[key])
     return {k: (times[k], tokens[k]) for k in calls}

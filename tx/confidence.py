@@ -23,8 +23,12 @@ an output shown as 80% is in the 80–100% band). The verdict rule, per method, 
 - "uncertain" in between.
 The report also gives each method's area under the ROC curve (how well confidence ranks right above wrong:
 0.5 = not at all) overall and per direction. The everyday set is a dev set (it also picks checkpoints), and the
-cuts are chosen on the outputs they are reported on: read them as measured tendencies, not promises. The
-Django catalogs are never used here.
+cuts the app uses are chosen on all the counted outputs, so their own bands flatter them. What a verdict is worth
+is therefore reported on outputs the cuts were not chosen on (`held_out`): the counted outputs are split in two
+halves (every other one of each direction, in the judged file's order), the cuts are chosen by the same rule on
+one half and every output of the other half gets the verdict those cuts give, then the halves swap; each verdict's
+held-out outputs and how many were right are pooled over both. The app calls a verdict weak where its held-out
+share misses the rule's bound or rests on too few outputs. The Django catalogs are never used here.
 """
 from __future__ import annotations
 
@@ -93,6 +97,39 @@ def share(right: int, outputs: int) -> float | None:
     return round(right / outputs, 4) if outputs else None
 
 
+def verdict_at(shown: int, wrong_below: int, right_from: int | None) -> str:
+    """The verdict the cuts give an output shown as `shown` % (runtime.confidence.MethodCalibration.verdict)."""
+    if shown < wrong_below:
+        return WRONG
+    return RIGHT if right_from is not None and shown >= right_from else UNCERTAIN
+
+
+def halves(kept: dict[str, list[tuple[float, bool]]]) -> list[list[tuple[float, bool]]]:
+    """The counted outputs in two halves: every other one of each direction, in the judged file's order (so each
+    half holds both directions and both ends of the file)."""
+    pairs = [ps for _, ps in sorted(kept.items())]
+    return [[p for ps in pairs for p in ps[start::2]] for start in (0, 1)]
+
+
+def held_out(parts: list[list[tuple[float, bool]]], rule: dict[str, Any],
+             edges: tuple[int, ...] = EDGES) -> dict[str, Any]:
+    """Cuts chosen on each part's complement, verdicts given to the part's outputs: per part the cuts used, and per
+    verdict the held-out outputs and how many were right, pooled over the parts (module docstring)."""
+    pooled = {verdict: [0, 0] for verdict in (WRONG, UNCERTAIN, RIGHT)}
+    cuts = []
+    for k, part in enumerate(parts):
+        rest = [p for j, other in enumerate(parts) if j != k for p in other]
+        shown = np.array([percent(s) for s, _ in rest], dtype=int)
+        w, r = choose_cuts(band_counts(shown, np.array([ok for _, ok in rest], dtype=bool), edges), edges, **rule)
+        cuts.append({"chosen_on": len(rest), "probably_wrong_below": w / 100,
+                     "probably_right_from": None if r is None else r / 100})
+        for confidence, ok in part:
+            counted = pooled[verdict_at(percent(confidence), w, r)]
+            counted[0], counted[1] = counted[0] + 1, counted[1] + int(ok)
+    return {"split": "two halves: every other counted output of each direction", "cuts": cuts,
+            "verdicts": {v: {"outputs": n, "right": k, "share_right": share(k, n)} for v, (n, k) in pooled.items()}}
+
+
 def calibrate(kept: dict[str, list[tuple[float, bool]]], skipped: int, settings: dict[str, Any],
               rule: dict[str, Any]) -> dict[str, Any]:
     """One method's report from its counted (confidence, right) pairs per direction."""
@@ -113,7 +150,7 @@ def calibrate(kept: dict[str, list[tuple[float, bool]]], skipped: int, settings:
     return {"calibrated": True, "settings": settings, "outputs": len(pairs), "right": int(right.sum()),
             "skipped_changed_outputs": skipped, "auroc": rounded_auroc(scores, right),
             "probably_wrong_below": w / 100, "probably_right_from": None if r is None else r / 100,
-            "bands": bands, "verdicts": verdicts,
+            "bands": bands, "verdicts": verdicts, "held_out": held_out(halves(kept), rule),
             "directions": {d: {"outputs": len(ps), "right": sum(ok for _, ok in ps),
                                "auroc": rounded_auroc(np.array([s for s, _ in ps]), np.array([ok for _, ok in ps]))}
                            for d, ps in sorted(kept.items())}}

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from ..links import Correction, in_range
+
 
 class Knob(NamedTuple):
     """A sampling slider's range: the page draws it from here and a link's value must fall inside it."""
@@ -17,25 +19,44 @@ KNOBS = {"temperature": Knob("Temperature", 0.1, 3.0, 1.0, 0.05), "top_k": Knob(
          "top_p": Knob("Top-p (1 = off)", 0.05, 1.0, 1.0, 0.05), "beam": Knob("Beam size", 1, 8, 4, 1)}
 
 
-def parse_url(raw: dict[str, str], directions: list[tuple[str, str]]) -> dict[str, Any]:
-    """The query parameters a link carries, as widget values (keys without the page prefix). A value that does not
-    parse, or that its slider could not show (out of range, NaN), is dropped: the page's default stands. The step's
-    upper end depends on the sentence, so the page clamps it."""
-    parsers = {"direction": lambda v: next(d for d in directions if "-".join(d) == v), "text": str,
-               "step": int, "temperature": float, "top_k": int, "top_p": float, "beam": int}
-    found = {}
-    for name, parse in parsers.items():
-        if name in raw:
-            try:
-                found[name] = parse(raw[name])
-            except (StopIteration, ValueError):
-                pass
-    for name, knob in KNOBS.items():
-        if name in found and not knob.low <= found[name] <= knob.high:  # NaN fails both comparisons
-            del found[name]
-    if found.get("step", 1) < 1:
-        del found["step"]
-    return found
+def parse_url(raw: dict[str, str], directions: list[tuple[str, str]]) -> tuple[dict[str, Any], list[Correction]]:
+    """The query parameters a link carries, as widget values (keys without the page prefix), and what had to be
+    corrected on the way. A value that does not parse gives way to the page's default; a number its slider could
+    not show is moved to the slider's nearest end. The step's upper end depends on the
+    sentence, so the page clamps it (step_slider)."""
+    found: dict[str, Any] = {}
+    corrections: list[Correction] = []
+    if "direction" in raw:
+        match = next((d for d in directions if "-".join(d) == raw["direction"]), None)
+        if match:
+            found["direction"] = match
+        else:
+            known = ", ".join("-".join(d) for d in directions)
+            corrections.append(Correction("direction", raw["direction"], "-".join(directions[0]),
+                                          f"is not a direction this model translates ({known})"))
+    if "text" in raw:
+        found["text"] = str(raw["text"])
+    numbers = {"step": (int, 1, "1"), **{name: (int if isinstance(knob.default, int) else float, knob.low,
+                                                f"{knob.default:g}") for name, knob in KNOBS.items()}}
+    for name, (parse, lowest, default) in numbers.items():
+        if name not in raw:
+            continue
+        try:
+            value = parse(raw[name])
+            if value != value:  # NaN: no number at all
+                raise ValueError(name)
+        except ValueError:
+            kind = "a whole number" if parse is int else "a number"
+            corrections.append(Correction(name, raw[name], default, f"is not {kind}"))
+            continue
+        knob = KNOBS.get(name)
+        high = knob.high if knob else float("inf")
+        value, correction = in_range(name, raw[name], value, lowest, high)
+        if correction and not knob:  # the step has no upper end here: only "below 1" can be wrong
+            correction = correction._replace(why="is below the first step")
+        found[name] = parse(value)
+        corrections += [correction] if correction else []
+    return found, corrections
 
 
 def url_of(values: dict[str, Any]) -> dict[str, str]:

@@ -25,8 +25,10 @@ def filtered(log_probs: np.ndarray, temperature: float, top_k: int, top_p: float
 def removed_words(removed: float, kept: int, vocab: int, top_k: int, top_p: float) -> str:
     if top_k == 0 and top_p >= 1.0:
         return f"No filter: all {vocab:,} tokens keep their probability."
-    return (f"Top-k and top-p removed {removed:.1%} of the probability: {vocab - kept:,} of {vocab:,} tokens dropped; "
-            f"the {kept:,} kept are renormalised to sum to 100%.")
+    kept_words = "the one token kept gets all of it (100%)" if kept == 1 else \
+        f"the {kept:,} kept are renormalised to sum to 100%"
+    return (f"Top-k and top-p removed {removed:.1%} of the probability: {vocab - kept:,} of {vocab:,} "
+            f"token{'s' * (vocab - kept != 1)} dropped; {kept_words}.")
 
 
 def filters_words(temperature: float, top_k: int, top_p: float) -> str:

@@ -7,6 +7,7 @@ from typing import Any
 import streamlit as st
 
 from .. import models
+from ..links import Correction, note
 from . import numbers, run
 from .link import KNOBS, parse_url
 
@@ -18,11 +19,18 @@ def explore(_model, direction: tuple[str, str], text: str, beam: int, version: t
 
 
 def read_link(directions: list[tuple[str, str]]) -> None:
-    """On a session's first run, a shared link's values become the widgets' first values."""
+    """On a session's first run, a shared link's values become the widgets' first values; what had to be corrected
+    is said. The link's step is checked once the sentence's length is known (step_slider)."""
     if "decoding_url_read" not in st.session_state:
         st.session_state["decoding_url_read"] = True
-        for name, value in parse_url(dict(st.query_params), directions).items():
+        found, corrections = parse_url(dict(st.query_params), directions)
+        for name, value in found.items():
             st.session_state[f"decoding_{name}"] = value
+        if "step" in found:
+            st.session_state["decoding_link_step"] = st.query_params["step"]
+        said = note(corrections)
+        if said:
+            st.warning(said)
 
 
 def knob_sliders() -> dict[str, float]:
@@ -36,8 +44,13 @@ def knob_sliders() -> dict[str, float]:
 
 
 def step_slider(steps: int) -> int:
-    """The greedy step shown (1..steps); a link's step, or one kept from a longer text, is clamped first."""
-    st.session_state["decoding_step"] = min(st.session_state.get("decoding_step", 1), steps)
+    """The greedy step shown (1..steps); a link's step, or one kept from a longer text, is clamped first, and a
+    link's step that had to be is said (once: later clamps follow the user's own edits)."""
+    step = st.session_state.get("decoding_step", 1)
+    given = st.session_state.pop("decoding_link_step", None)
+    if given is not None and step > steps:
+        st.warning(note([Correction("step", given, f"{steps}", f"is past this sentence's last step ({steps})")]))
+    st.session_state["decoding_step"] = min(step, steps)
     return st.slider("Step", 1, steps, key="decoding_step") if steps > 1 else 1
 
 

@@ -50,19 +50,33 @@ class Recorder:
 
 
 def measure(work: Workload, systems: dict[str, Any], runs: int, warmup: int, threads: int,
-            progress: Callable[[int, int], None], torch_side=None) -> LatencyResult:
+            progress: Callable[[int, int, LatencyResult | None], None], torch_side=None) -> LatencyResult:
     """Time `systems` (name -> model; the first is the reference) on `work`: warm-up then `runs` timed rounds.
 
+    progress(done, total, so_far) is called before every round, so_far being the result of the rounds timed so
+    far, marked as stopped there (None while warming up): what the page keeps when Stop interrupts it there.
     torch_side: the PyTorch column's module (playground.latency.pytorch) when "PyTorch eager" is among the
     systems: it pins torch's thread count like onnxruntime's while they are timed, and reads it back."""
     if not systems:
         raise RuntimeError("no system could be loaded (see the messages above)")
     recorder = Recorder(work, systems)
     with_torch = PYTORCH in systems and torch_side is not None
-    with torch_side.pinned_threads(threads) if with_torch else contextlib.nullcontext():
-        measured = timing.interleaved(recorder.calls, runs, warmup, progress)
-        torch_threads = torch_side.thread_count() if with_torch else None
     reference = next(iter(systems))  # PyTorch eager where it runs, else onnxruntime fp32
-    return LatencyResult(measured=measured, threads=threads, torch_threads=torch_threads, texts=len(work.texts),
-                         method=work.method, truncated=sorted(recorder.truncated), reference=reference,
-                         agreement=agreement(recorder.outputs, reference))
+    partial: dict[str, tuple[list, int]] = {}
+
+    def result(measured: dict[str, tuple[list, int]], torch_threads: int | None,
+               stopped: tuple[int, int] | None = None) -> LatencyResult:
+        return LatencyResult(measured=measured, threads=threads, torch_threads=torch_threads, texts=len(work.texts),
+                             method=work.method, truncated=sorted(recorder.truncated), reference=reference,
+                             agreement=agreement(recorder.outputs, reference), stopped=stopped)
+
+    def progress_so_far(done: int, total: int) -> None:
+        timed = partial and all(partial.get(name, ([], 0))[0] for name in systems)
+        so_far = result({name: (list(partial[name][0]), partial[name][1]) for name in systems},
+                        torch_side.thread_count() if with_torch else None, (done, total)) if timed else None
+        progress(done, total, so_far)
+
+    with torch_side.pinned_threads(threads) if with_torch else contextlib.nullcontext():
+        measured = timing.interleaved(recorder.calls, runs, warmup, progress_so_far, partial=partial)
+        torch_threads = torch_side.thread_count() if with_torch else None
+    return result(measured, torch_threads)

@@ -17,7 +17,8 @@ SPEED_UP = "speed-up vs PyTorch"
 
 @dataclass
 class LatencyResult:
-    """One complete measurement, kept in the session until the next one replaces it."""
+    """One measurement, kept in the session until the next one replaces it: complete, or the rounds timed before a
+    Stop (`stopped`)."""
     measured: dict[str, tuple[list[float], int]]  # system -> (seconds per timed run, tokens produced)
     threads: int  # onnxruntime intra-op threads
     torch_threads: int | None  # torch's thread count while timed; None without a PyTorch column
@@ -26,6 +27,7 @@ class LatencyResult:
     truncated: list[int]  # inputs longer than the model's limit (timed on their beginning)
     reference: str  # the system the others' outputs are compared with: PyTorch where it runs, else the first
     agreement: dict[str, tuple[int, int]]  # system -> (inputs with the reference's output, inputs compared)
+    stopped: tuple[int, int] | None = None  # a partial result: (rounds done, rounds planned) when Stop came
 
 
 def spread(times: list[float]) -> tuple[float, float]:
@@ -110,10 +112,20 @@ def truncated_note(result: LatencyResult) -> str | None:
 
 
 def stopped_note(stopped: dict[str, int], previous_kept: bool) -> str:
-    """What a Stop left: how far the measurement got, and whether older results are still shown."""
-    return (f"Stopped after {stopped['done']} of {stopped['total']} rounds: nothing of that measurement is kept. "
-            + ("The results below are from the previous complete run." if previous_kept
-               else "Click Run to measure again."))
+    """What a Stop before any timed round left: how far the measurement got, and whether older results are still
+    shown."""
+    return (f"Stopped after {stopped['done']} of {stopped['total']} rounds, all of them warm-up: no timing of that "
+            "measurement to keep. " + ("The results below are from the previous complete run." if previous_kept
+                                       else "Click Run to measure again."))
+
+
+def partial_note(result: LatencyResult) -> str:
+    """Over a partial result: that it is one, and how much of the measurement it holds."""
+    done, total = result.stopped
+    timed = len(next(iter(result.measured.values()))[0])
+    return (f"Partial result: stopped after {done} of {total} rounds. The numbers below come from the {timed} timed "
+            f"run{'s' * (timed != 1)} per system made before the Stop: fewer than asked for, so they are less sure. "
+            "Click Run to measure in full.")
 
 
 def box_figure(result: LatencyResult) -> go.Figure:

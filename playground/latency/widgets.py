@@ -14,7 +14,7 @@ from ..files import read_json
 from . import pytorch, report
 from .measure import Workload, measure
 
-RUNNING = "latency_running"  # {"task", "done", "total"} while a measurement runs: what a Stop leaves behind
+RUNNING = "latency_running"  # {"task", "done", "total", "so_far"} while a measurement runs: what a Stop leaves
 
 
 def result_key(task: str) -> str:
@@ -26,10 +26,13 @@ def stopped_key(task: str) -> str:
 
 
 def note_an_interruption() -> None:
-    """A measurement that was interrupted (Stop, or any other click while it ran) left how far it got: keep that
-    for its task's page, once; the results of the last complete run stay."""
+    """A measurement that was interrupted (Stop, or any other click while it ran) left how far it got: the rounds
+    it timed become its task's result, marked partial; stopped during its warm-up, it timed nothing, so the page
+    says so once and the results of the last run stay."""
     interrupted = st.session_state.pop(RUNNING, None)
-    if interrupted:
+    if interrupted and interrupted.get("so_far") is not None:
+        st.session_state[result_key(interrupted["task"])] = interrupted["so_far"]
+    elif interrupted:
         st.session_state[stopped_key(interrupted["task"])] = interrupted
 
 
@@ -65,8 +68,9 @@ def run(work: Workload, runs: int, warmup: int, threads: int, with_pytorch: bool
     st.button("Stop", key="latency_stop")
     bar = st.progress(0.0, text="warming up…")
 
-    def progress(done: int, total: int) -> None:
-        st.session_state[RUNNING] = {"task": work.task, "done": done, "total": total}  # read back after a Stop
+    def progress(done: int, total: int, so_far: report.LatencyResult | None) -> None:
+        # read back after a Stop: how far it got, and the rounds timed so far
+        st.session_state[RUNNING] = {"task": work.task, "done": done, "total": total, "so_far": so_far}
         bar.progress(done / total, text=f"round {done + 1} of {total} ({len(systems)} systems per round)")
 
     try:
@@ -81,7 +85,8 @@ def run(work: Workload, runs: int, warmup: int, threads: int, with_pytorch: bool
 
 
 def show_results(task: str) -> None:
-    """The last complete measurement of the task (and a note when a later one was stopped)."""
+    """The task's last measurement, complete or partial (said so), and a note when a later one was stopped before
+    it timed anything."""
     done: report.LatencyResult | None = st.session_state.get(result_key(task))
     stopped = st.session_state.get(stopped_key(task))
     if stopped:
@@ -89,7 +94,9 @@ def show_results(task: str) -> None:
     if not done:
         return
     rows = report.result_rows(done)
-    st.subheader("Results")
+    st.subheader("Results" + (" (partial: stopped)" if done.stopped else ""))
+    if done.stopped:
+        st.warning(report.partial_note(done))
     st.caption("These timings share the server with other users of this app and whatever else runs on it: a busy "
                "moment slows every system of a round alike but widens the spread, so a speed-up counts only where "
                "the p10–p90 ranges stay apart. `python -m bench runtimes` on an idle machine gives steadier numbers.")

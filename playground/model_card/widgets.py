@@ -1,5 +1,6 @@
 """The Model card's sections that take more than a line of Streamlit: the README's parts, the training curves, the
-test metrics, the classifier's baselines and calibration, and the export report."""
+test metrics, the classifier's baselines and calibration, the translator's confidence verdicts, and the export
+report."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,9 +10,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from runtime import metrics_file
+from runtime import confidence, metrics_file
 
 from .. import figures
+from ..translate import verdicts
 from . import card_text, sentiment_files
 from .export_report import ExportReport
 
@@ -95,6 +97,29 @@ def show_calibration(d: Path, calibration: Any, config: dict[str, Any]) -> None:
     shown = sentiment_files.shown_split(calibration)
     st.plotly_chart(figures.reliability_figure(sentiment_files.calibration_splits(calibration)[shown], shown),
                     width="stretch", key="card_sentiment_reliability")
+
+
+def show_confidence(d: Path) -> None:
+    """The translator's confidence.json: per calibrated method, the verdict bands as measured and each verdict on
+    outputs its cuts were not chosen on (the Translate page's "What the verdicts rest on")."""
+    st.header("Confidence verdicts")
+    measured = {m: c for m, c in confidence.read_calibration(d).items() if c.calibrated}
+    if not measured:
+        st.info(f"No `{d}/{confidence.CONFIDENCE_FILE}`: `python -m tx confidence {d}` measures what an output's "
+                "confidence says about it being right, on hand-judged outputs.")
+        return
+    for method, cal in measured.items():
+        st.markdown(f"**{confidence.method_title(method)}**: {cal.right} of {cal.outputs} hand-judged outputs "
+                    "right.")
+        st.markdown(verdicts.bands_table(cal))
+        checked = verdicts.held_out_table(cal)
+        if checked:
+            st.markdown(checked)
+        else:
+            st.info("These verdicts were not checked on outputs their cuts were not chosen on: `python -m tx "
+                    f"confidence {d}` measures them again with that check.")
+    cal = next(iter(measured.values()))
+    st.caption(verdicts.rule_note(cal) + (" " + verdicts.held_out_note(cal) if cal.held_out else ""))
 
 
 def show_export_report(d: Path, report: ExportReport | None) -> None:

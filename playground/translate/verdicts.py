@@ -57,18 +57,59 @@ def basis(cal: MethodCalibration | None, used: dict[str, Any]) -> str:
     return said
 
 
+HELD_OUT = "On held-out outputs (cuts chosen on one half of the judged outputs, tried on the other, both ways)"
+
+
+def bound(cal: MethodCalibration, verdict: str) -> tuple[str, float] | None:
+    """What a sure verdict claims about the outputs it is given: ("at most", 0.25) right for "probably wrong",
+    ("at least", 0.75) for "probably right"; None for "uncertain"."""
+    if verdict == confidence.WRONG:
+        return "at most", float(cal.rule.get("wrong_at_most", 0.25))
+    if verdict == confidence.RIGHT:
+        return "at least", float(cal.rule.get("right_at_least", 0.75))
+    return None
+
+
+def check_words(cal: MethodCalibration | None, verdict: str | None) -> str:
+    """How the verdict fared on outputs its cuts were not chosen on; '' where the calibration has no such check."""
+    if cal is None or not cal.held_out or verdict is None:
+        return ""
+    outputs, right = cal.held_out.get(verdict, (0, 0))
+    if outputs < int(cal.rule.get("min_region_outputs", 20)):
+        few = "none was" if not outputs else f"only {outputs} {'was' if outputs == 1 else 'were'}"
+        return f"{HELD_OUT}, {few} called {verdict}: too few to check this verdict"
+    said = f"{HELD_OUT}, {right} of the {outputs} called {verdict} were right ({right / outputs:.0%})"
+    claim = bound(cal, verdict)
+    if claim and cal.weak(verdict):
+        said += f", where this verdict stands for {claim[0]} {claim[1]:.0%}"
+    return said
+
+
 def verdict_message(v: Verdict, cal: MethodCalibration | None, used: dict[str, Any],
                     calibrations: dict[str, MethodCalibration]) -> Message:
-    """The box above a single output: its verdict, its confidence, and the evidence behind it."""
+    """The box above a single output: its verdict, its confidence, the evidence behind it, and how the verdict
+    fared on held-out outputs; a verdict those do not back is called weak, never sure."""
     shown = f"Confidence {v.percent}%"
     why = "; ".join(part for part in (v.evidence, v.region) if part)
+    checked = check_words(cal, v.verdict)
+    why += f". {checked}" if checked else ""
     if v.verdict == confidence.WRONG:
-        return "warning", f"Low confidence: probably wrong. {shown}: {why}."
+        said = "leans wrong, but this verdict is weak" if v.weak else "probably wrong"
+        return "warning", f"Low confidence: {said}. {shown}: {why}."
     if v.verdict == confidence.UNCERTAIN:
         return "warning", f"Uncertain: this translation may be right or wrong. {shown}: {why}."
+    if v.verdict == confidence.RIGHT and v.weak:
+        return "warning", f"Leans right, but this verdict is weak (not a guarantee). {shown}: {why}."
     if v.verdict == confidence.RIGHT:
         return "info", f"Probably right (not a guarantee). {shown}: {why}."
     return "info", f"No verdict: {no_verdict_reason(cal, used['method'], calibrations)}. {shown}."
+
+
+def verdict_name(v: Verdict) -> str:
+    """The verdict as the batch table and its CSV name it: "probably wrong", "probably right (weak)"..."""
+    if v.verdict is None:
+        return "no verdict"
+    return f"{v.verdict} (weak)" if v.weak else v.verdict
 
 
 def confidence_caption(result: Translation, v: Verdict, said: str) -> str:
@@ -86,12 +127,17 @@ def batch_messages(verdicts: list[Verdict], cal: MethodCalibration | None, used:
     """Above a batch's table: the lines of each verdict, one box per verdict that any line got."""
     grouped = {verdict: ", ".join(str(i + 1) for i, v in enumerate(verdicts) if v.verdict == verdict)
                for verdict in confidence.VERDICTS}
+    weak = {verdict: cal is not None and cal.weak(verdict) for verdict in confidence.VERDICTS}
     found = []
     if grouped[confidence.WRONG]:
-        found.append(("warning", f"Low confidence (probably wrong): line(s) {grouped[confidence.WRONG]}."))
+        said = "leans wrong; a weak verdict, see below" if weak[confidence.WRONG] else "probably wrong"
+        found.append(("warning", f"Low confidence ({said}): line(s) {grouped[confidence.WRONG]}."))
     if grouped[confidence.UNCERTAIN]:
         found.append(("warning", f"Uncertain: line(s) {grouped[confidence.UNCERTAIN]} may be right or wrong."))
-    if grouped[confidence.RIGHT]:
+    if grouped[confidence.RIGHT] and weak[confidence.RIGHT]:
+        found.append(("warning", f"Leans right (a weak verdict, see below; not a guarantee): line(s) "
+                                 f"{grouped[confidence.RIGHT]}."))
+    elif grouped[confidence.RIGHT]:
         found.append(("info", f"Probably right (not a guarantee): line(s) {grouped[confidence.RIGHT]}."))
     if any(v.verdict is None for v in verdicts):
         found.append(("info", f"No verdict: {no_verdict_reason(cal, used['method'], calibrations)}."))
@@ -118,7 +164,7 @@ def outside_warning(results: list[Translation]) -> str | None:
 def results_table(lines: list[str], results: list[Translation], verdicts: list[Verdict]) -> pd.DataFrame:
     """One row per line: what the page shows as a batch and what the CSV download holds."""
     return pd.DataFrame({"source": lines, "translation": [r.text for r in results],
-                         "verdict": [v.verdict or "no verdict" for v in verdicts],
+                         "verdict": [verdict_name(v) for v in verdicts],
                          "confidence": [round(r.confidence, 3) for r in results],
                          "score": [round(r.score, 4) for r in results],
                          "truncated": [r.truncated for r in results]})
@@ -130,6 +176,36 @@ def bands_table(cal: MethodCalibration | None) -> str | None:
         return None
     rows = [f"| {b.label} | {b.outputs} | {b.right} | {cal.band_verdict(b)} |" for b in cal.bands]
     return "| shown confidence | hand-judged outputs | right | verdict |\n|---|--:|--:|---|\n" + "\n".join(rows)
+
+
+def held_out_table(cal: MethodCalibration | None) -> str | None:
+    """Each verdict on outputs its cuts were not chosen on, against what it claims, as a markdown table; None
+    without that check (a confidence.json written before it)."""
+    if cal is None or not cal.calibrated or not cal.held_out:
+        return None
+    rows = []
+    for verdict in confidence.VERDICTS:
+        outputs, right = cal.held_out.get(verdict, (0, 0))
+        claim = bound(cal, verdict)
+        if claim is None:
+            backed = "claims nothing"
+        elif outputs < int(cal.rule.get("min_region_outputs", 20)):
+            backed = "**weak**: too few to check"
+        else:
+            backed = "**weak**" if cal.weak(verdict) else "yes"
+        rows.append(f"| {verdict} | {outputs} | {right} | {f'{right / outputs:.0%}' if outputs else '–'} | "
+                    f"{f'{claim[0]} {claim[1]:.0%} right' if claim else '–'} | {backed} |")
+    return ("| verdict | held-out outputs | right | share right | claims | backed? |\n|---|--:|--:|--:|---|---|\n"
+            + "\n".join(rows))
+
+
+def held_out_note(cal: MethodCalibration) -> str:
+    """How the held-out check was made, in a sentence."""
+    return ("Held out: the judged outputs were split in two halves (every other one of each direction), the cuts "
+            "chosen by the same rule on one half, and each output of the other half given the verdict those cuts "
+            "make; then the halves swapped. The table above is what the cuts' own outputs say; this one is what a "
+            "verdict is worth on outputs it was not fitted to. A weak verdict is shown as \"leans wrong\" or "
+            "\"leans right\".")
 
 
 def rule_note(cal: MethodCalibration) -> str:

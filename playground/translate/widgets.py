@@ -80,6 +80,10 @@ def how_measured(cal: confidence.MethodCalibration | None) -> None:
     with st.expander("What the verdicts rest on"):
         st.markdown(table)
         st.caption(verdicts.rule_note(cal))
+        checked = verdicts.held_out_table(cal)
+        if checked:
+            st.markdown(checked)
+            st.caption(verdicts.held_out_note(cal))
 
 
 def result(done: dict[str, Any], model, calibrated: dict, by_source: dict[str, dict[str, str]]) -> None:

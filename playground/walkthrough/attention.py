@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 from ..figures import heatmap
-from .figures import shape_line, values_map
+from .figures import HALF_LABELS, HALF_NOTE_CHARS, shape_line, values_map
 from .steps import Step
 from .tensors import Trace, attention_prefix, matrix_csv, softmax_check, stage, step_json, sublayer, tokens_of
 from .views import chart, download
@@ -45,12 +45,12 @@ def show_scores(trace: Trace, step: Step, view: dict) -> None:
     left, right = st.columns(2)
     with left:
         chart(values_map(scores, queries, "QKᵀ: raw scores (query row × key column)", "key",
-                         x_labels=keys), f"{step.key}_raw")
-        chart(values_map(masked, queries, "÷ √d_k, mask applied (blank = −∞)", "key", x_labels=keys),
-              f"{step.key}_masked")
+                         x_labels=keys, most=HALF_LABELS), f"{step.key}_raw")
+        chart(values_map(masked, queries, "÷ √d_k, mask applied (blank = −∞)", "key", x_labels=keys,
+                         most=HALF_LABELS), f"{step.key}_masked")
     with right:
-        chart(heatmap(weights, keys, queries, "softmax: the attention weights", "key", "query"),
-              f"{step.key}_weights")
+        chart(heatmap(weights, keys, queries, "softmax: the attention weights", "key", "query",
+                      note_chars=HALF_NOTE_CHARS), f"{step.key}_weights")
         masked_cells = int((~np.isfinite(masked)).sum())
         st.caption(f"{masked_cells} of {masked.size} cells masked. Each row sums to 1 "
                    f"(largest deviation {np.abs(weights.sum(-1) - 1).max():.1e}); softmax of the shown scores "

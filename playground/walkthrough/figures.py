@@ -6,12 +6,17 @@ from typing import Any
 
 import numpy as np
 
-from ..figures import MARGIN, plotly_text
+from ..figures import MARGIN, MAX_LABELS, axis_title, label_step, plotly_text
+
+HALF_LABELS = 20  # tick labels on an axis of a map in a half-width column (MAX_LABELS: full width)
+HALF_NOTE_CHARS = 48  # a half-width map's marker note, per line (playground.figures.titled)
 
 
 def values_map(z: np.ndarray, y_tokens: list[str], title: str, x_title: str, x_labels: list[str] | None = None,
-               diverging: bool = True) -> dict[str, Any]:
-    """Any (rows × columns) array as a heatmap, rows labelled by token; −∞ cells are drawn blank and named."""
+               diverging: bool = True, most: int = MAX_LABELS) -> dict[str, Any]:
+    """Any (rows × columns) array as a heatmap, rows labelled by token; −∞ cells are drawn blank and named. Beyond
+    `most` tokens an axis labels every k-th one (the hover names each cell): 128 keys' labels would smear into one
+    line."""
     z = np.asarray(z, dtype=np.float32)
     finite = np.isfinite(z)
     shown = np.where(finite, z, np.nan)
@@ -27,9 +32,12 @@ def values_map(z: np.ndarray, y_tokens: list[str], title: str, x_title: str, x_l
         trace |= {"zmin": -bound, "zmax": bound}
     xaxis = {"title": {"text": x_title}}
     if x_labels:
-        xaxis |= {"tickmode": "array", "tickvals": x, "ticktext": [plotly_text(t) for t in x_labels]}
+        ticks = x[::label_step(len(x), most)]
+        xaxis = {"title": {"text": axis_title(x_title, len(x), most)}, "tickmode": "array", "tickvals": ticks,
+                 "ticktext": [plotly_text(x_labels[j]) for j in ticks]}
+    rows = list(range(z.shape[0]))[::label_step(z.shape[0], MAX_LABELS)]
     layout = {"title": {"text": title}, "height": min(700, max(260, 20 * z.shape[0] + 150)), "margin": MARGIN,
-              "xaxis": xaxis, "yaxis": {"tickmode": "array", "tickvals": list(range(z.shape[0])), "ticktext": y_text,
+              "xaxis": xaxis, "yaxis": {"tickmode": "array", "tickvals": rows, "ticktext": [y_text[i] for i in rows],
                                         "autorange": "reversed"}}
     return {"data": [trace], "layout": layout}
 

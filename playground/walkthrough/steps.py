@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..links import Correction
+
 MODEL_CHOICES = ("translate:de-en", "translate:en-de", "sentiment")  # what the page's model radio offers
 
 
@@ -26,9 +28,10 @@ ENCODER_STEPS = [
          "source starts with a tag saying which language to write and ends with </s>.", "tokens"),
     Step("embedding", "Embeddings, scaled by √d_model", "§3.4",
          r"x_i = E[t_i] \cdot \sqrt{d_\text{model}}",
-         "Each id picks one row of the embedding matrix E. The rows are small (Xavier-initialised), so they are "
-         "multiplied by √d_model; the bars show why: unscaled, the positional encoding (norm √(d_model/2)) would "
-         "drown the token's identity.", "embedding"),
+         "Each id picks one row of the embedding matrix E, multiplied by √d_model. The usual reason: the "
+         "positional encoding added next is √(d_model/2) long at every position, and rows much shorter than that "
+         "would be drowned in the sum. The bars compare the three lengths for this model, and the sentence under "
+         "them says which one wins.", "embedding"),
     Step("positions", "Positional encoding, added", "§3.5",
          r"PE_{(pos, 2i)} = \sin\!\left(pos / 10000^{2i/d_\text{model}}\right), \;"
          r"PE_{(pos, 2i+1)} = \cos\!\left(pos / 10000^{2i/d_\text{model}}\right)",
@@ -117,21 +120,45 @@ def offered(directions: list[tuple[str, str]]) -> list[str]:
 URL_KEYS = ("model", "text", "step", "layer", "head", "query", "position")
 
 
-def parse_url(params: dict[str, str], choices: tuple[str, ...] = MODEL_CHOICES) -> dict[str, Any]:
-    """The page state a shared link holds; anything unknown or malformed is left out (the page's default
-    stands). As on the page, layers and heads count from 1, query rows and decoder positions from 0."""
+TEXT_CHARS = 2000  # the most of a link's text the page takes
+NUMBERS = {"layer": (1, "layer 1"), "head": (1, "head 1"), "query": (0, "row 0"), "position": (0, "position 0")}
+
+
+def parse_url(params: dict[str, str], choices: tuple[str, ...] | list[str] = MODEL_CHOICES) -> tuple[
+        dict[str, Any], list[Correction]]:
+    """The page state a shared link holds, and what had to be corrected on the way: a value that is unknown or not
+    a number gives way to the page's default. As on the page, layers and heads count from 1, query rows and decoder
+    positions from 0; their upper ends depend on the model and the text, so the page checks those (view_controls).
+    """
     state: dict[str, Any] = {}
-    if params.get("model") in choices:
-        state["model"] = params["model"]
-    if isinstance(params.get("text"), str) and params["text"].strip():
-        state["text"] = params["text"][:2000]
-    if params.get("step") in {s.key for s in ENCODER_STEPS + DECODER_STEPS + CLASSIFIER_STEPS}:
-        state["step"] = params["step"]
-    for name, lowest in (("layer", 1), ("head", 1), ("query", 0), ("position", 0)):
-        value = params.get(name, "")
-        if value.isdigit() and lowest <= int(value) <= 10_000:
+    corrections: list[Correction] = []
+    if "model" in params:
+        if params["model"] in choices:
+            state["model"] = params["model"]
+        else:
+            corrections.append(Correction("model", params["model"], choices[0],
+                                          f"is not a model this page walks through ({', '.join(choices)})"))
+    text = params.get("text")
+    if isinstance(text, str) and text.strip():
+        state["text"] = text[:TEXT_CHARS]
+        if len(text) > TEXT_CHARS:
+            corrections.append(Correction("text", text, f"its first {TEXT_CHARS} characters",
+                                          f"is {len(text)} characters long"))
+    if "step" in params:
+        if params["step"] in {s.key for s in ENCODER_STEPS + DECODER_STEPS + CLASSIFIER_STEPS}:
+            state["step"] = params["step"]
+        else:
+            corrections.append(Correction("step", params["step"], "the first step", "is not a step of this page"))
+    for name, (lowest, default) in NUMBERS.items():
+        if name not in params:
+            continue
+        value = params[name]
+        if value.isdigit() and lowest <= int(value):
             state[name] = int(value)
-    return state
+        else:
+            why = "is not a whole number" if not value.lstrip("-").isdigit() else f"is below the first ({lowest})"
+            corrections.append(Correction(name, value, default, why))
+    return state, corrections
 
 
 def url_of(state: dict[str, Any]) -> dict[str, str]:

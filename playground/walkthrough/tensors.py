@@ -60,6 +60,38 @@ def norm_rows(matrix: np.ndarray) -> np.ndarray:
     return np.linalg.norm(matrix, axis=-1)
 
 
+def _span(norms: np.ndarray) -> str:
+    low, high = float(np.min(norms)), float(np.max(norms))
+    return f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}"
+
+
+DROWNED = 0.5  # scaled rows under half the encoding's length: the encoding dominates their sum (and over 2: the rows)
+
+
+def embedding_words(rows: np.ndarray, scaled: np.ndarray, positions: np.ndarray) -> str:
+    """What the embedding step's bars show for this model and text: the vector lengths (L2 norms, one per token) of
+    the embedding rows, of the rows × √d_model and of the positional encoding, compared by their medians. The
+    paper's reason for the scaling holds for one model and not for another, so the words follow the numbers.
+    rows, scaled, positions: (T, d_model), one row per token."""
+    rows, scaled, positions = norm_rows(rows), norm_rows(scaled), norm_rows(positions)
+    if not np.any(positions):
+        return (f"The scaled rows are {_span(scaled)} long. This model adds no positional encoding, so nothing "
+                "competes with them.")
+    ratio = float(np.median(scaled) / np.median(positions))
+    lengths = (f"Here the rows × √d_model are {_span(scaled)} long against the positional encoding's "
+               f"{_span(positions)}")
+    if ratio < DROWNED:
+        return (f"{lengths}: **the encoding dominates** their sum even after the scaling. This model learned short "
+                f"embedding rows ({_span(rows)} before scaling), so what enters layer 1 is mostly position, and "
+                "the token's identity is a small part of it.")
+    if ratio > 1 / DROWNED:
+        return f"{lengths}: **the token's row dominates** their sum; the position is a small addition to it."
+    unscaled = (f"without the scaling, at {_span(rows)}, the rows would be drowned by the encoding: that is what "
+                "the scaling is for" if np.median(rows) < DROWNED * np.median(positions)
+                else f"the unscaled rows, at {_span(rows)}, would hold their own too")
+    return f"{lengths}: **about the same size**, so their sum keeps both the token and its position; {unscaled}."
+
+
 def layer_norm_stats(before: np.ndarray, after: np.ndarray) -> list[dict[str, Any]]:
     """Per position: mean and standard deviation of the residual sum and of what the norm made of it."""
     return [{"position": i, "mean before": float(b.mean()), "std before": float(b.std()),

@@ -15,6 +15,7 @@ from .steps import Step
 from .tensors import (
     Trace,
     embedding_prefix,
+    embedding_words,
     ffn_prefix,
     full_distribution_csv,
     layer_norm_stats,
@@ -63,6 +64,7 @@ def show_embedding(trace: Trace, step: Step, view: dict) -> None:
                        "marker": {"color": "#ff7f0e"}}]
     figure["layout"] |= {"barmode": "group", "showlegend": True}
     chart(figure, f"{step.key}_norms")
+    st.markdown(embedding_words(rows, scaled, positions))
     chart(values_map(scaled, tokens, "Embedding rows × √d_model (one row per token)", "dimension"),
           f"{step.key}_rows")
     download("The embedding rows (CSV)", matrix_csv(scaled, tokens), f"{step.key}.csv", step.key)

@@ -10,6 +10,7 @@ import streamlit as st
 from runtime.walkthrough import ClassifierWalkthrough, TranslationWalkthrough
 
 from .. import models
+from ..links import Correction, note
 from . import attention, views
 from .steps import Step, direction_of, parse_url
 from .tensors import Trace, tokens_of
@@ -31,12 +32,34 @@ def run(model, choice: str, text: str):
     return model.run(text, *direction_of(choice))
 
 
-def read_link() -> None:
-    """On a session's first run, a shared link's values become the widgets' first values."""
+PENDING = "walkthrough_link_pending"  # the link's numbers whose upper ends are checked once the view knows them
+
+
+def read_link(choices: list[str]) -> None:
+    """On a session's first run, a shared link's values become the widgets' first values; what had to be corrected
+    is said. A step, layer, head, query row or position is checked against the model and the text where its
+    control is drawn (step_picker, view_controls)."""
     if "walkthrough_url_read" not in st.session_state:
         st.session_state["walkthrough_url_read"] = True
-        for name, value in parse_url(dict(st.query_params)).items():
+        found, corrections = parse_url(dict(st.query_params), choices)
+        for name, value in found.items():
             st.session_state[f"walkthrough_{name}"] = value
+        st.session_state[PENDING] = {name: st.query_params[name] for name in found
+                                     if name in ("step", "layer", "head", "query", "position")}
+        said = note(corrections)
+        if said:
+            st.warning(said)
+
+
+def _fit(name: str, highest: int, lowest: int, why: str, corrections: list[Correction]) -> None:
+    """Clamp a layer / head / row / position to the model's or the text's upper end; a link's value that had to be
+    clamped is added to `corrections` (only the link's: a value kept from another model or text is the user's)."""
+    key = f"walkthrough_{name}"
+    value = st.session_state.get(key, lowest)
+    given = st.session_state.get(PENDING, {}).pop(name, None)
+    if given is not None and value > highest:
+        corrections.append(Correction(name, given, f"{highest}", why))
+    st.session_state[key] = min(value, highest)
 
 
 def model_label(choice: str) -> str:
@@ -54,7 +77,11 @@ def step_picker(steps: list[Step]) -> Step:
     """Back / the step list / Next in one row; a step the model does not have (a link's, the other model's) becomes
     the first."""
     keys = [s.key for s in steps]
+    given = st.session_state.get(PENDING, {}).pop("step", None)
     if st.session_state.get("walkthrough_step") not in keys:
+        if given is not None:
+            st.warning(note([Correction("step", given, f"the first step ({keys[0]})",
+                                        "is not a step of the model shown")]))
         st.session_state["walkthrough_step"] = keys[0]
 
     def move(by: int) -> None:
@@ -73,33 +100,35 @@ def view_controls(step: Step, trace: Trace, config: dict[str, Any], state: dict[
     """The layer, head, query row and decoder position the step needs, clamped to the model and the text (a link's
     value may be out of range); each chosen one is also written into `state`, the page's URL."""
     view = {"layer": 0, "head": 0, "query": 0, "position": 0}
-    controls = st.columns(4)
+    controls, corrections = st.columns(4), []
     if step.kind in ("attention", "scores", "heads", "norm", "ffn"):
         layers = config.get("n_decoder_layers") or config["n_layers"] if step.stack.startswith("dec") \
             else config["n_layers"]
-        st.session_state["walkthrough_layer"] = min(st.session_state.get("walkthrough_layer", 1), layers)
+        _fit("layer", layers, 1, f"is outside this model's layers 1–{layers}", corrections)
         view["layer"] = controls[0].slider("Layer", 1, layers, key="walkthrough_layer") - 1 if layers > 1 else 0
         state["layer"] = view["layer"] + 1
     if step.kind in ("attention", "scores", "heads"):
         heads = config["n_heads"]
-        st.session_state["walkthrough_head"] = min(st.session_state.get("walkthrough_head", 1), heads)
+        _fit("head", heads, 1, f"is outside this model's heads 1–{heads}", corrections)
         view["head"] = controls[1].slider("Head", 1, heads, key="walkthrough_head") - 1
         state["head"] = view["head"] + 1
     if step.kind == "scores":
         queries = tokens_of(trace, "dec" if step.stack.startswith("dec") else "enc")
-        st.session_state["walkthrough_query"] = min(st.session_state.get("walkthrough_query", 0), len(queries) - 1)
+        _fit("query", len(queries) - 1, 0, f"is past this text's last query row ({len(queries) - 1})", corrections)
         view["query"] = controls[2].selectbox("Query row in detail", range(len(queries)),
                                               format_func=lambda i: f"{i}: {queries[i]}",
                                               key="walkthrough_query") or 0
         state["query"] = view["query"]
     if step.kind == "output":
         positions = tokens_of(trace, "dec")
-        st.session_state["walkthrough_position"] = min(st.session_state.get("walkthrough_position", 0),
-                                                       len(positions) - 1)
+        _fit("position", len(positions) - 1, 0, f"is past this output's last position ({len(positions) - 1})",
+             corrections)
         view["position"] = controls[0].selectbox("Decoder position t", range(len(positions)),
                                                  format_func=lambda i: f"{i}: after {positions[i]}",
                                                  key="walkthrough_position") or 0
         state["position"] = view["position"]
+    if corrections:
+        st.warning(note(corrections))
     return view
 
 

@@ -116,18 +116,47 @@ def test_a_link_reproduces_the_view_and_the_view_writes_its_link(decoding_page):
                                                  "step": ["output"]}
 
 
-@pytest.mark.parametrize("params", [{"direction": "xx-yy", "step": "999", "temperature": "hot"},
-                                    {"step": "0", "temperature": "99", "top_k": "-5", "top_p": "nan", "beam": "0"},
-                                    {"step": "-3", "temperature": "inf", "top_k": "101", "top_p": "0.01", "beam": "9"}],
-                         ids=["unparsable", "below range", "above range"])
-def test_bad_links_are_ignored(decoding_page, params):
+# each bad value, the value used instead, and the words of the note that names both (issue 34, 8)
+BAD_LINKS = {
+    "unparsable": ({"direction": "xx-yy", "step": "abc", "temperature": "hot", "top_p": "nan"},
+                   {"direction": ("de", "en"), "step": 1, "temperature": 1.0, "top_p": 1.0},
+                   ["`direction=xx-yy` is not a direction this model translates", "`step=abc` is not a whole number",
+                    "`temperature=hot` is not a number: 1 is used", "`top_p=nan` is not a number: 1 is used"]),
+    "below range": ({"step": "0", "temperature": "0", "top_k": "-5", "beam": "0"},
+                    {"step": 1, "temperature": 0.1, "top_k": 0, "beam": 1},
+                    ["`step=0` is below the first step: 1 is used", "`temperature=0` is outside the slider's range "
+                     "0.1–3: 0.1 is used", "`top_k=-5` is outside the slider's range 0–100: 0 is used",
+                     "`beam=0` is outside the slider's range 1–8: 1 is used"]),
+    "above range": ({"step": "999", "temperature": "99", "top_k": "101", "top_p": "2", "beam": "9"},
+                    {"temperature": 3.0, "top_k": 100, "top_p": 1.0, "beam": 8},
+                    ["`step=999` is past this sentence's last step", "`temperature=99` is outside the slider's range "
+                     "0.1–3: 3 is used", "`top_k=101` is outside the slider's range 0–100: 100 is used",
+                     "`top_p=2` is outside the slider's range 0.05–1: 1 is used",
+                     "`beam=9` is outside the slider's range 1–8: 8 is used"]),
+}
+
+
+@pytest.mark.parametrize("case", BAD_LINKS)
+def test_bad_links_are_corrected_and_the_user_is_told(decoding_page, case):
+    params, used, said = BAD_LINKS[case]
     at = decoding_page(params)  # open_app fails on any exception or error element
-    assert at.radio(key="decoding_direction").value == ("de", "en")
-    assert at.slider(key="decoding_temperature").value == 1.0
-    assert (at.slider(key="decoding_top_k").value, at.slider(key="decoding_top_p").value) == (0, 1.0)
-    assert at.slider(key="decoding_beam").value == 4
+    assert at.radio(key="decoding_direction").value == used.get("direction", ("de", "en"))
+    for name, value in used.items():
+        if name != "direction":
+            assert at.slider(key=f"decoding_{name}").value == value, name
     step = at.slider(key="decoding_step")
-    assert step.value == (step.max if params["step"] == "999" else 1)
+    if params["step"] == "999":
+        assert step.value == step.max and f"{step.max:g} is used instead" in " ".join(values(at.warning))
+    notes = " ".join(w for w in values(at.warning) if "link was corrected" in w)
+    for words in said:
+        assert words in notes
+    at.slider(key="decoding_temperature").set_value(0.5).run()  # said once: the user's own changes need no note
+    assert not [w for w in values(at.warning) if "link was corrected" in w]
+
+
+def test_a_good_link_gets_no_note(decoding_page):
+    at = decoding_page({"direction": "en-de", "step": "1", "temperature": "0.5", "top_k": "0", "beam": "8"})
+    assert not [w for w in values(at.warning) if "link was corrected" in w]
 
 
 def test_a_link_sets_the_sliders_without_streamlits_duplicate_value_warning(decoding_page, monkeypatch, caplog):

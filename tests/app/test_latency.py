@@ -44,13 +44,13 @@ def interrupted_after(rounds: int, real):
     """timing.interleaved as it behaves when Stop is clicked during round `rounds`: the page's progress call for that
     round is where Streamlit interrupts the script (it raises a ScriptControlException there)."""
 
-    def interleaved(calls, repeats, warmup, progress=None, runs=None):
+    def interleaved(calls, repeats, warmup, progress=None, runs=None, **more):
         def progress_then_stop(done: int, total: int) -> None:
             progress(done, total)
             if done == rounds:
                 raise StopException()
 
-        return real(calls, repeats, warmup, progress_then_stop, runs)
+        return real(calls, repeats, warmup, progress_then_stop, runs, **more)
 
     return interleaved
 
@@ -62,16 +62,40 @@ def test_latency_stop_says_how_far_it_got_and_keeps_the_previous_results(open_pa
     assert first is not None
     real = timing.interleaved
     monkeypatch.setattr(timing, "interleaved", interrupted_after(2, real))
-    at.button(key="latency_go").click().run()  # a second measurement, stopped during its third round
+    at.slider(key="latency_warmup").set_value(3).run()
+    at.button(key="latency_go").click().run()  # a second measurement, stopped during its third (warm-up) round
     monkeypatch.setattr(timing, "interleaved", real)
     at.button(key="latency_stop").click().run()  # the rerun Streamlit starts for the Stop click
     clean(at)
-    assert any("Stopped after 2 of 5 rounds" in m for m in values(at.warning) + values(at.info))
+    assert any("Stopped after 2 of 8 rounds, all of them warm-up" in m for m in values(at.warning) + values(at.info))
     kept = results_table(at)
     assert kept is not None and kept.equals(first)  # the previous results, not wiped
     at.button(key="latency_go").click().run()  # a complete run replaces them and the note goes
     clean(at)
     assert not any("Stopped after" in m for m in values(at.warning) + values(at.info))
+
+
+def test_a_stop_after_timed_rounds_keeps_them_as_a_partial_result(open_page, monkeypatch):
+    """Issue 34, 9: stopped in its fourth round after one warm-up round, a run has timed two rounds: they are shown,
+    marked partial, instead of being thrown away."""
+    at = open_page("latency")
+    at.radio(key="latency_task").set_value("sentiment").run()
+    real = timing.interleaved
+    monkeypatch.setattr(timing, "interleaved", interrupted_after(3, real))
+    at.slider(key="latency_runs").set_value(5).run()
+    at.slider(key="latency_warmup").set_value(1).run()
+    at.button(key="latency_go").click().run()
+    monkeypatch.setattr(timing, "interleaved", real)
+    at.button(key="latency_stop").click().run()
+    clean(at)
+    (note,) = [w for w in values(at.warning) if w.startswith("Partial result")]
+    assert note.startswith("Partial result: stopped after 3 of 6 rounds. The numbers below come from the 2 timed "
+                           "runs per system")
+    assert results_table(at) is not None and any("2 timed runs after warm-up" in c for c in values(at.caption))
+    assert not any("all of them warm-up" in w for w in values(at.warning))
+    at.button(key="latency_go").click().run()  # a complete run replaces it and the note goes
+    clean(at)
+    assert not any(w.startswith("Partial result") for w in values(at.warning))
 
 
 def test_latency_stop_before_any_result_says_so(open_page, monkeypatch):

@@ -221,3 +221,21 @@ def test_readme_sections_skip_code_blocks(tmp_path, monkeypatch):
     monkeypatch.setenv("TX_MODELS_DIR", str(tmp_path))
     assert sources.readme_sections("translate") == [
         ("Card", "intro"), ("Data", "Ding\n```bash\n# a comment, not a heading\n```"), ("Limitations", "- short")]
+
+
+def test_the_translators_confidence_verdicts_are_reported_on_held_out_outputs(open_page, model_root, tmp_path):
+    """Issue 34, 6: the card shows each verdict on outputs its cuts were not chosen on, and calls a verdict those
+    do not back weak; a confidence.json without that check says so."""
+    at = card(open_page, "translate")
+    assert any("not checked on outputs their cuts were not chosen on" in w for w in values(at.info))
+    root = tmp_path / "models"
+    shutil.copytree(model_root / "translate", root / "translate")
+    path = root / "translate" / "confidence.json"
+    report = json.loads(path.read_text(encoding="utf-8"))
+    report["rule"] = {"wrong_at_most": 0.25, "right_at_least": 0.75, "min_band_outputs": 10, "min_region_outputs": 20}
+    report["methods"]["beam"]["held_out"] = {"verdicts": {"probably wrong": {"outputs": 30, "right": 3},
+                                                          "uncertain": {"outputs": 10, "right": 7}}}
+    path.write_text(json.dumps(report), encoding="utf-8")
+    text = " ".join(values(card(open_page, "translate", root).markdown))
+    assert "| probably wrong | 30 | 3 | 10% | at most 25% right | yes |" in text
+    assert "| probably right | 0 | 0 | – | at least 75% right | **weak**: too few to check |" in text

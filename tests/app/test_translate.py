@@ -102,6 +102,30 @@ def test_the_verdict_comes_from_the_calibration_of_the_method_used(translate_pag
     assert any("No verdict" in b and "sampling is not calibrated" in b for b in values(at.info))
 
 
+def test_a_verdict_that_held_out_outputs_do_not_back_says_it_is_weak(translate_page, calibrated_root, tmp_path):
+    """Issue 34, 6: beam's "probably wrong" held out was right 12 of 40 times (30%, over its 25% bound): the output
+    is said to lean wrong, weakly, and the expander shows the held-out table."""
+    root = tmp_path / "models"
+    shutil.copytree(calibrated_root, root)
+    report = json.loads(json.dumps(CALIBRATION))
+    report["rule"] = {"wrong_at_most": 0.25, "right_at_least": 0.75, "min_band_outputs": 10,
+                      "min_region_outputs": 20}
+    report["methods"]["beam"]["held_out"] = {"verdicts": {"probably wrong": {"outputs": 40, "right": 12},
+                                                          "uncertain": {"outputs": 30, "right": 15},
+                                                          "probably right": {"outputs": 30, "right": 26}}}
+    (root / "translate" / "confidence.json").write_text(json.dumps(report), encoding="utf-8")
+    at = translate_page(root)
+    at.button(key="translate_go").click().run()
+    clean(at)
+    (wrong,) = [w for w in values(at.warning) if w.startswith("Low confidence")]
+    assert wrong.startswith("Low confidence: leans wrong, but this verdict is weak. Confidence ")
+    assert wrong.endswith("12 of the 40 called probably wrong were right (30%), where this verdict stands for at "
+                          "most 25%.")
+    tables = " ".join(values(at.markdown))
+    assert "| probably wrong | 40 | 12 | 30% | at most 25% right | **weak** |" in tables
+    assert "| probably right | 30 | 26 | 87% | at least 75% right | yes |" in tables
+
+
 def test_a_batch_gives_each_line_one_verdict(translate_page):
     at = translate_page()
     at.selectbox(key="translate_method").select("greedy").run()
@@ -397,3 +421,17 @@ def test_translate_batch_flags_low_confidence_lines(open_page):
     table = at.dataframe[0].value
     assert list(table["verdict"]) == ["probably wrong"] * 3 and (table["confidence"] < 0.9).all()
     assert any(w.startswith("Low confidence (probably wrong): line(s) 1, 2, 3") for w in values(at.warning))
+
+
+def test_typed_text_survives_a_round_trip_through_the_other_direction(open_page):
+    """Issue 34, 4: type German, switch to EN→DE and back: the box holds what was typed, not the default again;
+    the English box keeps its own text too."""
+    at = open_page("translate")
+    at.text_area(key="translate_text_de").input("Mein eigener Satz.").run()
+    at.radio(key="translate_direction").set_value(("en", "de")).run()
+    at.text_area(key="translate_text_en").input("My own sentence.").run()
+    at.radio(key="translate_direction").set_value(("de", "en")).run()
+    clean(at)
+    assert at.text_area(key="translate_text_de").value == "Mein eigener Satz."
+    at.radio(key="translate_direction").set_value(("en", "de")).run()
+    assert at.text_area(key="translate_text_en").value == "My own sentence."

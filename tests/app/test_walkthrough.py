@@ -55,6 +55,8 @@ def test_every_step_renders_for_every_model(walkthrough_page, choice):
         clean(at)
         assert at.selectbox(key="walkthrough_step").value == wt.steps_for(choice)[number].key
         assert at.get("latex"), "every step names its formula"
+        if wt.steps_for(choice)[number].kind == "embedding":  # the words follow this model's lengths (issue 34, 7)
+            assert any(m.value.startswith("Here the rows × √d_model are") for m in at.markdown)
     at.button(key="walkthrough_back").click().run()
     assert at.selectbox(key="walkthrough_step").value == wt.steps_for(choice)[-2].key
 
@@ -113,12 +115,50 @@ def test_a_shared_link_reproduces_the_view(walkthrough_page):
     assert at.query_params["query"] == "1" and at.query_params["model"] == "sentiment"
 
 
-def test_malformed_links_fall_back_to_defaults(walkthrough_page):
-    at = walkthrough_page({"model": "klingon", "step": "nope", "layer": "-3", "head": "99"})
+def link_notes(at: AppTest) -> str:
+    return " ".join(w for w in values(at.warning) if "link was corrected" in w)
+
+
+# issue 34, 8: each bad value is corrected and the note names the parameter, the bad value and the value used
+BAD_LINKS = {
+    "malformed": ({"model": "klingon", "step": "abc", "layer": "-3", "head": "x"},
+                  {"model": wt.MODEL_CHOICES[0], "step": "tokens"},
+                  ["`model=klingon` is not a model this page walks through", f"{wt.MODEL_CHOICES[0]} is used",
+                   "`step=abc` is not a step of this page: the first step is used",
+                   "`layer=-3` is below the first (1): layer 1 is used", "`head=x` is not a whole number: head 1"]),
+    "too large": ({"model": "sentiment", "text": "dull, slow and far too long", "step": "scores", "layer": "99",
+                   "head": "99", "query": "99"},
+                  {"step": "scores", "layer": 2, "head": 2, "query": 14},
+                  ["`layer=99` is outside this model's layers 1–2: 2 is used", "`head=99` is outside this model's "
+                   "heads 1–2: 2 is used", "`query=99` is past this text's last query row (14): 14 is used"]),
+    "another model's step": ({"model": "sentiment", "step": "dec_cross"}, {"step": "tokens"},
+                             ["`step=dec_cross` is not a step of the model shown: the first step (tokens) is used"]),
+    "position": ({"model": "translate:de-en", "step": "output", "position": "999"}, {},
+                 ["`position=999` is past this output's last position"]),
+}
+
+
+@pytest.mark.parametrize("case", BAD_LINKS)
+def test_bad_links_are_corrected_and_the_user_is_told(walkthrough_page, case):
+    params, used, said = BAD_LINKS[case]
+    at = walkthrough_page(params)
     clean(at)
-    assert at.radio(key="walkthrough_model").value == wt.MODEL_CHOICES[0]
-    assert at.selectbox(key="walkthrough_step").value == "tokens"
-    assert wt.parse_url({"layer": "x", "query": "0", "text": "  "}) == {"query": 0}
+    controls = {"model": at.radio, "step": at.selectbox, "layer": at.slider, "head": at.slider,
+                "query": at.selectbox}
+    for name, value in used.items():
+        assert controls[name](key=f"walkthrough_{name}").value == value, name
+    for words in said:
+        assert words in link_notes(at)
+    at.button(key="walkthrough_next").click().run()  # said once: the user's own moves need no note
+    assert not link_notes(at)
+
+
+def test_a_good_link_gets_no_note_and_a_value_kept_from_another_model_is_clamped_quietly(walkthrough_page):
+    at = walkthrough_page({"model": "translate:de-en", "step": "scores", "layer": "2", "head": "4"})
+    assert not link_notes(at) and at.slider(key="walkthrough_head").value == 4
+    at.radio(key="walkthrough_model").set_value("sentiment").run()
+    clean(at)
+    assert at.slider(key="walkthrough_head").value == 2 and not link_notes(at)
 
 
 def test_bad_input(walkthrough_page):

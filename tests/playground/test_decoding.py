@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from playground import links
 from playground.decoding import figures, link, numbers
 from playground.decoding.run import LENGTH_PENALTY, StepRecorder
 
@@ -31,6 +32,35 @@ def test_top_k_keeps_k_tokens_renormalised_and_says_what_it_removed():
     assert removed == pytest.approx(0.25)
     words = numbers.removed_words(removed, 2, 5, 2, 1.0)
     assert "removed 25.0% of the probability: 3 of 5 tokens dropped" in words and "the 2 kept" in words
+
+
+def test_one_kept_token_is_named_in_the_singular():
+    """Issue 34, 9: not "the 1 kept are renormalised"."""
+    probs, removed = numbers.filtered(LOG_PROBS, 1.0, 1, 1.0)
+    assert numbers.removed_words(removed, 1, 5, 1, 1.0) == (
+        "Top-k and top-p removed 50.0% of the probability: 4 of 5 tokens dropped; the one token kept gets all of it "
+        "(100%).")
+    assert "1 of 2 token dropped; the 1 kept" not in numbers.removed_words(0.5, 1, 2, 1, 1.0)
+    assert "1 of 2 token dropped" in numbers.removed_words(0.5, 1, 2, 1, 1.0)
+
+
+@pytest.mark.parametrize("highest, shown", [
+    (0.024, ["0%", "1%", "2%", "3%"]),  # temperature 2's flat step: plotly's ".0%" wrote "1%, 1%, 2%, 2%"
+    (0.006, ["0.0%", "0.2%", "0.4%", "0.6%"]),
+    (0.0013, ["0.00%", "0.05%", "0.10%", "0.15%"]),
+    (0.97, ["0%", "50%", "100%"]),
+    (0.5, ["0%", "20%", "40%", "60%"]),
+])
+def test_the_probability_axis_never_repeats_a_tick_label(highest, shown):
+    axis = figures.percent_ticks(highest)
+    assert axis["ticktext"] == shown and axis["range"][1] >= highest
+
+
+def test_the_bars_at_temperature_2_get_distinct_tick_labels():
+    flat = np.log(np.full(60, 1 / 60))  # 1.7% each
+    probs, _ = numbers.filtered(flat, 2.0, 0, 1.0)
+    axis = figures.bars_figure(probs, flat, [f"t{i}" for i in range(60)], 0, "title").layout.xaxis
+    assert list(axis.ticktext) == ["0.0%", "0.5%", "1.0%", "1.5%", "2.0%"]
 
 
 def test_temperature_flattens_and_top_p_cuts_the_tail():
@@ -97,13 +127,28 @@ def test_the_downloads():
     assert tree == {"length_penalty": LENGTH_PENALTY, "nodes": NODES}
 
 
-def test_a_link_round_trips_and_out_of_range_values_are_dropped():
+def test_a_link_round_trips_and_bad_values_are_corrected_and_named():
     state = {"direction": ("en", "de"), "text": "Guten Tag", "step": 2, "temperature": 0.5, "top_k": 7,
              "top_p": 0.9, "beam": 3}
-    assert link.parse_url(link.url_of(state), DIRECTIONS) == state
+    assert link.parse_url(link.url_of(state), DIRECTIONS) == (state, [])
     bad = {"direction": "xx-yy", "step": "0", "temperature": "nan", "top_k": "101", "top_p": "0.01", "beam": "x"}
-    assert link.parse_url(bad, DIRECTIONS) == {}
-    assert link.parse_url({"beam": "8", "top_k": "0"}, DIRECTIONS) == {"beam": 8, "top_k": 0}  # the ends are in range
+    found, corrections = link.parse_url(bad, DIRECTIONS)
+    assert found == {"step": 1, "top_k": 100, "top_p": 0.05}  # out of range: the nearest end; unparsable: default
+    assert [(c.name, c.given, c.used) for c in corrections] == [
+        ("direction", "xx-yy", "de-en"), ("step", "0", "1"), ("temperature", "nan", "1"), ("top_k", "101", "100"),
+        ("top_p", "0.01", "0.05"), ("beam", "x", "4")]
+    assert link.parse_url({"beam": "8", "top_k": "0"}, DIRECTIONS) == ({"beam": 8, "top_k": 0}, [])  # the ends
+
+
+def test_a_correction_note_names_the_parameter_the_bad_value_and_what_was_used():
+    assert links.note([]) is None
+    said = links.note([links.Correction("layer", "99", "2", "is outside this model's layers 1–2"),
+                       links.Correction("text", "`xx`" * 30, "the default", "is odd")])
+    assert said == ("This link was corrected. `layer=99` is outside this model's layers 1–2: 2 is used instead. "
+                    "`text=" + "x" * 40 + "…` is odd: the default is used instead.")
+    assert links.in_range("beam", "0", 0, 1, 8) == (1, links.Correction("beam", "0", "1",
+                                                                         "is outside the slider's range 1–8"))
+    assert links.in_range("beam", "8", 8, 1, 8) == (8, None)
 
 
 def test_the_step_recorder_passes_the_backend_through_and_keeps_row_0():

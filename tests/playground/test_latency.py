@@ -78,9 +78,18 @@ def test_notes_for_truncated_inputs_and_a_stopped_run():
     assert report.truncated_note(result()) is None
     assert report.truncated_note(result(truncated=[0, 2])).startswith("2 input(s) exceeded the model's token limit")
     stopped = {"done": 2, "total": 5}
-    assert report.stopped_note(stopped, True).startswith("Stopped after 2 of 5 rounds")
+    assert report.stopped_note(stopped, True).startswith("Stopped after 2 of 5 rounds, all of them warm-up")
     assert report.stopped_note(stopped, True).endswith("from the previous complete run.")
     assert report.stopped_note(stopped, False).endswith("Click Run to measure again.")
+
+
+def test_a_partial_result_says_what_it_holds():
+    partial = result()
+    partial = report.LatencyResult(**{**partial.__dict__, "stopped": (4, 12)})
+    timed = len(partial.measured[PYTORCH][0])
+    assert report.partial_note(partial) == (
+        f"Partial result: stopped after 4 of 12 rounds. The numbers below come from the {timed} timed runs per "
+        "system made before the Stop: fewer than asked for, so they are less sure. Click Run to measure in full.")
 
 
 def test_the_box_figure_has_every_timed_call_in_ms():
@@ -144,9 +153,14 @@ def test_measure_times_every_system_and_compares_outputs_with_the_first():
     systems = {PYTORCH: Classifier("pos", truncate=True), "onnxruntime fp32": Classifier("pos"),
                "onnxruntime int8": Classifier("neu")}
     seen, torch_side = [], Torch()
-    done = measure.measure(work, systems, runs=4, warmup=1, threads=3, progress=lambda d, t: seen.append((d, t)),
-                           torch_side=torch_side)
-    assert seen == [(r, 5) for r in range(5)]
+    done = measure.measure(work, systems, runs=4, warmup=1, threads=3,
+                           progress=lambda d, t, so_far: seen.append((d, t, so_far)), torch_side=torch_side)
+    assert [(d, t) for d, t, _ in seen] == [(r, 5) for r in range(5)]
+    # before each round, the rounds timed so far: none during the warm-up round, then one more per round
+    assert [so_far and len(so_far.measured[PYTORCH][0]) for _, _, so_far in seen] == [None, None, 1, 2, 3]
+    partial = seen[3][2]
+    assert partial.stopped == (3, 5) and set(partial.measured) == set(systems) and partial.torch_threads == 7
+    assert done.stopped is None
     assert {name: len(times) for name, (times, _) in done.measured.items()} == dict.fromkeys(systems, 4)
     assert done.agreement == {PYTORCH: (2, 2), "onnxruntime fp32": (2, 2), "onnxruntime int8": (1, 2)}
     assert done.reference == PYTORCH and done.truncated == [0] and done.texts == 2
@@ -156,7 +170,8 @@ def test_measure_times_every_system_and_compares_outputs_with_the_first():
 def test_measure_without_pytorch_compares_token_ids_with_onnxruntime_fp32():
     work = measure.Workload("translate", ["Hallo"], ("de", "en"), "beam")
     fp32, int8 = Translator(0), Translator(1)
-    done = measure.measure(work, {"onnxruntime fp32": fp32, "onnxruntime int8": int8}, 2, 0, 1, lambda d, t: None)
+    done = measure.measure(work, {"onnxruntime fp32": fp32, "onnxruntime int8": int8}, 2, 0, 1,
+                           lambda d, t, so_far: None)
     assert done.reference == "onnxruntime fp32" and done.torch_threads is None and done.method == "beam"
     assert done.agreement == {"onnxruntime fp32": (1, 1), "onnxruntime int8": (0, 1)}
     assert fp32.asked == [("de", "en", "beam", 4)] * 2
@@ -165,4 +180,4 @@ def test_measure_without_pytorch_compares_token_ids_with_onnxruntime_fp32():
 
 def test_measure_with_nothing_loaded_says_so():
     with pytest.raises(RuntimeError, match="no system could be loaded"):
-        measure.measure(measure.Workload("sentiment", ["x"]), {}, 2, 0, 1, lambda d, t: None)
+        measure.measure(measure.Workload("sentiment", ["x"]), {}, 2, 0, 1, lambda d, t, so_far: None)

@@ -140,3 +140,58 @@ def test_the_cross_attention_figure_shows_one_head_or_every_head_of_a_layer():
     assert "layer 2, head 1" in one["layout"]["title"]["text"]
     assert [t.type for t in cross.cross_figure(translation(), 1, 1, grid=True).data] == ["heatmap"] * 2
     assert isinstance(cross.cross_figure(translation(), figures.MEAN, 1, grid=True), dict)  # a mean has no heads
+
+
+def checked_calibration(held_out: dict[str, dict[str, int]]) -> confidence.MethodCalibration:
+    """CALIBRATION's beam search with the rule's bounds and a held-out check (tx.confidence.held_out's layout)."""
+    beam = {**CALIBRATION["methods"]["beam"], "held_out": {"verdicts": held_out}}
+    rule = {"wrong_at_most": 0.25, "right_at_least": 0.75, "min_band_outputs": 10, "min_region_outputs": 20}
+    return confidence.parse_calibration({"rule": rule, "methods": {"beam": beam}})["beam"]
+
+
+def test_a_verdict_the_held_out_outputs_back_stays_sure_and_says_how_it_fared():
+    """Issue 34, 6: 36 of 305 held-out outputs called probably wrong were right (12%, within the 25% bound)."""
+    cal = checked_calibration({"probably wrong": {"outputs": 305, "right": 36},
+                               "uncertain": {"outputs": 175, "right": 81},
+                               "probably right": {"outputs": 0, "right": 0}})
+    assert not cal.weak(confidence.WRONG) and cal.weak(confidence.RIGHT) and not cal.weak(confidence.UNCERTAIN)
+    used = decoding().settings("x")
+    kind, said = verdicts.verdict_message(confidence.judge({"beam": cal}, "beam", 0.3), cal, used, {"beam": cal})
+    assert kind == "warning" and said.startswith("Low confidence: probably wrong. Confidence 30%: ")
+    assert said.endswith("On held-out outputs (cuts chosen on one half of the judged outputs, tried on the other, "
+                         "both ways), 36 of the 305 called probably wrong were right (12%).")
+    assert verdicts.check_words(cal, confidence.RIGHT).endswith(
+        "both ways), none was called probably right: too few to check this verdict")
+    assert verdicts.held_out_table(cal).splitlines()[2:] == [
+        "| probably wrong | 305 | 36 | 12% | at most 25% right | yes |",
+        "| uncertain | 175 | 81 | 46% | – | claims nothing |",
+        "| probably right | 0 | 0 | – | at least 75% right | **weak**: too few to check |"]
+
+
+def test_a_verdict_the_held_out_outputs_do_not_back_says_it_is_weak():
+    cal = checked_calibration({"probably wrong": {"outputs": 40, "right": 12},  # 30% right: over the 25% bound
+                               "uncertain": {"outputs": 50, "right": 25},
+                               "probably right": {"outputs": 19, "right": 19}})  # all right, but under 20 outputs
+    assert cal.weak(confidence.WRONG) and cal.weak(confidence.RIGHT)
+    used, calibrations = decoding().settings("x"), {"beam": cal}
+    kind, said = verdicts.verdict_message(confidence.judge(calibrations, "beam", 0.3), cal, used, calibrations)
+    assert kind == "warning" and said.startswith("Low confidence: leans wrong, but this verdict is weak. ")
+    assert said.endswith("12 of the 40 called probably wrong were right (30%), where this verdict stands for at "
+                         "most 25%.")
+    kind, said = verdicts.verdict_message(confidence.judge(calibrations, "beam", 0.9), cal, used, calibrations)
+    assert kind == "warning" and said.startswith("Leans right, but this verdict is weak (not a guarantee). ")
+    assert said.endswith("only 19 were called probably right: too few to check this verdict.")
+    judged = [confidence.judge(calibrations, "beam", c) for c in (0.3, 0.6, 0.95)]
+    assert verdicts.batch_messages(judged, cal, used, calibrations) == [
+        ("warning", "Low confidence (leans wrong; a weak verdict, see below): line(s) 1."),
+        ("warning", "Uncertain: line(s) 2 may be right or wrong."),
+        ("warning", "Leans right (a weak verdict, see below; not a guarantee): line(s) 3.")]
+    table = verdicts.results_table(["a", "b", "c"], [translation(confidence_=c) for c in (0.3, 0.6, 0.95)], judged)
+    assert list(table["verdict"]) == ["probably wrong (weak)", "uncertain", "probably right (weak)"]
+    assert "| probably wrong | 40 | 12 | 30% | at most 25% right | **weak** |" in verdicts.held_out_table(cal)
+
+
+def test_without_a_held_out_check_nothing_is_called_weak():
+    cal = CALIBRATIONS["beam"]
+    assert not cal.held_out and not cal.weak(confidence.WRONG) and verdicts.held_out_table(cal) is None
+    assert verdicts.check_words(cal, confidence.WRONG) == ""

@@ -3,8 +3,10 @@ steps and models offered, the page's URL, what a step's statistics and downloads
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -35,11 +37,19 @@ def test_the_steps_of_each_model():
     assert steps.offered([("de", "en")]) == ["translate:de-en", "sentiment"]  # only the translator's own directions
 
 
-def test_a_link_round_trips_and_malformed_values_are_left_out():
+def test_a_link_round_trips_and_malformed_values_are_corrected_and_named():
     state = {"model": "translate:en-de", "text": "Good morning", "step": "dec_cross", "layer": 2, "head": 3,
              "query": 0, "position": 4}
-    assert steps.parse_url(steps.url_of(state)) == state
-    assert steps.parse_url({"model": "klingon", "step": "nope", "layer": "0", "head": "-1", "text": " "}) == {}
+    assert steps.parse_url(steps.url_of(state)) == (state, [])
+    found, corrections = steps.parse_url({"model": "klingon", "step": "nope", "layer": "0", "head": "-1",
+                                          "query": "x", "text": " "})
+    assert found == {}
+    assert [(c.name, c.given, c.used) for c in corrections] == [
+        ("model", "klingon", "translate:de-en"), ("step", "nope", "the first step"), ("layer", "0", "layer 1"),
+        ("head", "-1", "head 1"), ("query", "x", "row 0")]
+    found, (long_text,) = steps.parse_url({"text": "x" * 2500, "position": "0"})
+    assert found == {"text": "x" * 2000, "position": 0}
+    assert (long_text.name, long_text.used) == ("text", "its first 2000 characters")
     assert steps.url_of({"model": "sentiment", "text": "", "layer": None, "step": "pool"}) == {
         "model": "sentiment", "step": "pool"}
 
@@ -110,3 +120,77 @@ def test_a_heatmap_blanks_and_names_masked_cells():
     plain = figures.values_map(np.ones((1, 2)), ["a"], "t", "d", diverging=False)["data"][0]
     assert "zmin" not in plain and plain["colorscale"] == "Blues"
     assert figures.shape_line(Q=np.zeros((2, 3)), K=np.zeros(4)) == "Q (2, 3) · K (4,)"
+
+
+def lengths(*norms: float, width: int = 8) -> np.ndarray:
+    """One row per token, each as long as given (all its length on the first dimension)."""
+    rows = np.zeros((len(norms), width), dtype=np.float32)
+    rows[:, 0] = norms
+    return rows
+
+
+def test_the_embedding_words_follow_the_numbers_of_the_model_shown():
+    """Issue 34, 7: the lengths the issue measured on the shipped models. The translator (d_model 512): scaled rows
+    15.8–24.4 against the encoding's 16 (unscaled 0.70–1.08); the classifier (d_model 64): 0.72–1.03 against
+    5.66, the encoding dominating."""
+    translator = tensors.embedding_words(lengths(0.70, 1.08), lengths(15.8, 24.4), lengths(16.0, 16.0))
+    assert translator.startswith("Here the rows × √d_model are 15.80–24.40 long against the positional "
+                                 "encoding's 16.00: **about the same size**")
+    assert "without the scaling, at 0.70–1.08, the rows would be drowned by the encoding" in translator
+    classifier = tensors.embedding_words(lengths(0.09, 0.13), lengths(0.72, 1.03), lengths(5.66, 5.66))
+    assert "0.72–1.03 long against the positional encoding's 5.66: **the encoding dominates**" in classifier
+    assert "drowned" not in classifier and "same size" not in classifier
+    rows_win = tensors.embedding_words(lengths(1.0), lengths(40.0), lengths(16.0))
+    assert "**the token's row dominates**" in rows_win
+    assert "no positional encoding" in tensors.embedding_words(lengths(1.0), lengths(8.0), lengths(0.0))
+
+
+def sinusoid(positions: int, d_model: int) -> np.ndarray:
+    """The paper's positional encoding (§3.5), written out here."""
+    pos = np.arange(positions)[:, None]
+    angle = pos / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    table = np.zeros((positions, d_model))
+    table[:, 0::2], table[:, 1::2] = np.sin(angle), np.cos(angle)
+    return table
+
+
+@pytest.mark.parametrize("name, key, verdict", [("translate", "src_embed.table.weight", "about the same size"),
+                                                ("sentiment", "embed.table.weight", "the encoding dominates")])
+def test_the_shipped_models_embedding_words(name, key, verdict):
+    """The same words from the shipped weights: rows of 20 ordinary tokens, the paper's encoding at 20 positions."""
+    torch = pytest.importorskip("torch")
+    folder = Path(__file__).resolve().parents[2] / "models" / name
+    table = torch.load(folder / "model.pt", map_location="cpu", weights_only=True)[key].numpy()
+    d_model = table.shape[1]
+    rows = table[100:120]
+    words = tensors.embedding_words(rows, rows * d_model**0.5, sinusoid(20, d_model))
+    assert f"**{verdict}**" in words
+
+
+def test_a_map_of_128_keys_labels_every_kth_key_and_hover_keeps_each():
+    """Issue 34, 9: 128 key labels in a half-width map smeared into one line."""
+    keys = [f"k{j}" for j in range(128)]
+    fig = figures.values_map(np.zeros((128, 128)), keys, "scores", "key", x_labels=keys, most=figures.HALF_LABELS)
+    x, y = fig["layout"]["xaxis"], fig["layout"]["yaxis"]
+    assert x["tickvals"] == list(range(0, 128, 7)) and x["ticktext"] == [f"k{j}" for j in range(0, 128, 7)]
+    assert x["title"]["text"] == "key (every 7th token labelled; hover shows each)"
+    assert y["tickvals"] == list(range(0, 128, 4)) and len(y["ticktext"]) == 32  # rows: at most 40 labels
+    assert fig["data"][0]["customdata"][127][127].endswith("k127")
+    short = figures.values_map(np.zeros((3, 3)), keys[:3], "scores", "key", x_labels=keys[:3])
+    assert short["layout"]["xaxis"]["ticktext"] == keys[:3] and short["layout"]["xaxis"]["title"]["text"] == "key"
+
+
+def test_a_half_width_softmax_maps_subtitle_is_wrapped_and_given_room():
+    """Issue 34, 9: the marker note under the softmax map's title ran off its half-width column."""
+    from playground.figures import heatmap
+
+    tokens = ["<2en>", "▁Guten", "<unk>", "</s>"]
+    fig = heatmap(np.full((4, 4), 0.25), tokens, tokens, "softmax: the attention weights", "key", "query",
+                  note_chars=figures.HALF_NOTE_CHARS)
+    title = fig["layout"]["title"]["text"]
+    first, *notes = title.split("<br>")
+    assert first == "softmax: the attention weights" and len(notes) >= 3
+    shown = [html.unescape(n.removeprefix("<sup>").removesuffix("</sup>")) for n in notes]
+    assert all(len(line) <= figures.HALF_NOTE_CHARS for line in shown), shown
+    assert " ".join(shown).startswith("Tokens: ▁ starts a word; <2en>/<2de> is the tag")
+    assert fig["layout"]["margin"]["t"] == 40 + 18 * (1 + len(notes))

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import torch
 from conftest import tiny_seq2seq
-from decoding_fixtures import EOS, EosRamp, assert_same_hypotheses, check_trace, padded_batch
+from decoding_fixtures import EOS, EosRamp, assert_same_hypotheses, check_trace, gnmt_score, padded_batch
 
 import runtime.decoding.beam as beam_module
-from runtime.decoding import beam_search, greedy, keep_top_k, keep_top_p, normalized_score, sample, top_k_numpy
+from runtime.decoding import beam_search, greedy, keep_top_k, keep_top_p, sample, top_k_numpy
 from runtime.onnx_backend import OnnxBackend
 from tx.decoding import FullPrefixBackend, TorchBackend
 
@@ -89,7 +89,7 @@ def exhaustive_best(score_fn, max_len: int, alpha: float, non_eos: list[int]):
     at most max_len tokens, and unfinished ones of exactly max_len tokens."""
     candidates = [seq + (EOS,) for n in range(max_len) for seq in itertools.product(non_eos, repeat=n)]
     candidates += list(itertools.product(non_eos, repeat=max_len))
-    scored = [(normalized_score(score_fn(c), len(c), alpha), c) for c in candidates]
+    scored = [(gnmt_score(score_fn(c), len(c), alpha), c) for c in candidates]
     score, tokens = max(scored, key=lambda x: x[0])
     return list(tokens), score
 
@@ -143,7 +143,7 @@ def test_beam_score_is_the_models_own_probability_of_its_tokens(alpha):
                                             length_penalty=alpha)):
             n = int(mask[row].sum())
             assert b.log_prob == pytest.approx(model_log_prob(model, src[row:row + 1, :n], b.tokens), abs=1e-4)
-            assert b.score == pytest.approx(normalized_score(b.log_prob, len(b.tokens), alpha), abs=1e-6)
+            assert b.score == pytest.approx(gnmt_score(b.log_prob, len(b.tokens), alpha), abs=1e-6)
 
 
 @pytest.mark.parametrize("alpha", [0.0, 0.6, 1.0])
@@ -154,7 +154,7 @@ def test_a_beam_with_room_for_every_prefix_never_scores_below_greedy(alpha):
     src, mask = padded_batch([3, 5, 2], vocab=9)
     for g, b in zip(greedy(backend, src, mask, max_len=4),
                     beam_search(backend, src, mask, max_len=4, beam=48, length_penalty=alpha), strict=True):
-        assert b.score >= normalized_score(g.log_prob, len(g.tokens), alpha) - 1e-6  # float32 sums
+        assert b.score >= gnmt_score(g.log_prob, len(g.tokens), alpha) - 1e-6  # float32 sums
 
 
 @pytest.mark.parametrize("alpha, min_len", [(0.0, 0), (0.6, 0), (2.0, 0), (-0.5, 0), (0.6, 2)])
@@ -189,6 +189,8 @@ def test_early_stopping_waits_for_hypotheses_the_length_penalty_can_still_lift()
     tokens, score = exhaustive_best(lambda seq: backend.sequence_log_prob((), seq), 10, 2.0, non_eos=[3])
     assert len(tokens) == 10  # the setting really favours the long one over the early [EOS]
     assert hyp.tokens == tokens and hyp.score == pytest.approx(score, abs=1e-5)
+    # what beam search ranked by, with GNMT's penalty for 10 tokens worked out by hand: ((5 + 10) / 6)² = 6.25
+    assert hyp.score == pytest.approx(hyp.log_prob / 6.25, rel=1e-6)
 
 
 class StepCounter:

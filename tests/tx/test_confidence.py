@@ -9,7 +9,7 @@ import pytest
 from export_fixtures import GERMAN, exported, fresh_copy
 
 from runtime.confidence import CONFIDENCE_FILE, percent, read_calibration
-from tx.confidence import auroc, band_counts, band_verdict, choose_cuts
+from tx.confidence import auroc, band_counts, band_verdict, choose_cuts, halves, held_out
 from tx.inference import Translator
 from tx.tools.confidence import main
 
@@ -50,6 +50,28 @@ def test_verdict_cuts_sit_on_band_edges_by_the_documented_rule():
     assert choose_cuts([(10, 0), (10, 10)], (0, 50, 100)) == (0, None)
 
 
+def test_the_halves_take_every_other_output_of_each_direction():
+    kept = {"en-de": [(0.1, False), (0.2, True), (0.3, False)], "de-en": [(0.9, True), (0.8, False)]}
+    assert halves(kept) == [[(0.9, True), (0.1, False), (0.3, False)], [(0.8, False), (0.2, True)]]
+
+
+def test_held_out_verdicts_come_from_cuts_chosen_on_the_other_half():
+    """Issue 34, 6, worked by hand with two bands (0–50, 50–100%) and regions of at least 2 outputs."""
+    rule = {"wrong_at_most": 0.25, "right_at_least": 0.75, "min_band_outputs": 1, "min_region_outputs": 2}
+    first = [(0.1, False), (0.2, False), (0.3, False), (0.9, True)]
+    second = [(0.1, False), (0.4, True), (0.6, True), (0.8, True), (0.7, False)]
+    report = held_out([first, second], rule, (0, 50, 100))
+    # on the second half, under 50% was right 1 of 2 and over 50% 2 of 3: no cut, so the first half is all
+    # "uncertain" (1 of 4 right); on the first half, under 50% was right 0 of 3 (wrong below 50%) and 50–100%
+    # holds one output, too few for "probably right": the second half gets 2 wrong (0.1, 0.4; 1 right) and 3
+    # uncertain (2 right)
+    assert report["cuts"] == [{"chosen_on": 5, "probably_wrong_below": 0.0, "probably_right_from": None},
+                              {"chosen_on": 4, "probably_wrong_below": 0.5, "probably_right_from": None}]
+    assert report["verdicts"] == {"probably wrong": {"outputs": 2, "right": 1, "share_right": 0.5},
+                                  "uncertain": {"outputs": 7, "right": 3, "share_right": 0.4286},
+                                  "probably right": {"outputs": 0, "right": 0, "share_right": None}}
+
+
 def test_cli_measures_each_method_on_the_models_own_judged_outputs(capsys):
     model_dir = fresh_copy("translate", "confidence")
     translator = Translator.from_dir(exported("translate"))
@@ -77,7 +99,14 @@ def test_cli_measures_each_method_on_the_models_own_judged_outputs(capsys):
     assert set(calibrations) == {"beam", "greedy", "sample"} and not calibrations["sample"].calibrated
     assert calibrations["beam"].wrong_below == round(beam["probably_wrong_below"] * 100, 2)
     assert read_calibration(model_dir / "missing") == {}
-    assert "sample: not calibrated" in capsys.readouterr().out
+    for entry in (beam, result["methods"]["greedy"]):  # every counted output is held out once (issue 34, 6)
+        held = entry["held_out"]["verdicts"]
+        assert sum(v["outputs"] for v in held.values()) == entry["outputs"]
+        assert sum(v["right"] for v in held.values()) == entry["right"]
+    assert calibrations["beam"].held_out == {v: (c["outputs"], c["right"]) for v, c in
+                                             beam["held_out"]["verdicts"].items()}
+    printed = capsys.readouterr().out
+    assert "sample: not calibrated" in printed and "held out (cuts chosen on the other half): probably wrong" in printed
 
 
 def test_cli_says_when_there_is_nothing_judged(tmp_path, capsys):

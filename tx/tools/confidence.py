@@ -3,7 +3,8 @@
 
 Translates the hand-judged outputs' sources again with beam search, greedily and by sampling, measures per
 method what the confidence says about being right and chooses the verdict cuts on band edges (`tx.confidence`
-documents the rule), writes MODEL_DIR/confidence.json, and prints one summary line per method.
+documents the rule), checks each verdict on outputs its cuts were not chosen on (two halves, both ways), writes
+MODEL_DIR/confidence.json, and prints one summary line per method.
 """
 from __future__ import annotations
 
@@ -24,10 +25,13 @@ def summary(method: str, entry: dict) -> str:
     bands = ", ".join(f"{b['from']:.0%}–{b['to']:.0%} {b['right']}/{b['outputs']}" for b in entry["bands"]
                       if b["outputs"])
     right_from = entry["probably_right_from"]
+    held = "; ".join(f"{verdict} {counts['right']}/{counts['outputs']} right"
+                     for verdict, counts in entry["held_out"]["verdicts"].items())
     return (f"{method}: {entry['outputs']} outputs counted ({entry['skipped_changed_outputs']} differed from the "
             f"judged text), {entry['right']} right, AUROC {entry['auroc']}; right per band: {bands}; probably wrong "
             f"below {entry['probably_wrong_below']:.0%}, probably right "
-            + ("never" if right_from is None else f"from {right_from:.0%}"))
+            + ("never" if right_from is None else f"from {right_from:.0%}")
+            + f"; held out (cuts chosen on the other half): {held}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,42 @@
+"""A shared link's values that a page cannot use as given (a layer the model lacks, a temperature off its slider,
+a step that is not a number): each is corrected, and the page says so, naming the parameter, the value the link
+held and the value used. Pure: no streamlit; the pages' widgets show `note(...)` in a warning."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import NamedTuple
+
+SHOWN_CHARS = 40  # a long bad value is cut in the note
+
+
+class Correction(NamedTuple):
+    name: str  # the query parameter
+    given: str  # its value in the link
+    used: str  # what the page uses instead, as it is shown ("3", "layer 2", "the first step")
+    why: str  # what was wrong with it, as a clause ("is not a number")
+
+
+def shown(value: str) -> str:
+    """A link's value as the note quotes it: cut when long, backticks dropped so the quote stays one."""
+    value = str(value).replace("`", "")
+    return value if len(value) <= SHOWN_CHARS else value[:SHOWN_CHARS] + "…"
+
+
+def note(corrections: Iterable[Correction]) -> str | None:
+    """One sentence per corrected value; None when the link was used as given."""
+    lines = [f"`{c.name}={shown(c.given)}` {c.why}: {c.used} is used instead." for c in corrections]
+    if not lines:
+        return None
+    return "This link was corrected. " + " ".join(lines)
+
+
+def in_range(name: str, given: str, value: float, low: float, high: float, noun: str = "") -> tuple[float,
+                                                                                                Correction | None]:
+    """`value` clamped to [low, high], and the correction when it had to be. `noun` names the values in the note
+    ("layers" -> "is outside this model's layers 1–2"); without one the range is the slider's."""
+    if low <= value <= high:
+        return value, None
+    used = low if value < low else high
+    span = f"{low:g}–{high:g}"
+    why = f"is outside this model's {noun} {span}" if noun else f"is outside the slider's range {span}"
+    return used, Correction(name, given, f"{used:g}", why)
