@@ -47,13 +47,15 @@ if not training.records:
 # ---------------------------------------------------------------- one run: curves, predictions, attention
 st.header("Your run")
 names = [r.label for r in training.records]
-record = training.records[names.index(st.selectbox("Run", names, index=len(names) - 1, key="train_run"))]
+# keyed by the newest run: a new run gets a new box, which starts on it (one key would keep showing the old pick)
+record = training.records[names.index(st.selectbox("Run", names, index=len(names) - 1,
+                                                   key=f"train_run_{training.records[-1].number}"))]
 widgets.run_view(record)
 
 # ---------------------------------------------------------------- export, onnxruntime, latency, downloads
 st.header("Export to ONNX and run it through onnxruntime")
 if not record.saved:
-    st.info("This run saved no model (it failed or was stopped before its first step): train again.")
+    st.info(record.no_model())
 else:
     export_clicked = st.button("Export (fp32 + int8) and check", key="train_export",
                                disabled=record.served is not None)

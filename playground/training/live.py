@@ -25,9 +25,7 @@ def watch(record: runs.RunRecord, process, cap_s: float) -> None:
         step, evaluation = record.last("step"), record.last("eval")
         # a Streamlit call every round, before the first step too: where a Stop or a closed tab interrupts the script
         if step:
-            accuracy = f" · held-out exact {evaluation['accuracy']:.0%}" if evaluation else ""
-            bar.progress(min(1.0, step["seconds"] / cap_s), text=f"step {step['step']} · {step['seconds']:.0f} of "
-                                                                 f"{cap_s:.0f} s · loss {step['loss']:.3f}{accuracy}")
+            bar.progress(min(1.0, step["seconds"] / cap_s), text=runs.progress_text(step, evaluation, cap_s))
         else:
             bar.progress(0.0, text="starting the training process (loading PyTorch)…")
         if new and (drawn == 0 or any(e["event"] in ("eval", "attention") for e in new)):
