@@ -102,7 +102,8 @@ def finished_events(config: dict, steps: int, accuracy: float | None) -> list[di
     `done` (accuracy None)."""
     probe = {"source": [toy.TAG, "1", "2", "</s>"], "target": ["<s>", "1", "2"]}
     events = [{"event": "start", "parameters": 1000, "held_out": 200, "vocabulary": 17, "probe": probe},
-              *({"event": "step", "step": s, "seconds": s / 20, "loss": 1 / s, "lr": 1e-3} for s in range(10, steps + 1, 10))]
+              *({"event": "step", "step": s, "seconds": s / 20, "loss": 1 / s, "lr": 1e-3}
+                for s in range(10, steps + 1, 10))]
     if accuracy is not None:
         events += [{"event": "eval", "step": steps, "seconds": steps / 20, "accuracy": accuracy, "token_accuracy": 1,
                     "samples": [{"source": "1 2", "target": "1 2", "output": "1 2", "right": True}]},
