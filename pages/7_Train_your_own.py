@@ -20,6 +20,7 @@ st.markdown("A small Transformer (`tx.Seq2SeqTransformer`) learns a toy task in 
 
 training = session.TrainingSession.of(st.session_state)
 training.finalize()
+processes.SPARE.keep()  # a worker warm before the click, torch imported: Train's first step comes within a second
 
 # ---------------------------------------------------------------- the task and the knobs
 task = st.radio("Task", list(widgets.TASK_LABELS), format_func=widgets.TASK_LABELS.get, key="train_task",

@@ -24,8 +24,10 @@ GOOD_TSV = b"".join(GOOD_LINES)
 
 @pytest.fixture
 def page(monkeypatch, tmp_path):
-    """The page on an app with no models (it needs none), the session's training folder checked empty at the end."""
-    def open_(**settings):
+    """The page on an app with no models (it needs none). Its spare worker only where a real training follows
+    (`warm`): elsewhere it would import torch for nothing."""
+    def open_(warm=False, **settings):
+        monkeypatch.setattr(processes, "WARM", warm)
         at = open_app(monkeypatch, tmp_path, PAGE)
         for key, value in settings.items():
             at.session_state[key] = value
@@ -162,7 +164,7 @@ def top_level(at) -> list[str]:
 
 @pytest.mark.slow
 def test_a_failed_export_says_why_and_leaves_the_run_to_export_again(page, monkeypatch):
-    at = page(train_max_seconds=5, train_task="copy", train_length_seq=6, train_vocab=6)
+    at = page(warm=True, train_max_seconds=5, train_task="copy", train_length_seq=6, train_vocab=6)
     at.button(key="train_go").click().run()
     clean(at)
     layout = top_level(at)
@@ -182,7 +184,7 @@ def test_a_failed_export_says_why_and_leaves_the_run_to_export_again(page, monke
 
 @pytest.mark.slow
 def test_train_watch_export_translate_download_and_compare(page):
-    at = page(train_max_seconds=40, train_task="copy", train_length_seq=6, train_vocab=6)
+    at = page(warm=True, train_max_seconds=40, train_task="copy", train_length_seq=6, train_vocab=6)
     at.button(key="train_go").click().run()
     clean(at)
     assert any("Run 1: copy" in m and "reached the accuracy asked for" in m for m in values(at.markdown))

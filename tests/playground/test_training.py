@@ -140,6 +140,31 @@ def test_a_click_during_a_training_shows_what_the_stopped_worker_saved(training,
     first.join(10)
 
 
+@pytest.mark.slow
+def test_the_spare_worker_is_ready_before_the_click_trains_the_job_and_ends(training):
+    """Issue 34.3: the worker the page keeps warm (torch imported) takes the click's job; a spare given none ends
+    when the server lets it go."""
+    processes.SPARE.close()
+    processes.SPARE.keep()
+    spare = processes.SPARE.process
+    assert processes.SPARE.ready(120)
+    record = training.new_run(CONFIG)
+    tiny = {"task": "copy", "length": 4, "vocab": 3, "d_model": 16, "n_heads": 2, "n_layers": 1,
+            "n_decoder_layers": 1, "d_ff": 32, "max_steps": 20, "eval_every": 10, "snapshot_every": 10}
+    worker = processes.start_training(Path(record.run_dir), tiny, None)
+    assert worker is spare and processes.SPARE.process is None  # the ready one trains; the next is made later
+    assert worker.wait(60) == 0
+    record.read_events()
+    assert [e["event"] for e in record.events][:2] == ["start", "attention"]
+    assert record.events[-1]["event"] == "saved" and record.saved
+    assert record.of("step")[0]["step"] == 1  # the page can show the first step at once
+    assert (Path(record.run_dir) / processes.LOG_FILE).is_file()
+    processes.SPARE.keep()
+    unused = processes.SPARE.process
+    processes.SPARE.close()
+    assert unused.poll() is not None and processes.SPARE.process is None
+
+
 def test_percentages_round_down_so_one_wrong_never_reads_100():
     """Issue 34.9: the progress bar said "held-out exact 100%" for 199 of 200 right."""
     assert [runs.percent(x) for x in (0.995, 0.9995, 0.99, 0.07, 1.0, 0.0)] == \

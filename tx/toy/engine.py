@@ -3,7 +3,7 @@ and events for whoever watches (the page's worker process, the benchmark, the te
 
 Events (dicts, JSON-ready), in order:
     {"event": "start", "parameters", "held_out", "probe": {"source", "target"}, "vocabulary"}
-    {"event": "step", "step", "seconds", "loss", "lr"}                       every `log_every` steps
+    {"event": "step", "step", "seconds", "loss", "lr"}                       at step 1 and every `log_every` steps
     {"event": "eval", "step", "seconds", "accuracy", "token_accuracy", "samples"}   every `eval_every` steps
     {"event": "attention", "step", "seconds", "encoder", "self", "cross"}    every `snapshot_every` steps
     {"event": "done", "step", "seconds", "reason", "accuracy"}
@@ -278,7 +278,7 @@ class Run:
                 self.emit({"event": "diverged", "step": self.step, "seconds": round(self.seconds(), 3)})
                 reason = "diverged"
                 break
-            if self.step % c.log_every == 0:
+            if self.step % c.log_every == 0 or self.step == 1:  # step 1 too: the page shows the run has begun
                 self.emit({"event": "step", "step": self.step, "seconds": round(self.seconds(), 3),
                            "loss": round(loss, 4), "lr": self.scheduler.get_last_lr()[0]})
             if c.snapshot_every and self.step % c.snapshot_every == 0:
