@@ -134,10 +134,12 @@ def stop_to_idle() -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = bench_parser("training_page", __doc__)
     parser.add_argument("--repeats", type=int, default=20, help="Translate requests per condition")
+    parser.add_argument("--tasks", default="copy,reverse", help="the tasks of part 1, comma-separated")
+    parser.add_argument("--only", choices=["1", "2", "3"], help="run one part only")
     args = parser.parse_args(argv)
     print(f"machine: {load()} before the runs; training threads {training.THREADS}, priority {training.NICE}")
     print("\n1. from the click to the first step and to >= 99% held-out exact match (length 10, vocabulary 10)")
-    for task in ("copy", "reverse"):
+    for task in args.tasks.split(",") if args.only in (None, "1") else []:
         page, cold, reference = through_the_page(task), through_the_page(task, warm=False), bare(task)
         print(f"  {task}, spare worker ready: first step {page['first_step']} s after the click (target <= 1 s), "
               f">= 99% {page['wall_seconds']} s after the click (step {page['step']}, {page['snapshots']} snapshots; "
@@ -149,7 +151,9 @@ def main(argv: list[str] | None = None) -> int:
 
     print("\n2. a Translate request (beam 4), onnxruntime in this process, while a training runs vs idle")
     translate_dir = models.model_dir("translate")
-    if models.model_problem("translate"):
+    if args.only not in (None, "2"):
+        print("  skipped (--only)")
+    elif models.model_problem("translate"):
         print(f"  skipped: {models.model_problem('translate')}")
     else:
         translator = OnnxTranslator(translate_dir, provider="cpu")
@@ -159,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
               f"each, in alternating blocks) · {load()}")
 
     print("\n3. Stop -> no training CPU")
-    stops = [stop_to_idle() for _ in range(3)]
-    print(f"  worker gone {', '.join(f'{s:.2f}' for s in stops)} s after Stop (target <= 2 s)")
+    stops = [stop_to_idle() for _ in range(3 if args.only in (None, "3") else 0)]
+    print(f"  worker gone {', '.join(f'{s:.2f}' for s in stops) or '(skipped)'} s after Stop (target <= 2 s)")
     training.SPARE.close()
     return 0
