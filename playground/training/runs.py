@@ -80,9 +80,9 @@ class RunRecord:
             if not self.finished:
                 return "running"
             step = self.last("step")
-            return f"stopped after {step['step']} steps, before it saved a model" if step else \
+            return f"stopped after {steps(step['step'])}, before it saved a model" if step else \
                 "stopped before its first step"
-        return (f"{REASONS.get(done['reason'], done['reason'])} after {done['step']} steps in {done['seconds']:.1f} s: "
+        return (f"{REASONS.get(done['reason'], done['reason'])} after {steps(done['step'])} in {done['seconds']:.1f} s: "
                 f"{percent(done['accuracy'])} of held-out sequences exactly right")
 
     def no_model(self) -> str:
@@ -91,6 +91,10 @@ class RunRecord:
             return (f"No model to export: this run {self.summary()}, but it was ended before its model was "
                     "written. Train again.")
         return f"No model to export: this run {self.summary()}. Train again."
+
+
+def steps(n: int) -> str:
+    return f"{n} step" if n == 1 else f"{n} steps"
 
 
 def percent(share: float, decimals: int = 1) -> str:

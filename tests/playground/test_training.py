@@ -65,6 +65,8 @@ def test_an_interrupted_run_reads_what_its_worker_wrote(training):
     (record.model_dir.parent / toy.EVENTS_FILE).write_text(json.dumps({"event": "step", "step": 3}) + "\n")
     training.finalize()
     assert record.finished and record.summary() == "stopped after 3 steps, before it saved a model"
+    record.events[-1]["step"] = 1
+    assert record.summary() == "stopped after 1 step, before it saved a model"
 
 
 class Interrupted(Exception):
