@@ -82,8 +82,8 @@ class RunRecord:
             step = self.last("step")
             return f"stopped after {steps(step['step'])}, before it saved a model" if step else \
                 "stopped before its first step"
-        return (f"{REASONS.get(done['reason'], done['reason'])} after {steps(done['step'])} in {done['seconds']:.1f} s: "
-                f"{percent(done['accuracy'])} of held-out sequences exactly right")
+        return (f"{REASONS.get(done['reason'], done['reason'])} after {steps(done['step'])} in "
+                f"{done['seconds']:.1f} s: {percent(done['accuracy'])} of held-out sequences exactly right")
 
     def no_model(self) -> str:
         """Why there is nothing to export, told with the run's own summary (never a second, different story)."""
