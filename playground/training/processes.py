@@ -2,9 +2,10 @@
 given the job), the export (`python -m export`) and the onnxruntime check (`python -m tx toy_worker serve`), each
 started as a module (`python -m`), never by a file's path, and each ended by a Stop, a closed tab or the server's exit.
 
-The server keeps one spare worker warm (`Spare`): started when the page opens and again when a training ends, it
-has imported torch and run two tiny steps before anyone clicks Train, so the click only writes the job to its stdin.
-Measured by `python -m bench training_page`: the first step ~0.2 s after the click instead of ~5 s. Still one training
+The server keeps one spare worker warm (`Spare`): started when the page is drawn and none is alive (so again after
+each training), it has imported torch and run two tiny steps before anyone clicks Train, so the click only writes the
+job to its stdin. Measured by `python -m bench training_page` on a busy 2-core box: the first step 0.42-0.65 s after
+the click, against 7-8 s for a process started at the click. Still one training
 per server (the slot), and the worker that trains is stopped (SIGTERM, then SIGKILL) as a worker started for the
 run was; the spare itself ends with the server (its stdin closes), after TX_TOY_WARM_IDLE_S idle, or on SIGTERM.
 
@@ -60,7 +61,7 @@ def start_warm() -> subprocess.Popen:
 
 class Spare:
     """The server's one warm worker, waiting for the next training; the slot lets one training run at a time, so
-    one spare is enough. `keep` starts it (when the page opens, and when a training ends), `take` hands it to a
+    one spare is enough. `keep` starts it (each time the page is drawn and none is alive), `take` hands it to a
     training and forgets it: from then on it is that run's worker, stopped like any other."""
 
     def __init__(self):

@@ -38,8 +38,8 @@ WARM_IDLE_S = float(os.environ.get("TX_TOY_WARM_IDLE_S", "1800"))  # a warm work
 # A training worker's priority until its first step: nice 10, below every request of the app, yet not SCHED_IDLE,
 # which on a busy box gets next to no CPU and would leave the click unanswered. Measured under a load average of 13
 # on 2 cores (python -m bench training_page): the first step came 14.9 s after the click under SCHED_IDLE from the
-# start; lowering to SCHED_IDLE at step 1 instead, NICE_RESULT. Then SCHED_IDLE (lower_priority): one-way, as an
-# unprivileged process may lower its priority, never raise it back.
+# start; nice 10 until step 1, 0.42-0.65 s under a load average of 10-11. Then SCHED_IDLE (lower_priority): one-way,
+# as an unprivileged process may lower its priority, never raise it back.
 STARTUP_NICE = 10
 
 
