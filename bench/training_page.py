@@ -56,7 +56,7 @@ def through_the_page(task: str, warm: bool = True, cap_s: float = 60.0) -> dict:
     process = training.start_training(run_dir, config, None)
     record = RunRecord(1, config, str(run_dir), task)
     first = seen = None  # seconds from the click to reading the first step / the 99% evaluation, as the page would
-    cpu = None  # CPU seconds the worker spent from the click to 99%: about the wall time on a quiet box
+    cpu = None  # CPU seconds the worker spent from the click to 99%: a bound on a quiet box's wall time
     try:
         while process.poll() is None:
             new = record.read_events()
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {task}, spare worker ready: first step {page['first_step']} s after the click (target <= 1 s), "
               f">= 99% {page['wall_seconds']} s after the click (step {page['step']}, {page['snapshots']} snapshots; "
               f"engine's own clock {page['engine_seconds']} s; the worker's CPU time from the click "
-              f"{page['cpu_seconds']} s, about what a quiet box takes) · {load()}")
+              f"{page['cpu_seconds']} s, more than a quiet box takes: contention slows each step) · {load()}")
         print(f"  {task}, no spare (a process started at the click): first step {cold['first_step']} s, >= 99% "
               f"{cold['wall_seconds']} s (step {cold['step']}; CPU {cold['cpu_seconds']} s) · bare loop "
               f"{reference['seconds_to_99']} s (step {reference['step']}) · {load()}")
