@@ -20,6 +20,7 @@ st.markdown("A small Transformer (`tx.Seq2SeqTransformer`) learns a toy task in 
 
 training = session.TrainingSession.of(st.session_state)
 training.finalize()
+processes.SPARE.keep()  # a worker warm before the click, torch imported: Train's first step comes within a second
 
 # ---------------------------------------------------------------- the task and the knobs
 task = st.radio("Task", list(widgets.TASK_LABELS), format_func=widgets.TASK_LABELS.get, key="train_task",
@@ -47,13 +48,15 @@ if not training.records:
 # ---------------------------------------------------------------- one run: curves, predictions, attention
 st.header("Your run")
 names = [r.label for r in training.records]
-record = training.records[names.index(st.selectbox("Run", names, index=len(names) - 1, key="train_run"))]
+# keyed by the newest run: a new run gets a new box, which starts on it (one key would keep showing the old pick)
+record = training.records[names.index(st.selectbox("Run", names, index=len(names) - 1,
+                                                   key=f"train_run_{training.records[-1].number}"))]
 widgets.run_view(record)
 
 # ---------------------------------------------------------------- export, onnxruntime, latency, downloads
 st.header("Export to ONNX and run it through onnxruntime")
 if not record.saved:
-    st.info("This run saved no model (it failed or was stopped before its first step): train again.")
+    st.info(record.no_model())
 else:
     export_clicked = st.button("Export (fp32 + int8) and check", key="train_export",
                                disabled=record.served is not None)

@@ -6,6 +6,9 @@ and states the limits before anything is trained), without torch: the page impor
 - the vocabulary: whitespace-separated words (no subword tokenizer: the point is a model that trains in seconds),
   the tokenizer's specials and the one direction's tag reserved (`RESERVED`), the one direction (`DIRECTION`);
 - the model-size cap (`MAX_PARAMETERS`), stated by the page and enforced by `tx.toy.engine`;
+- what the Try-it box says of an input with symbols the model never saw (`unseen_warning`): a toy model's vocabulary
+  is its task's symbols, so runtime.coverage's measures for German and English text (letters, Latin script) do not
+  apply; digits are all a digit-trained model knows;
 - the files a training process and the page exchange (`SPEC_FILE`, `EVENTS_FILE`, `MODEL_DIR`) and the held-out
   pairs a shipped toy model keeps (`HELD_OUT_FILE`, one source<TAB>target a line).
 
@@ -19,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .tokenizer import SPECIALS
+from .tokenizer import EOS, SPECIALS, UNK
 
 MAX_BYTES = 1_000_000  # an upload larger than this is refused before it is read
 MAX_ROWS = 5000  # more rows would not train in a page's time cap anyway
@@ -134,3 +137,16 @@ def read_held_out(directory: Path) -> list[tuple[str, str]]:
     path = directory / HELD_OUT_FILE
     lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
     return [tuple(line.split("\t")) for line in lines if line]  # type: ignore[misc]
+
+
+def unseen_warning(text: str, src_tokens: list[str]) -> str | None:
+    """What to say of an input whose words the toy model never saw (each is read as <unk>), else None.
+    `src_tokens` is the translation's source as the model read it (runtime.text.Translation.src_tokens: the tag,
+    one token per word, </s>); the words come from `text`, so the message names them as the user typed them."""
+    pieces = [t for t in src_tokens if t not in (TAG, EOS)]
+    unseen = list(dict.fromkeys(word for word, piece in zip(text.split(), pieces, strict=False) if piece == UNK))
+    if not unseen:
+        return None
+    shown = ", ".join(f"`{w}`" for w in unseen[:5]) + (f" and {len(unseen) - 5} more" if len(unseen) > 5 else "")
+    return (f"{len(unseen)} of the input's symbols {'was' if len(unseen) == 1 else 'were'} never in this model's "
+            f"training ({shown}): it reads each as <unk>, so its output for them means little.")

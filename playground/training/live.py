@@ -25,9 +25,7 @@ def watch(record: runs.RunRecord, process, cap_s: float) -> None:
         step, evaluation = record.last("step"), record.last("eval")
         # a Streamlit call every round, before the first step too: where a Stop or a closed tab interrupts the script
         if step:
-            accuracy = f" · held-out exact {evaluation['accuracy']:.0%}" if evaluation else ""
-            bar.progress(min(1.0, step["seconds"] / cap_s), text=f"step {step['step']} · {step['seconds']:.0f} of "
-                                                                 f"{cap_s:.0f} s · loss {step['loss']:.3f}{accuracy}")
+            bar.progress(min(1.0, step["seconds"] / cap_s), text=runs.progress_text(step, evaluation, cap_s))
         else:
             bar.progress(0.0, text="starting the training process (loading PyTorch)…")
         if new and (drawn == 0 or any(e["event"] in ("eval", "attention") for e in new)):
@@ -44,7 +42,13 @@ def watch(record: runs.RunRecord, process, cap_s: float) -> None:
         if not alive:
             record.read_events()
             return
-        time.sleep(0.4)
+        time.sleep(poll_s(record))
+
+
+def poll_s(record: runs.RunRecord) -> float:
+    """Seconds between two reads of the events: 0.1 until the first step is shown (the click's answer), then 0.4
+    (a redraw of the curves costs the server a few ms; 0.4 s is smooth enough for a curve)."""
+    return 0.4 if record.last("step") else 0.1
 
 
 def wait_for_the_slot(session: str, cap_s: float, purpose: str) -> None:

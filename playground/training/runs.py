@@ -4,6 +4,7 @@ without torch before anything is built. No Streamlit here."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,10 +80,33 @@ class RunRecord:
             if not self.finished:
                 return "running"
             step = self.last("step")
-            return f"stopped after {step['step']} steps, before it saved a model" if step else \
+            return f"stopped after {steps(step['step'])}, before it saved a model" if step else \
                 "stopped before its first step"
-        return (f"{REASONS.get(done['reason'], done['reason'])} after {done['step']} steps in {done['seconds']:.1f} s: "
-                f"{done['accuracy']:.1%} of held-out sequences exactly right")
+        return (f"{REASONS.get(done['reason'], done['reason'])} after {steps(done['step'])} in "
+                f"{done['seconds']:.1f} s: {percent(done['accuracy'])} of held-out sequences exactly right")
+
+    def no_model(self) -> str:
+        """Why there is nothing to export, told with the run's own summary (never a second, different story)."""
+        if self.last("done") and not self.last("error"):  # it finished its last step, then was ended while saving
+            return (f"No model to export: this run {self.summary()}, but it was ended before its model was "
+                    "written. Train again.")
+        return f"No model to export: this run {self.summary()}. Train again."
+
+
+def steps(n: int) -> str:
+    return f"{n} step" if n == 1 else f"{n} steps"
+
+
+def percent(share: float, decimals: int = 1) -> str:
+    """A share as a percentage rounded down: 199 of 200 right reads 99.5%, 1999 of 2000 99.9%, never 100.0% while
+    one is wrong. Rounded to 9 places first, as 0.995 is 0.99499999... in binary and would floor to 99.4%."""
+    return f"{math.floor(round(share * 10 ** (decimals + 2), 9)) / 10 ** decimals:.{decimals}f}%"
+
+
+def progress_text(step: dict, evaluation: dict | None, cap_s: float) -> str:
+    """The live progress bar's words: the step, the time against the cap, the loss and the last held-out score."""
+    accuracy = f" · held-out exact {percent(evaluation['accuracy'])}" if evaluation else ""
+    return f"step {step['step']} · {step['seconds']:.0f} of {cap_s:.0f} s · loss {step['loss']:.3f}{accuracy}"
 
 
 def run_label(number: int, config: dict[str, Any]) -> str:

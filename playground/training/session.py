@@ -8,6 +8,7 @@ slot. A session's files go with it (SessionFiles), and only KEPT_RUNS runs are k
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,10 @@ STATE_KEY = "train_session"  # where the page's session state keeps a browser se
 KEPT_RUNS = 3  # a session's finished runs kept for comparing; older ones are deleted with their files
 CHILD_TIMEOUT_S = 300  # the export, and then the onnxruntime check, each end here at the latest
 EXPORT_SLOT_CAP_S = 120  # what the waiting sessions are told an export may take at most
+# How long a new script run waits for the one a click interrupted to end its worker and read its last events: the
+# interrupted run reaches its `finally` within a poll (0.4 s), SIGTERM lets the worker save for STOP_GRACE_S, then
+# SIGKILL; the rest is margin for a busy machine.
+FINISH_WAIT_S = processes.STOP_GRACE_S + 2.0
 
 
 @dataclass
@@ -44,6 +49,10 @@ class TrainingSession:
         self.files = SessionFiles()
         self.records: list[RunRecord] = []
         self.upload: CheckedUpload | None = None
+        # run number -> set once that run's train() has stopped its worker and read its last events. A click during
+        # a training starts the next script run at once, in another thread (Streamlit's fast reruns), while the
+        # interrupted one is still in its `finally`: the new run waits on this before it shows the run.
+        self.ended: dict[int, threading.Event] = {}
 
     @classmethod
     def of(cls, state: MutableMapping) -> TrainingSession:
@@ -68,8 +77,13 @@ class TrainingSession:
         return self.upload
 
     def finalize(self) -> None:
-        """A run interrupted while this session watched it (Stop, another click): read what its worker wrote."""
+        """A run interrupted while this session watched it (Stop, another click): wait (at most FINISH_WAIT_S) for
+        the interrupted script run to end its worker, which saves its model and writes `done` and `saved` on a
+        SIGTERM, then read what it wrote. Read too early, a saved run would say it saved nothing."""
         for record in self.records:
+            ended = self.ended.get(record.number)
+            if ended is not None:
+                ended.wait(FINISH_WAIT_S)
             if not record.finished:
                 record.read_events()
                 record.finished = True
@@ -80,6 +94,7 @@ class TrainingSession:
         dropped = max(0, len(self.records) - (KEPT_RUNS - 1))
         for old in self.records[:dropped]:
             self.files.forget(old.run_dir)
+            self.ended.pop(old.number, None)
         del self.records[:dropped]
         record = RunRecord(number, config, str(self.files.new_run_dir()), run_label(number, config))
         self.records.append(record)
@@ -88,7 +103,7 @@ class TrainingSession:
     def train(self, record: RunRecord, data_path: str | None, cap_s: float) -> None:
         """Wait for the server's slot, start the worker, watch it until it ends; whatever ends the watch (its end,
         a Stop, another click, a closed tab), the worker is stopped, the slot left and its last events read."""
-        process = None
+        process, ended = None, self.ended.setdefault(record.number, threading.Event())
         try:
             live.wait_for_the_slot(self.id, cap_s, "train")
             process = processes.start_training(Path(record.run_dir), record.config,
@@ -100,6 +115,7 @@ class TrainingSession:
             slot().leave(self.id)
             record.read_events()
             record.finished = True
+            ended.set()
 
     def export(self, record: RunRecord, progress) -> None:
         """Export the run's model (`python -m export`), then check it through onnxruntime (the worker's serve); the

@@ -4,6 +4,10 @@ view's final state, the attention slider, the export through `python -m export`,
 held-out sequence, the downloads, and two runs compared."""
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -11,6 +15,7 @@ from app_fixtures import clean, open_app, plotly_figures, values
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from playground.training import live, processes, session, slot
+from runtime import toy
 
 PAGE = "pages/7_Train_your_own.py"
 GOOD_LINES = [f"{i} {i + 1} {i + 2}\t{i + 2} {i + 1} {i}\n".encode() for i in range(40)]
@@ -19,8 +24,10 @@ GOOD_TSV = b"".join(GOOD_LINES)
 
 @pytest.fixture
 def page(monkeypatch, tmp_path):
-    """The page on an app with no models (it needs none), the session's training folder checked empty at the end."""
-    def open_(**settings):
+    """The page on an app with no models (it needs none). Its spare worker only where a real training follows
+    (`warm`): elsewhere it would import torch for nothing."""
+    def open_(warm=False, **settings):
+        monkeypatch.setattr(processes, "WARM", warm)
         at = open_app(monkeypatch, tmp_path, PAGE)
         for key, value in settings.items():
             at.session_state[key] = value
@@ -92,6 +99,64 @@ def test_a_training_waits_for_the_one_slot_says_so_and_leaving_takes_it_out_of_t
     assert left == [at.session_state[session.STATE_KEY].id]  # out of the queue
 
 
+def finished_events(config: dict, steps: int, accuracy: float | None) -> list[dict]:
+    """What a worker writes for a run of `steps` steps: ended by its target (`accuracy`), or stopped before its
+    `done` (accuracy None)."""
+    probe = {"source": [toy.TAG, "1", "2", "</s>"], "target": ["<s>", "1", "2"]}
+    events = [{"event": "start", "parameters": 1000, "held_out": 200, "vocabulary": 17, "probe": probe},
+              *({"event": "step", "step": s, "seconds": s / 20, "loss": 1 / s, "lr": 1e-3}
+                for s in range(10, steps + 1, 10))]
+    if accuracy is not None:
+        events += [{"event": "eval", "step": steps, "seconds": steps / 20, "accuracy": accuracy, "token_accuracy": 1,
+                    "samples": [{"source": "1 2", "target": "1 2", "output": "1 2", "right": True}]},
+                   {"event": "done", "step": steps, "seconds": steps / 20, "reason": "target", "accuracy": accuracy},
+                   {"event": "saved", "model_dir": "model"}]
+    return events
+
+
+@pytest.fixture
+def instant_worker(monkeypatch):
+    """Trainings that end at once, without torch: the worker has written its events (and its model's config.json
+    when it saved one) before the page looks; `runs` says how many steps and which accuracy the next ones reach."""
+    runs = []
+
+    def start(run_dir: Path, config: dict, data):
+        steps, accuracy = runs.pop(0)
+        events = finished_events(config, steps, accuracy)
+        (run_dir / toy.EVENTS_FILE).write_text("".join(json.dumps(e) + "\n" for e in events))
+        if accuracy is not None:
+            (run_dir / toy.MODEL_DIR).mkdir()
+            (run_dir / toy.MODEL_DIR / "config.json").write_text("{}")
+        return subprocess.Popen([sys.executable, "-c", "pass"])
+
+    monkeypatch.setattr(processes, "start_training", start)
+    return runs
+
+
+def test_a_second_training_shows_its_own_results(page, instant_worker):
+    """Issue 34.1: after Run 2, "Your run" showed Run 1's summary, curves and Export until Run 2 was picked."""
+    instant_worker += [(400, 0.995), (140, None)]
+    at = page(train_task="copy")
+    at.button(key="train_go").click().run()
+    clean(at)
+    assert "**Run 1: copy** reached the accuracy asked for after 400 steps in 20.0 s: 99.5% of held-out sequences " \
+           "exactly right." in values(at.markdown)
+    assert not at.button(key="train_export").disabled
+    at.radio(key="train_task").set_value("reverse").run()
+    at.button(key="train_go").click().run()
+    clean(at)
+    shown = next(box for box in at.selectbox if box.label == "Run")
+    assert shown.value == "Run 2: reverse"
+    # its summary, and the Export section's words tell one story: stopped after its 140th step with nothing saved
+    assert "**Run 2: reverse** stopped after 140 steps, before it saved a model." in values(at.warning)
+    assert not any("Run 1: copy" in m for m in values(at.markdown) + values(at.warning))
+    assert "No model to export: this run stopped after 140 steps, before it saved a model. Train again." \
+        in values(at.info)
+    assert not [b for b in at.button if b.key == "train_export"]
+    assert plotly_figures(at)[0]["data"][0]["name"] == "Run 2: reverse"  # its curves, not Run 1's
+    assert at.selectbox(key="train_compare_b_2").value == "Run 2: reverse"
+
+
 def top_level(at) -> list[str]:
     """The page's top-level elements, in order, by type: what the browser matches up between two runs."""
     return [getattr(node, "type", type(node).__name__) for _, node in sorted(at.main.children.items())]
@@ -99,7 +164,7 @@ def top_level(at) -> list[str]:
 
 @pytest.mark.slow
 def test_a_failed_export_says_why_and_leaves_the_run_to_export_again(page, monkeypatch):
-    at = page(train_max_seconds=5, train_task="copy", train_length_seq=6, train_vocab=6)
+    at = page(warm=True, train_max_seconds=5, train_task="copy", train_length_seq=6, train_vocab=6)
     at.button(key="train_go").click().run()
     clean(at)
     layout = top_level(at)
@@ -119,7 +184,7 @@ def test_a_failed_export_says_why_and_leaves_the_run_to_export_again(page, monke
 
 @pytest.mark.slow
 def test_train_watch_export_translate_download_and_compare(page):
-    at = page(train_max_seconds=40, train_task="copy", train_length_seq=6, train_vocab=6)
+    at = page(warm=True, train_max_seconds=40, train_task="copy", train_length_seq=6, train_vocab=6)
     at.button(key="train_go").click().run()
     clean(at)
     assert any("Run 1: copy" in m and "reached the accuracy asked for" in m for m in values(at.markdown))
@@ -143,8 +208,13 @@ def test_train_watch_export_translate_download_and_compare(page):
     layout = top_level(at)
     at.text_input(key="train_input").set_value("5 4 3 2 1 0").run()
     assert at.code[-1].value == "5 4 3 2 1 0"
+    # issue 34.5: symbols it was trained on get no "outside what the model was trained on" (digits have no letters)
+    assert not any("outside" in c or "never in this model's training" in c for c in values(at.caption))
     # the export's run drew what the next run draws, in the same places: a browser keeps no stale copies of them
     assert top_level(at) == layout
+    at.text_input(key="train_input").set_value("5 x 3").run()
+    assert any(c.startswith("1 of the input's symbols was never in this model's training (`x`)")
+               for c in values(at.caption))
     downloads = [b.proto.label for b in at.get("download_button")]
     assert downloads[0] == "Model directory (.zip)" and "encoder.int8.onnx" in downloads
 
@@ -152,7 +222,8 @@ def test_train_watch_export_translate_download_and_compare(page):
     at.session_state["train_max_seconds"] = 5
     at.button(key="train_go").click().run()
     clean(at)
-    assert at.selectbox(key="train_compare_b").value == "Run 2: copy, no positions"
+    assert at.selectbox(key="train_compare_b_2").value == "Run 2: copy, no positions"
+    assert next(box for box in at.selectbox if box.label == "Run").value == "Run 2: copy, no positions"
     legends = [{trace.get("name") for trace in figure["data"]} for figure in plotly_figures(at)]
     assert {"Run 1: copy", "Run 2: copy, no positions"} in legends  # both runs' curves in one chart
     titles = [figure["layout"]["title"]["text"] for figure in plotly_figures(at)[-2:]]

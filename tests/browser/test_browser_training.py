@@ -7,6 +7,7 @@ The page needs no shipped model: the server runs on an empty models folder.
 """
 from __future__ import annotations
 
+import json
 import re
 import time
 import urllib.parse
@@ -27,6 +28,8 @@ from browser_fixtures import (
     visit,
 )
 from playwright.sync_api import expect
+
+from runtime import toy
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -56,19 +59,22 @@ def new_page(browser):
     return context, context.new_page()
 
 
-def workers(server_pid: int) -> list[int]:
-    """The server's training processes (`python -m tx toy_worker` children), from /proc."""
-    found = []
+def workers(server_pid: int) -> dict[int, Path]:
+    """The server's training processes (`python -m tx toy_worker` children with a run's events file open), from
+    /proc, each with that events file. The spare worker the page keeps warm has none open: it is not training."""
+    found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+            if int(stat[1]) != server_pid or b"toy_worker" not in cmdline:
+                continue
+            events = [Path(link.readlink()) for link in (entry / "fd").iterdir()]
         except OSError:
             continue
-        if int(stat[1]) == server_pid and b"toy_worker" in cmdline:
-            found.append(int(entry.name))
+        found.update({int(entry.name): path for path in events if path.name == toy.EVENTS_FILE})
     return found
 
 
@@ -146,5 +152,17 @@ def test_stop_and_a_closed_tab_end_the_training_process_at_once(browser, server)
         if how == "stop":
             settle(page)
             no_errors(page)
-            assert "Run 1: add" in page.inner_text("body") and "stopped" in page.inner_text("body")
+            body = page.inner_text("body")
+            assert "Run 1: add" in body and "stopped" in body
+            # issue 34.2: what the page says is what the worker wrote before it ended, read after it ended
+            events = [json.loads(line) for line in next(iter(running.values())).read_text().splitlines()]
+            export = page.get_by_role("button", name="Export (fp32 + int8) and check")
+            if events[-1]["event"] == "saved":
+                done = events[-2]
+                assert f"stopped after {done['step']} steps in {done['seconds']:.1f} s" in body, body
+                assert "before it saved" not in body and "No model to export" not in body
+                expect(export).to_be_visible()
+            else:  # killed while it saved, after the grace: the page says so, once and the same way twice
+                print(f"\nthe stopped worker wrote no model (last event {events[-1]['event']})")
+                assert "No model to export: this run stopped after" in body and export.count() == 0
             context.close()

@@ -37,3 +37,16 @@ def test_held_out_pairs_come_back_as_written(tmp_path):
     toy.write_held_out(tmp_path, [(["1", "2"], ["2", "1"]), (["a"], ["b", "c"])])
     assert (tmp_path / toy.HELD_OUT_FILE).read_text(encoding="utf-8") == "1 2\t2 1\na\tb c\n"
     assert toy.read_held_out(tmp_path) == [("1 2", "2 1"), ("a", "b c")]
+
+
+def test_the_try_it_box_warns_of_symbols_the_model_never_saw_and_only_of_those():
+    """Issue 34.5: digits given to a digit-trained model were told "mostly outside what the model was trained on"
+    (runtime.coverage's rule for German and English: no letters at all)."""
+    tag, eos, unk = toy.TAG, "</s>", "<unk>"
+    assert toy.unseen_warning("5 4 3 2 1 0", [tag, "5", "4", "3", "2", "1", "0", eos]) is None
+    assert toy.unseen_warning("5 x 3 x", [tag, "5", unk, "3", unk, eos]) == (
+        "1 of the input's symbols was never in this model's training (`x`): it reads each as <unk>, so its output "
+        "for them means little.")
+    many = "a b c d e f 1"
+    assert toy.unseen_warning(many, [tag, *[unk] * 6, "1", eos]).startswith(
+        "6 of the input's symbols were never in this model's training (`a`, `b`, `c`, `d`, `e` and 1 more)")

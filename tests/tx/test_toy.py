@@ -131,3 +131,22 @@ def test_a_run_stops_at_the_step_its_flag_is_set_and_reports_in_order():
            (1, 2, len(probe["target"]), len(probe["source"]))
     assert all(abs(sum(row) - 1) < 0.01 for row in cross[0][0])
     assert len(events[-2 if kinds[-2] == "eval" else -3]["samples"]) == 2
+
+
+def test_near_its_target_a_run_is_scored_five_times_as_often():
+    """Issue 34.3: copy first reached 99% at step 260, which scoring every 50 steps saw only at step 350."""
+    config = engine.RunConfig(task="copy", length=4, vocab=5, d_model=16, n_heads=2, n_layers=1, n_decoder_layers=1,
+                              d_ff=32, eval_every=50, target_accuracy=0.99)
+    run = engine.Run(config, engine.build_source(config), lambda e: None, None)
+
+    def due(accuracy: float) -> list[int]:
+        run.accuracy, steps = accuracy, []
+        for run.step in range(1, 101):
+            if run.due_for_evaluation():
+                steps.append(run.step)
+        return steps
+
+    assert due(0.5) == due(0.88) == [50, 100]
+    assert due(0.95) == list(range(10, 101, 10))
+    run.config.target_accuracy = 1.01  # trained to its caps: no target to reach, scored at the usual pace
+    assert due(0.95) == [50, 100]

@@ -3,8 +3,9 @@ and events for whoever watches (the page's worker process, the benchmark, the te
 
 Events (dicts, JSON-ready), in order:
     {"event": "start", "parameters", "held_out", "probe": {"source", "target"}, "vocabulary"}
-    {"event": "step", "step", "seconds", "loss", "lr"}                       every `log_every` steps
+    {"event": "step", "step", "seconds", "loss", "lr"}                       at step 1 and every `log_every` steps
     {"event": "eval", "step", "seconds", "accuracy", "token_accuracy", "samples"}   every `eval_every` steps
+                                                  (every `eval_every` / 5 within NEAR_TARGET of the target)
     {"event": "attention", "step", "seconds", "encoder", "self", "cross"}    every `snapshot_every` steps
     {"event": "done", "step", "seconds", "reason", "accuracy"}
 `seconds` is wall time since the run started, evaluations and snapshots included: what a watcher waits.
@@ -36,6 +37,7 @@ from .tasks import SYNTHETIC, TASKS, ExampleSource, SyntheticTask
 from .vocab import TAG, toy_tokenizer
 
 MAX_SECONDS = 300.0  # hard ceiling on one run's time cap: a shared server is never held longer
+NEAR_TARGET = 0.1  # held-out exact match this close to the target: scored 5x as often, so a run stops soon after
 
 
 @dataclass
@@ -197,6 +199,7 @@ class Run:
         probe_src, probe_tgt = source.probe()
         self.probe = (self.encoder.sources([probe_src]), self.encoder.targets([probe_tgt])[0])
         self.step, self.accuracy, self.started = 0, 0.0, time.monotonic()
+        self.evaluated_at = self.snapshotted_at = -1  # the steps of the last evaluation and attention snapshot
 
     def seconds(self) -> float:
         return time.monotonic() - self.started
@@ -229,6 +232,7 @@ class Run:
                     "output": self.tokenizer.decode(out), "right": ok}
                    for (src, tgt), out, ok in zip(self.source.held_out[:self.config.samples], outputs, right,
                                                   strict=False)]
+        self.evaluated_at = self.step
         self.emit({"event": "eval", "step": self.step, "seconds": round(self.seconds(), 3),
                    "accuracy": round(self.accuracy, 4),
                    "token_accuracy": round(tokens_right / max(1, sum(map(len, self.held_want))), 4),
@@ -246,8 +250,16 @@ class Run:
         def plain(maps: list[Tensor]) -> list:
             return [torch.round(w[0], decimals=3).tolist() for w in maps]  # L × (1, H, Q, K) -> L × H × Q × K
 
+        self.snapshotted_at = self.step
         self.emit({"event": "attention", "step": self.step, "seconds": round(self.seconds(), 3),
                    "encoder": plain(encoder), "self": plain(weights["self"]), "cross": plain(weights["cross"])})
+
+    def due_for_evaluation(self) -> bool:
+        """Every `eval_every` steps; within NEAR_TARGET of a reachable target, five times as often. Measured on copy
+        (length 10, vocabulary 10): 99% was first reached at step 260, which scoring every 50 steps saw at 350."""
+        c = self.config
+        near = c.target_accuracy <= 1 and self.accuracy >= c.target_accuracy - NEAR_TARGET
+        return self.step % (max(1, c.eval_every // 5) if near else c.eval_every) == 0
 
     def why_stop(self) -> str | None:
         c = self.config
@@ -278,18 +290,18 @@ class Run:
                 self.emit({"event": "diverged", "step": self.step, "seconds": round(self.seconds(), 3)})
                 reason = "diverged"
                 break
-            if self.step % c.log_every == 0:
+            if self.step % c.log_every == 0 or self.step == 1:  # step 1 too: the page shows the run has begun
                 self.emit({"event": "step", "step": self.step, "seconds": round(self.seconds(), 3),
                            "loss": round(loss, 4), "lr": self.scheduler.get_last_lr()[0]})
             if c.snapshot_every and self.step % c.snapshot_every == 0:
                 self.snapshot()
-            if self.step % c.eval_every == 0:
+            if self.due_for_evaluation():
                 self.evaluate()
             reason = self.why_stop()
-        if self.step % c.eval_every:  # the last steps' result, so "done" reports the final model
+        if self.evaluated_at != self.step:  # the last steps' result, so "done" reports the final model
             self.evaluate()
-            if c.snapshot_every:
-                self.snapshot()
+        if c.snapshot_every and self.snapshotted_at != self.step:
+            self.snapshot()
         self.model.eval()
         self.emit({"event": "done", "step": self.step, "seconds": round(self.seconds(), 3), "reason": reason,
                    "accuracy": round(self.accuracy, 4)})
