@@ -1,0 +1,97 @@
+"""The Experiments page's figures, as Vega-Lite specs (plain dicts, the numbers inline under data.values): the page
+draws them with st.vega_lite_chart, and the same spec becomes the SVG and PNG downloads (vl-convert, offline) and
+the figures of the HTML export, so what is downloaded is what is shown. Pure: no Streamlit."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+Spec = dict[str, Any]
+WIDTH = 560
+CELL = 18  # pixels per heatmap row
+
+
+def labels(tokens: list[str]) -> list[str]:
+    """Axis labels: the position before the token, so repeated tokens stay apart ("3 ▁the", "7 ▁the")."""
+    return [f"{i} {t}" for i, t in enumerate(tokens)]
+
+
+def heatmap(z: np.ndarray, x_tokens: list[str], y_tokens: list[str], title: str, x_title: str, y_title: str,
+            value: str = "weight", diverging: bool = False) -> Spec:
+    """Token × token values, one cell each; `diverging`: a red-blue scale centred on 0 (for differences)."""
+    z = np.asarray(z, dtype=np.float64)
+    xs, ys = labels(x_tokens), labels(y_tokens)
+    values = [{"x": xs[j], "y": ys[i], "v": round(float(z[i, j]), 6)} for i in range(len(ys)) for j in range(len(xs))]
+    top = float(np.abs(z).max()) if z.size else 1.0
+    scale = {"scheme": "redblue", "domainMid": 0, "domain": [-top, top], "reverse": True} if diverging \
+        else {"scheme": "blues"}
+    return {"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "title": title,
+            "data": {"values": values}, "mark": "rect", "width": WIDTH, "height": max(120, CELL * len(ys)),
+            "encoding": {"x": {"field": "x", "type": "ordinal", "sort": xs, "title": x_title},
+                         "y": {"field": "y", "type": "ordinal", "sort": ys, "title": y_title},
+                         "color": {"field": "v", "type": "quantitative", "title": value, "scale": scale},
+                         "tooltip": [{"field": "y", "title": y_title}, {"field": "x", "title": x_title},
+                                     {"field": "v", "title": value, "format": ".4f"}]}}
+
+
+def paired_points(rows: list[dict[str, Any]], title: str, y_title: str) -> Spec:
+    """Per position (x), one point per series ("A"/"B", "fp32"/"int8"...), joined by a rule: rows are
+    {"x": label, "series": name, "v": value}. Used for log-probs before and after."""
+    order = list(dict.fromkeys(r["x"] for r in rows))
+    base = {"x": {"field": "x", "type": "ordinal", "sort": order, "title": "target position and token"}}
+    return {"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "title": title,
+            "data": {"values": rows}, "width": WIDTH, "height": 260,
+            "mark": {"type": "point", "filled": True, "size": 60},
+            "encoding": {**base, "y": {"field": "v", "type": "quantitative", "title": y_title},
+                         "color": {"field": "series", "type": "nominal", "title": ""},
+                         "shape": {"field": "series", "type": "nominal", "title": ""},
+                         "tooltip": [{"field": "series"}, {"field": "x"},
+                                     {"field": "v", "title": y_title, "format": ".4f"}]}}
+
+
+def bars(rows: list[dict[str, Any]], title: str, y_title: str, x_title: str) -> Spec:
+    """Grouped bars: rows are {"x": label, "series": name, "v": value}, one bar per series side by side."""
+    order = list(dict.fromkeys(r["x"] for r in rows))
+    return {"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "title": title,
+            "data": {"values": rows}, "mark": "bar", "width": WIDTH, "height": 260,
+            "encoding": {"x": {"field": "x", "type": "ordinal", "sort": order, "title": x_title},
+                         "xOffset": {"field": "series", "type": "nominal"},
+                         "y": {"field": "v", "type": "quantitative", "title": y_title},
+                         "color": {"field": "series", "type": "nominal", "title": ""},
+                         "tooltip": [{"field": "series"}, {"field": "x"},
+                                     {"field": "v", "title": y_title, "format": ".4f"}]}}
+
+
+def grid(rows: list[dict[str, Any]], title: str, value: str, facet: str | None = None, text: str | None = None,
+         diverging: bool = False) -> Spec:
+    """A small-multiples heatmap: rows are {"x": column label, "y": row label, "v": value, facet: panel, text:
+    cell text}; x and y keep the order they first appear in."""
+    xs, ys = list(dict.fromkeys(r["x"] for r in rows)), list(dict.fromkeys(r["y"] for r in rows))
+    top = max((abs(r["v"]) for r in rows), default=1.0) or 1.0
+    scale = {"scheme": "redblue", "domainMid": 0, "domain": [-top, top], "reverse": True} if diverging \
+        else {"scheme": "blues"}
+    encoding = {"x": {"field": "x", "type": "ordinal", "sort": xs, "title": None},
+                "y": {"field": "y", "type": "ordinal", "sort": ys, "title": None}}
+    tooltip = [{"field": "y"}, {"field": "x"}, {"field": "v", "title": value, "format": ".4f"}]
+    if facet:
+        tooltip.insert(0, {"field": facet})
+    layers = [{"mark": "rect", "encoding": {"color": {"field": "v", "type": "quantitative", "title": value,
+                                                      "scale": scale}, "tooltip": tooltip}}]
+    if text:
+        layers.append({"mark": {"type": "text", "fontSize": 10},
+                       "encoding": {"text": {"field": text}, "tooltip": tooltip,
+                                    "color": {"value": "black"}}})
+    inner = {"encoding": encoding, "layer": layers, "width": max(120, 22 * len(xs)) if facet else WIDTH,
+             "height": max(80, CELL * len(ys))}
+    spec = {"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "title": title, "data": {"values": rows}}
+    if facet:
+        return {**spec, "facet": {"column": {"field": facet, "type": "nominal", "title": None,
+                                             "sort": list(dict.fromkeys(r[facet] for r in rows))}},
+                "spec": inner, "resolve": {"scale": {"color": "shared"}}}
+    return {**spec, **inner}
+
+
+def numbers(spec: Spec) -> list[dict[str, Any]]:
+    """The rows a figure draws (what its CSV download holds)."""
+    return list(spec["data"]["values"])
