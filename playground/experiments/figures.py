@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 Spec = dict[str, Any]
+PAIR = {"range": ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]}  # A blue, B red: apart at a glance
 WIDTH = 560
 CELL = 18  # pixels per heatmap row
 
@@ -44,7 +45,7 @@ def paired_points(rows: list[dict[str, Any]], title: str, y_title: str) -> Spec:
             "data": {"values": rows}, "width": WIDTH, "height": 260,
             "mark": {"type": "point", "filled": True, "size": 60},
             "encoding": {**base, "y": {"field": "v", "type": "quantitative", "title": y_title},
-                         "color": {"field": "series", "type": "nominal", "title": ""},
+                         "color": {"field": "series", "type": "nominal", "title": "", "scale": PAIR},
                          "shape": {"field": "series", "type": "nominal", "title": ""},
                          "tooltip": [{"field": "series"}, {"field": "x"},
                                      {"field": "v", "title": y_title, "format": ".4f"}]}}
@@ -58,7 +59,7 @@ def bars(rows: list[dict[str, Any]], title: str, y_title: str, x_title: str) -> 
             "encoding": {"x": {"field": "x", "type": "ordinal", "sort": order, "title": x_title},
                          "xOffset": {"field": "series", "type": "nominal"},
                          "y": {"field": "v", "type": "quantitative", "title": y_title},
-                         "color": {"field": "series", "type": "nominal", "title": ""},
+                         "color": {"field": "series", "type": "nominal", "title": "", "scale": PAIR},
                          "tooltip": [{"field": "series"}, {"field": "x"},
                                      {"field": "v", "title": y_title, "format": ".4f"}]}}
 
