@@ -101,3 +101,16 @@ def change_words(change: AttentionChange) -> str:
     return (f"Over the {len(change.rows)} target and {len(change.columns)} source tokens both runs share, the largest "
             f"move is {change.change[i, j]:+.3f} (out of 1) at “{change.rows[i]}” → “{change.columns[j]}”; the mean "
             f"absolute move is {np.abs(change.change).mean():.4f}. Tokens only one run has are left out of this map.")
+
+
+def rank_gap(attention: np.ndarray, drop: np.ndarray) -> tuple[int | None, int | None]:
+    """Where attention and occlusion disagree most: the piece ranked highest by attention relative to occlusion
+    (looked at, not needed), and the one ranked highest by occlusion relative to attention (needed, not looked
+    at); None when no piece is ranked higher on that side (ranks 1 = largest)."""
+    if len(attention) < 2:
+        return None, None
+    rank_a = np.argsort(np.argsort(-np.asarray(attention), kind="stable"), kind="stable")
+    rank_d = np.argsort(np.argsort(-np.asarray(drop), kind="stable"), kind="stable")
+    gap = rank_d - rank_a  # > 0: attention ranks it higher than occlusion does
+    looked, needed = int(np.argmax(gap)), int(np.argmin(gap))
+    return (looked if gap[looked] > 0 else None), (needed if gap[needed] < 0 else None)

@@ -11,14 +11,16 @@ EXPERIMENTS = {"compare": "Edit and compare", "lens": "Logit lens", "knockout": 
 AGAINST = {"edit": "an edited sentence", "int8": "the int8 model (same input)",
            "trained": "a model you trained on the Train page (same input)"}
 # The attention kinds as the URL spells them, and as a reader names them.
-KINDS = {"enc": "encoder self-attention", "self": "decoder self-attention", "cross": "cross-attention"}
+# (runtime.spec.HEAD_KINDS, the engine's names)
+KINDS = {"enc_self": "encoder self-attention", "dec_self": "decoder self-attention", "dec_cross": "cross-attention"}
 ABLATIONS = {"zero": "zero (the head's output set to 0)", "mean": "mean (the head's output replaced by its mean)"}
 MAX_TEXT = 400  # characters a link may carry (the model reads at most 128 tokens; the page says if it cut more)
 MAX_HEADS = 72  # heads knocked out at once: 3+3 layers x 8 heads x 3 kinds is 72 on the shipped translator
 
 
 class Head(NamedTuple):
-    """One attention head: its kind ("enc", "self", "cross"), its layer and its head, both counted from 1."""
+    """One attention head: its kind ("enc_self", "dec_self", "dec_cross"), its layer and its head, both counted
+    from 1 as the page shows them (runtime.experiments.heads.Head counts from 0: `engine`)."""
     kind: str
     layer: int
     head: int
@@ -29,17 +31,20 @@ class Head(NamedTuple):
     def label(self) -> str:
         return f"{KINDS[self.kind]}, layer {self.layer}, head {self.head}"
 
+    def engine(self) -> tuple[str, int, int]:
+        return self.kind, self.layer - 1, self.head - 1
+
 
 @dataclass(frozen=True)
 class Shape:
     """What a link's heads and positions must fit: the model's layers per kind and its heads per layer."""
-    layers: dict[str, int]  # {"enc": n_layers, "self": n_decoder_layers, "cross": n_decoder_layers}
+    layers: dict[str, int]  # {"enc_self": n_layers, "dec_self": n_decoder_layers, "dec_cross": n_decoder_layers}
     heads: int
 
     @classmethod
     def of(cls, config: dict[str, Any]) -> Shape:
         decoder = int(config.get("n_decoder_layers") or config.get("n_layers") or 1)
-        return cls({"enc": int(config.get("n_layers") or 1), "self": decoder, "cross": decoder},
+        return cls({"enc_self": int(config.get("n_layers") or 1), "dec_self": decoder, "dec_cross": decoder},
                    int(config.get("n_heads") or 1))
 
     def all_heads(self) -> list[Head]:
@@ -76,10 +81,10 @@ class Experiment:
 
 
 def parse_head(raw: str, shape: Shape) -> Head | str:
-    """"cross.2.5" -> Head("cross", 2, 5), or the reason it is not a head of this model."""
+    """"dec_cross.2.5" -> Head("dec_cross", 2, 5), or the reason it is not a head of this model."""
     parts = raw.strip().split(".")
     if len(parts) != 3 or parts[0] not in KINDS or not (parts[1].isdigit() and parts[2].isdigit()):
-        return f"“{raw[:40]}” is not a head (write kind.layer.head, kind one of {', '.join(KINDS)}, e.g. cross.1.2)"
+        return f"“{raw[:40]}” is not a head (write kind.layer.head, kind one of {', '.join(KINDS)}, e.g. dec_cross.1.2)"
     head = Head(parts[0], int(parts[1]), int(parts[2]))
     if not (1 <= head.layer <= shape.layers[head.kind] and 1 <= head.head <= shape.heads):
         return (f"head {head.key()} does not exist: this model has {shape.layers[head.kind]} {KINDS[head.kind]} "

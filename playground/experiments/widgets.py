@@ -146,9 +146,129 @@ def compare(model, direction: tuple[str, str], text: str, base, state: link.Expe
     return views.compare_report(base, b, ("A: shipped", f"B: {name}"), {**inputs_shown, "compared": name})
 
 
-def engine_experiment(model, direction, text, base, state, shape) -> Report | None:
-    st.info("This experiment needs the experiment graphs (runtime.experiments), which are not merged yet.")
-    return None
+# ---------------------------------------------------------------- the engine's experiments (runtime.experiments)
+
+@st.cache_resource(show_spinner=False, max_entries=2)
+def _experiment_model(task: str, path: str, version: tuple):
+    from runtime.experiments.model import ExperimentModel
+
+    return ExperimentModel(path, provider="cpu")
+
+
+def experiment_model():
+    """The experiment graphs, loaded once per process and per version of the files; None after saying why not
+    (an export older than them: the message names `python -m export DIR --if-stale`)."""
+    try:
+        with st.spinner("Loading the experiment graphs…"):
+            return models.load(_experiment_model, "translate")
+    except Exception as e:
+        models.show_error(e, "translate")
+        return None
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _sentence(_em, direction: tuple[str, str], text: str, version: tuple):
+    return _em.sentence(text, *direction)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _lens(_em, sentence, version: tuple):
+    from runtime.experiments.lens import logit_lens
+
+    return logit_lens(_em, sentence, k=5)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _occlusion(_em, sentence, method: str, version: tuple):
+    from runtime.experiments.occlusion import occlusion
+
+    return occlusion(_em, sentence, method)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _knockout(_em, sentence, heads: tuple, mode: str, version: tuple):
+    from runtime.experiments.heads import knockout
+
+    return knockout(_em, sentence, list(heads), mode)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _importance(_em, sentence, over: str, mode: str, version: tuple):
+    from runtime.experiments.heads import head_importance, reference_sentences
+
+    sentences = sentence if over == "sentence" else reference_sentences(_em, sentence.src_lang, sentence.tgt_lang)
+    return head_importance(_em, sentences, mode)
+
+
+def position_picker(pieces: list[str], state: link.Experiment) -> int:
+    """The target position (0-based) the lens and occlusion look at; a link's position past the end moves to the
+    last, with a note."""
+    position, note = link.clamp_position(st.session_state.get(PREFIX + "position", 0), len(pieces))
+    if note:
+        state.notes.append(note)
+    st.session_state[PREFIX + "position"] = position
+    state.position = st.selectbox("Target position", range(len(pieces)), key=PREFIX + "position",
+                                  format_func=lambda t: f"{t}: {pieces[t]}")
+    return state.position
+
+
+def engine_experiment(direction: tuple[str, str], text: str, state: link.Experiment,
+                      shape: link.Shape) -> Report | None:
+    """The logit lens, knocking out heads (and the head-importance grid), or occlusion, on the experiment graphs."""
+    em = experiment_model()
+    if em is None:
+        return None
+    version = models.stamp("translate")
+    try:
+        sentence = _sentence(em, direction, text, version)
+    except Exception as e:
+        models.show_error(e, "translate")
+        return None
+    shown = {"model": model_label(state.model), "text": text, "translation": sentence.translation}
+    if state.exp == "lens":
+        position = position_picker(sentence.output_pieces, state)
+        with st.spinner("Reading every decoder layer…"):
+            return views.lens_report(_lens(em, sentence, version), position, {**shown, "position": str(position)})
+    if state.exp == "occlusion":
+        position = position_picker(sentence.output_pieces, state)
+        method = st.radio("Occlude a piece by", ["mask", "remove"], key=PREFIX + "method", horizontal=True,
+                          format_func={"mask": "masking it (<pad>, as the model ignores padding)",
+                                       "remove": "deleting it"}.get)
+        with st.spinner("Occluding each source piece…"):
+            occ = _occlusion(em, sentence, method, version)
+        return views.occlusion_report(occ, position, {**shown, "position": str(position), "occlusion": method})
+    return knockout(em, sentence, state, shape, shown, version)
+
+
+def knockout(em, sentence, state: link.Experiment, shape: link.Shape, shown: dict[str, str], version: tuple):
+    """Heads to knock out, zero or mean; the new output beside the original; the head-importance grid on demand."""
+    every = shape.all_heads()
+    st.session_state[PREFIX + "heads"] = [h for h in st.session_state.get(PREFIX + "heads", []) if h in every]
+    picked, how = st.columns([3, 1])
+    state.heads = picked.multiselect("Heads to knock out", every, key=PREFIX + "heads", format_func=link.Head.label,
+                                     max_selections=link.MAX_HEADS, placeholder="Choose heads (or read the grid "
+                                     "below and pick the ones that matter)")
+    state.ablation = how.radio("Knock out by", list(link.ABLATIONS), key=PREFIX + "ablation",
+                               format_func=link.ABLATIONS.get)
+    shown = {**shown, "heads knocked out": ", ".join(h.label() for h in state.heads) or "none",
+             "ablation": state.ablation}
+    if state.heads:
+        with st.spinner("Translating without those heads…"):
+            result = _knockout(em, sentence, tuple(h.engine() for h in state.heads), state.ablation, version)
+        rep = views.knockout_report(result, shown)
+    else:
+        rep = Report("Knock out heads", shown, ["Choose one head or more above to see the translation without them."])
+    over = st.radio("Head-importance grid over", ["sentence", "set"], key=PREFIX + "over", horizontal=True,
+                    format_func={"sentence": "this sentence", "set": "a small built-in set (8 sentences)"}.get)
+    key = (sentence, over, state.ablation, version)
+    if st.button("Compute the head-importance grid (every head alone: a few seconds)", key=PREFIX + "grid"):
+        st.session_state[PREFIX + "grid_done"] = key
+    if st.session_state.get(PREFIX + "grid_done") == key:
+        with st.spinner("Knocking out every head alone…"):
+            grid = views.importance_report(_importance(em, sentence, over, state.ablation, version), shown)
+        rep.sentences += grid.sentences
+        rep.figures += grid.figures
+    return rep
 
 
 # ---------------------------------------------------------------- drawing a report

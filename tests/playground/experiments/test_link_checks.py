@@ -5,17 +5,17 @@ from __future__ import annotations
 from playground.experiments import checks, link
 from runtime.text import Translation
 
-SHAPE = link.Shape({"enc": 3, "self": 3, "cross": 3}, 8)
+SHAPE = link.Shape({"enc_self": 3, "dec_self": 3, "dec_cross": 3}, 8)
 MODELS = ["translate:de-en", "translate:en-de"]
 
 
 def test_an_experiments_link_reads_back_as_it_was_written():
     state = link.Experiment("translate:en-de", "The weather is nice.", "knockout",
-                            heads=[link.Head("cross", 3, 8), link.Head("enc", 1, 1)], ablation="mean")
+                            heads=[link.Head("dec_cross", 3, 8), link.Head("enc_self", 1, 1)], ablation="mean")
     found, notes = link.parse_url(state.url(), MODELS, SHAPE)
     assert notes == []
     assert found == {"model": "translate:en-de", "text": "The weather is nice.", "exp": "knockout",
-                     "heads": [link.Head("cross", 3, 8), link.Head("enc", 1, 1)], "ablation": "mean"}
+                     "heads": [link.Head("dec_cross", 3, 8), link.Head("enc_self", 1, 1)], "ablation": "mean"}
     compare = link.Experiment("translate:de-en", "Ich bin hier.", "compare", against="edit", other="Du bist hier.")
     assert link.parse_url(compare.url(), MODELS, SHAPE)[0]["other"] == "Du bist hier."
     lens = link.Experiment("translate:de-en", "Ich bin hier.", "lens", position=4)
@@ -24,14 +24,14 @@ def test_an_experiments_link_reads_back_as_it_was_written():
 
 def test_a_malformed_link_is_corrected_and_each_correction_is_said():
     raw = {"model": "translate:fr-en", "exp": "magic", "against": "gpt", "ablation": "half",
-           "heads": "cross.9.1,self.1.99,bogus,enc.2.3,enc.2.3", "position": "-2", "text": "x" * 1000}
+           "heads": "dec_cross.9.1,dec_self.1.99,bogus,enc_self.2.3,enc_self.2.3", "position": "-2", "text": "x" * 1000}
     found, notes = link.parse_url(raw, MODELS, SHAPE)
     assert "model" not in found and "exp" not in found and "against" not in found and "ablation" not in found
-    assert found["heads"] == [link.Head("enc", 2, 3)]  # the one real head, once
+    assert found["heads"] == [link.Head("enc_self", 2, 3)]  # the one real head, once
     assert "position" not in found
     assert len(found["text"]) == link.MAX_TEXT
     said = " ".join(notes)
-    for words in ("translate:fr-en", "magic", "gpt", "half", "cross.9.1 does not exist", "self.1.99 does not exist",
+    for words in ("translate:fr-en", "magic", "gpt", "half", "dec_cross.9.1 does not exist", "dec_self.1.99 does not exist",
                   "“bogus” is not a head", "“-2” is not a whole number", "cut to"):
         assert words in said, words
     assert len(notes) == 9
@@ -45,7 +45,7 @@ def test_a_position_past_the_end_moves_to_the_last_with_a_note():
 
 def test_shape_of_a_model_config():
     shape = link.Shape.of({"n_layers": 2, "n_decoder_layers": 3, "n_heads": 4})
-    assert shape.layers == {"enc": 2, "self": 3, "cross": 3}
+    assert shape.layers == {"enc_self": 2, "dec_self": 3, "dec_cross": 3}
     assert len(shape.all_heads()) == (2 + 3 + 3) * 4
 
 
