@@ -77,13 +77,17 @@ def grid(rows: list[dict[str, Any]], title: str, value: str, facet: str | None =
     tooltip = [{"field": "y"}, {"field": "x"}, {"field": "v", "title": value, "format": ".4f"}]
     if facet:
         tooltip.insert(0, {"field": facet})
-    layers = [{"mark": "rect", "encoding": {"color": {"field": "v", "type": "quantitative", "title": value,
-                                                      "scale": scale}, "tooltip": tooltip}}]
+    # Each layer carries its own x and y: Streamlit's renderer lost a shared top-level encoding (cells one pixel
+    # wide, seen in chromium), while vl-convert drew both the same.
+    layers = [{"mark": "rect", "encoding": {**encoding, "color": {"field": "v", "type": "quantitative",
+                                                                  "title": value, "scale": scale},
+                                            "tooltip": tooltip}}]
     if text:
         layers.append({"mark": {"type": "text", "fontSize": 10},
-                       "encoding": {"text": {"field": text}, "tooltip": tooltip,
+                       "encoding": {**encoding, "text": {"field": text}, "tooltip": tooltip,
                                     "color": {"value": "black"}}})
-    inner = {"encoding": encoding, "layer": layers, "width": max(120, 22 * len(xs)) if facet else WIDTH,
+    inner = {"layer": layers,
+             "width": max(120, 22 * len(xs)) if facet else min(WIDTH, max(240, 90 * len(xs))),
              "height": max(80, CELL * len(ys))}
     spec = {"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "title": title, "data": {"values": rows}}
     if facet:

@@ -56,10 +56,10 @@ def lens_report(lens, position: int, inputs: dict[str, str]) -> Report:
     position (with each layer's top candidate written in its cell), and at one position each layer's top
     candidates and the chosen token's rank."""
     pieces, layers = lens.sentence.output_pieces, lens.layers
-    rows = [{"x": position_label(pieces, t), "y": f"after layer {layer + 1}",
+    rows = [{"y": position_label(pieces, t), "x": f"after layer {layer + 1}",
              "v": round(float(lens.chosen_prob[layer, t]), 6), "rank": int(lens.chosen_rank[layer, t]),
              "top": lens.top_pieces[layer][t][0]}
-            for layer in range(layers) for t in range(len(pieces))]
+            for t in range(len(pieces)) for layer in range(layers)]
     chosen = pieces[position]
     ranks = ", ".join(f"layer {layer + 1}: rank {int(lens.chosen_rank[layer, position])} "
                       f"(p = {float(lens.chosen_prob[layer, position]):.3f})" for layer in range(layers))
@@ -73,8 +73,8 @@ def lens_report(lens, position: int, inputs: dict[str, str]) -> Report:
     report.figures.append(Figure("lens_chosen", figures.grid(
         rows, "The finally chosen token's probability after each decoder layer (cell text: that layer's top "
         "candidate)", "p(chosen)", text="top"),
-        "Read down a column: where the colour turns dark is the layer by which the model has settled on its word; "
-        "where the cell's text differs from the token at the bottom, that layer would have said something else."))
+        "Read each row left to right: where the colour turns dark is the layer by which the model has settled on the "
+        "token at the row's start; where a cell's text differs from it, that layer would have said something else."))
     report.figures.append(Figure("lens_position", figures.grid(
         top, f"Position {position} (“{chosen}”): each layer's top candidates", "probability", text="piece"),
         "Each row: the most probable next pieces if the decoder stopped after that layer."))
@@ -86,7 +86,7 @@ def knockout_report(result, inputs: dict[str, str]) -> Report:
     new output's own, and the original translation's tokens re-scored without the heads."""
     original = result.original
     heads = ", ".join(h.label() for h in result.heads) or "none"
-    mode = "zeroed" if result.mode == "zero" else f"replaced by their mean over {result.reference}"
+    mode = "zeroed" if result.mode == "zero" else f"replaced by {result.reference}"
     pieces = compare.token_diff(original.output_pieces, result.output_pieces)
     sentences = [f"**Knocked out** ({mode}): {heads}.",
                  f"**Original:** {original.translation or '(empty output)'}",
@@ -121,7 +121,7 @@ def importance_report(grid, inputs: dict[str, str], top: int = 5) -> Report:
     ranked = grid.ranked()
     count = len(grid.sentences)
     over = "this sentence" if count == 1 else f"{count} sentences (the mean)"
-    mode = "zeroed" if grid.mode == "zero" else f"replaced by its mean over {grid.reference}"
+    mode = "zeroed" if grid.mode == "zero" else f"replaced by {grid.reference}"
     said = "; ".join(f"{head.label()}: {value:+.3f}" for head, value in ranked[:top])
     report = Report("Head importance", inputs, [
         f"Each head alone {mode}: how much the log-prob of the original translation drops, over {over} "

@@ -278,7 +278,9 @@ def show(rep: Report) -> None:
     for sentence in rep.sentences:
         st.markdown(sentence)
     for figure in rep.figures:
-        st.vega_lite_chart(figure.spec, key=PREFIX + figure.key)
+        # A layered spec (cells with text) is drawn at a size of its own: at "content" Streamlit squeezed it flat.
+        size = {"width": 760, "height": figure.spec["height"] + 150} if "layer" in figure.spec else {"width": "content"}
+        st.vega_lite_chart(figure.spec, key=PREFIX + figure.key, **size)
         if figure.words:
             st.caption(figure.words)
         files = st.columns(3)
