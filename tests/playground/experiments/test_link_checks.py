@@ -31,8 +31,8 @@ def test_a_malformed_link_is_corrected_and_each_correction_is_said():
     assert "position" not in found
     assert len(found["text"]) == link.MAX_TEXT
     said = " ".join(notes)
-    for words in ("translate:fr-en", "magic", "gpt", "half", "dec_cross.9.1 does not exist", "dec_self.1.99 does not exist",
-                  "“bogus” is not a head", "“-2” is not a whole number", "cut to"):
+    for words in ("translate:fr-en", "magic", "gpt", "half", "dec_cross.9.1 does not exist",
+                  "dec_self.1.99 does not exist", "“bogus” is not a head", "“-2” is not a whole number", "cut to"):
         assert words in said, words
     assert len(notes) == 9
 
