@@ -13,8 +13,8 @@ Every function takes the `ExperimentModel` first and returns a frozen dataclass 
 keeps state between calls except the reference means, cached on the model (`reference_means`). Heads are
 `Head(kind, layer, head)` counted from 0, kind one of HEAD_KINDS ("enc_self", "dec_self", "dec_cross").
 Modules: model (sessions, `Sentence`), lens, heads (knock-outs, importance), reference (the mean-ablation set),
-occlusion. The graphs are `runtime.spec`'s experiment graphs, made by `python -m export MODEL_DIR` (and added to
-an older export by `--if-stale`). docs/experiments.md has the measurements and the choices made.
+occlude (occlusion). The graphs are `runtime.spec`'s experiment graphs, made by `python -m export MODEL_DIR` (and
+added to an older export by `--if-stale`). docs/experiments.md has the measurements and the choices made.
 """
 from ..spec import HEAD_KINDS
 from .heads import (
@@ -31,8 +31,8 @@ from .heads import (
 )
 from .lens import LogitLens, logit_lens
 from .model import ExperimentModel, Sentence, sentence_from
-from .occlusion import METHODS as OCCLUSION_METHODS
-from .occlusion import Occlusion, OcclusionRow, occlusion, spearman
+from .occlude import METHODS as OCCLUSION_METHODS
+from .occlude import Occlusion, OcclusionRow, occlusion, spearman
 from .reference import REFERENCE_PAIRS, HeadMeans, reference_means
 
 __all__ = [
