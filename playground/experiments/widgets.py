@@ -10,6 +10,7 @@ import streamlit as st
 
 from playground import models
 from runtime import OnnxTranslator
+from runtime import experiments as engine
 from runtime import toy as toy_contract
 
 from . import checks, link, report, views
@@ -150,9 +151,7 @@ def compare(model, direction: tuple[str, str], text: str, base, state: link.Expe
 
 @st.cache_resource(show_spinner=False, max_entries=2)
 def _experiment_model(task: str, path: str, version: tuple):
-    from runtime.experiments.model import ExperimentModel
-
-    return ExperimentModel(path, provider="cpu")
+    return engine.ExperimentModel(path, provider="cpu")
 
 
 def experiment_model():
@@ -173,31 +172,24 @@ def _sentence(_em, direction: tuple[str, str], text: str, version: tuple):
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _lens(_em, sentence, version: tuple):
-    from runtime.experiments.lens import logit_lens
-
-    return logit_lens(_em, sentence, k=5)
+    return engine.logit_lens(_em, sentence, k=5)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _occlusion(_em, sentence, method: str, version: tuple):
-    from runtime.experiments.occlusion import occlusion
-
-    return occlusion(_em, sentence, method)
+    return engine.occlusion(_em, sentence, method)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _knockout(_em, sentence, heads: tuple, mode: str, version: tuple):
-    from runtime.experiments.heads import knockout
-
-    return knockout(_em, sentence, list(heads), mode)
+    return engine.knockout(_em, sentence, [engine.Head(*h) for h in heads], mode)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _importance(_em, sentence, over: str, mode: str, version: tuple):
-    from runtime.experiments.heads import head_importance, reference_sentences
-
-    sentences = sentence if over == "sentence" else reference_sentences(_em, sentence.src_lang, sentence.tgt_lang)
-    return head_importance(_em, sentences, mode)
+    sentences = sentence if over == "sentence" else engine.reference_sentences(_em, sentence.src_lang,
+                                                                                 sentence.tgt_lang)
+    return engine.head_importance(_em, sentences, mode)
 
 
 def position_picker(pieces: list[str], state: link.Experiment) -> int:
@@ -231,7 +223,7 @@ def engine_experiment(direction: tuple[str, str], text: str, state: link.Experim
             return views.lens_report(_lens(em, sentence, version), position, {**shown, "position": str(position)})
     if state.exp == "occlusion":
         position = position_picker(sentence.output_pieces, state)
-        method = st.radio("Occlude a piece by", ["mask", "remove"], key=PREFIX + "method", horizontal=True,
+        method = st.radio("Occlude a piece by", list(engine.OCCLUSION_METHODS), key=PREFIX + "method", horizontal=True,
                           format_func={"mask": "masking it (<pad>, as the model ignores padding)",
                                        "remove": "deleting it"}.get)
         with st.spinner("Occluding each source piece…"):

@@ -12,6 +12,7 @@ from app_fixtures import app_models_root, clean, open_app, values
 from streamlit.testing.v1 import AppTest
 
 from runtime import OnnxTranslator
+from runtime import experiments as engine
 
 pytestmark = pytest.mark.exports
 
@@ -98,57 +99,43 @@ def test_a_sentence_the_model_must_cut_says_so(monkeypatch):
     assert any("Input too long" in v for v in values(at.warning))
 
 
-try:
-    from runtime.experiments import model as engine
-except ImportError:  # the engine's branch (p35-engine) is not merged yet
-    engine = None
-needs_engine = pytest.mark.skipif(engine is None, reason="runtime.experiments (branch p35-engine) is not merged")
 
 
 @pytest.fixture(scope="module")
-def experiment_model():  # only the tests marked needs_engine ask for it
+def experiment_model():
     return engine.ExperimentModel(app_models_root() / "translate")
 
 
-@needs_engine
 def test_the_logit_lens_draws_the_engines_numbers(monkeypatch, experiment_model):
-    from runtime.experiments.lens import logit_lens
-
     at = open_page(monkeypatch, {"exp": "lens", "text": TEXT, "position": "2"})
     clean(at)
-    lens = logit_lens(experiment_model, experiment_model.sentence(TEXT, "de", "en"), k=5)
+    lens = engine.logit_lens(experiment_model, experiment_model.sentence(TEXT, "de", "en"), k=5)
     cells = figure(at, "The finally chosen token's probability")
     np.testing.assert_allclose([c["v"] for c in cells], lens.chosen_prob.T.ravel(), atol=1e-5)
     assert [c["rank"] for c in cells] == lens.chosen_rank.T.ravel().tolist()
     assert any(lens.normalisation in v for v in values(at.markdown))
 
 
-@needs_engine
 def test_knocking_out_heads_and_the_grid_draw_the_engines_numbers(monkeypatch, experiment_model):
-    from runtime.experiments.heads import Head, head_importance, knockout
-
     at = open_page(monkeypatch, {"exp": "knockout", "text": TEXT, "heads": "dec_cross.1.2", "ablation": "zero"})
     clean(at)
     sentence = experiment_model.sentence(TEXT, "de", "en")
-    result = knockout(experiment_model, sentence, [Head("dec_cross", 0, 1)], "zero")
+    result = engine.knockout(experiment_model, sentence, [engine.Head("dec_cross", 0, 1)], "zero")
     points = figure(at, "The original translation, token by token")
     np.testing.assert_allclose([p["v"] for p in points if p["series"] == "heads knocked out"],
                                result.original_log_probs, atol=1e-4)
     at.button(key="exp_grid").click().run()
     clean(at)
-    grid = head_importance(experiment_model, sentence, "zero")
+    grid = engine.head_importance(experiment_model, sentence, "zero")
     cells = figure(at, "Log-prob drop when one head alone is removed")
     expected = np.concatenate([grid.drop[kind].ravel() for kind in ("enc_self", "dec_self", "dec_cross")])
     np.testing.assert_allclose([c["v"] for c in cells], expected, atol=1e-4)
 
 
-@needs_engine
 def test_occlusion_draws_the_engines_numbers_beside_attention(monkeypatch, experiment_model):
-    from runtime.experiments.occlusion import occlusion
-
     at = open_page(monkeypatch, {"exp": "occlusion", "text": TEXT, "position": "1"})
     clean(at)
-    row = occlusion(experiment_model, experiment_model.sentence(TEXT, "de", "en"), "mask").row(1)
+    row = engine.occlusion(experiment_model, experiment_model.sentence(TEXT, "de", "en"), "mask").row(1)
     np.testing.assert_allclose([b["v"] for b in figure(at, "Occlusion:")], row.drop, atol=1e-4)
     np.testing.assert_allclose([b["v"] for b in figure(at, "Cross-attention from")],
                                row.attention, atol=1e-5)
