@@ -4,6 +4,7 @@ gets a clear message."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pyarrow as pa
@@ -91,6 +92,17 @@ def test_bad_input_gets_a_clear_message(monkeypatch):
         clean(at)
         said = values(at.info) + values(at.warning)
         assert any(words in v for v in said), (text, said)
+
+
+def test_an_export_without_the_experiment_graphs_names_the_command_that_adds_them(monkeypatch, tmp_path):
+    root = tmp_path / "models"
+    shutil.copytree(app_models_root() / "translate", root / "translate",
+                    ignore=shutil.ignore_patterns("*_experiment.*", "logit_lens.*"))
+    at = open_app(monkeypatch, root, PAGE, {"exp": "lens", "text": TEXT})
+    assert not at.exception
+    assert any("--if-stale" in e for e in values(at.error)), values(at.error)
+    at.radio(key="exp_exp").set_value("compare").run()  # the served graphs still do edit-and-compare
+    clean(at)
 
 
 def test_a_sentence_the_model_must_cut_says_so(monkeypatch):
