@@ -40,6 +40,24 @@ def diff_words(pieces: list[Piece]) -> str:
     return f"{same} of B's {total_b} tokens are also in A, in the same order; " + ", ".join(said) + "."
 
 
+def diff_line(pieces: list[Piece]) -> str:
+    """The diff in one line, as `git diff --word-diff` writes it: [-only in A-]{+only in B+}, pieces joined with
+    their word starts (▁) shown as spaces."""
+    def text(tokens: list[str]) -> str:
+        return "".join(tokens).replace("▁", " ")
+
+    out = []
+    for p in pieces:
+        if p.tag == "equal":
+            out.append(text(p.a))
+        space = " " if text(p.a or p.b).startswith(" ") else ""
+        if p.tag in ("replace", "delete"):
+            out.append(f"{space}[-{text(p.a).strip()}-]")
+        if p.tag in ("replace", "insert"):
+            out.append(f"{'' if p.tag == 'replace' else space}{{+{text(p.b).strip()}+}}")
+    return "".join(out).strip()
+
+
 def log_probs(t: Translation) -> np.ndarray:
     """The log-prob the model gave each generated token when it chose it."""
     return np.log(np.maximum(np.asarray(t.token_probs, dtype=np.float64), 1e-30))

@@ -25,7 +25,8 @@ def compare_report(a: Translation, b: Translation, names: tuple[str, str], input
     change = compare.attention_change(a, b)
     report = Report(f"Edit and compare: {names[0]} vs {names[1]}", inputs,
                     [f"**{names[0]}**: {a.text or '(empty output)'}", f"**{names[1]}**: {b.text or '(empty output)'}",
-                     compare.diff_words(pieces)])
+                     compare.diff_words(pieces), f"Token diff ([-only in A-] {{+only in B+}}): "
+                     f"`{compare.diff_line(pieces)}`"])
     report.figures.append(Figure("compare_log_probs", figures.paired_points(
         points, "Each output token's log-prob when the model chose it (greedy)", "log-prob"),
         "Rows follow the token diff: a token both outputs share sits on one x position with two points; the gap "

@@ -31,6 +31,7 @@ def test_the_token_diff_and_its_words():
         ("equal", ["▁the", "▁weather", "▁is"], ["▁the", "▁weather", "▁is"]),
         ("replace", ["▁nice"], ["▁good", "▁today"]), ("equal", ["</s>"], ["</s>"])]
     assert compare.diff_words(pieces) == "4 of B's 6 tokens are also in A, in the same order; 2 replaced."
+    assert compare.diff_line(pieces) == "the weather is [-nice-]{+good today+}</s>"
     assert compare.diff_words(compare.token_diff(A.tokens, A.tokens)) == "The two outputs are the same 5 tokens."
 
 
