@@ -46,7 +46,7 @@ st.info(f"Greedy translation: **{base.text or '(empty output)'}**")
 if exp == "compare":
     report = experiments.compare(model, direction, text.strip(), base, state)
 else:
-    report = experiments.engine_experiment(direction, text.strip(), state, shape)
+    report = experiments.engine_experiment(model, base, direction, text.strip(), state, shape)
 experiments.show_corrections(state.notes)
 st.query_params.from_dict(state.url())
 if report is not None:
