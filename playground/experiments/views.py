@@ -105,7 +105,7 @@ def knockout_report(result, inputs: dict[str, str]) -> Report:
            for t, v in enumerate(result.token_log_probs)]
     report = Report("Knock out heads", inputs, sentences)
     report.figures.append(Figure("knockout_original", figures.paired_points(
-        points, "The original translation, token by token: log-prob with all heads and without the chosen ones",
+        points, "The original translation: each token's log-prob, all heads vs without the chosen",
         "log-prob"), "The gap at a token is how much that token depended on the knocked-out heads."))
     report.figures.append(Figure("knockout_new", figures.paired_points(
         new, "The new output (greedy without the heads): each token's log-prob when chosen", "log-prob")))
@@ -116,7 +116,7 @@ def importance_report(grid, inputs: dict[str, str], top: int = 5) -> Report:
     """runtime.experiments.heads.HeadImportance -> the drop per layer × head × kind, and the heads that matter."""
     from .link import KINDS
 
-    rows = [{"kind": KINDS[kind], "x": f"head {h + 1}", "y": f"layer {layer + 1}",
+    rows = [{"kind": KINDS[kind], "x": str(h + 1), "y": f"layer {layer + 1}",
              "v": round(float(values[layer, h]), 6)}
             for kind, values in grid.drop.items() for layer in range(values.shape[0]) for h in range(values.shape[1])]
     ranked = grid.ranked()
@@ -130,7 +130,8 @@ def importance_report(grid, inputs: dict[str, str], top: int = 5) -> Report:
         f"The {top} heads that matter most: {said}.",
         f"Least: {ranked[-1][0].label()} ({ranked[-1][1]:+.3f})."])
     report.figures.append(Figure("importance_grid", figures.grid(
-        rows, "Log-prob drop when one head alone is removed", "drop (nats)", facet="kind", diverging=True),
+        rows, "Log-prob drop when one head alone is removed", "drop (nats)", facet="kind", diverging=True,
+        x_title="head"),
         "Red: the translation became less probable without the head (it helped); blue: more probable."))
     return report
 
@@ -176,6 +177,9 @@ def agreement_words(row) -> str:
     sign = "agree" if row.spearman >= 0 else "disagree"
     words = (f"Spearman rank correlation of occlusion and attention: {row.spearman:+.2f}: they {strength} {sign} "
              "on which pieces matter.")
+    top_a, top_d = int(np.argmax(row.attention)), int(np.argmax(row.drop))
+    words += (f" Both put “{row.pieces[top_a]}” first." if top_a == top_d else
+              f" Attention puts “{row.pieces[top_a]}” first, occlusion “{row.pieces[top_d]}”.")
     looked, needed = rank_gap(row.attention, row.drop)
     if looked is not None:
         words += (f" Most looked at but least needed: “{row.pieces[looked]}” (attention rank "

@@ -14,7 +14,7 @@ from runtime import OnnxTranslator
 from runtime import experiments as engine
 from runtime import toy as toy_contract
 
-from . import checks, link, report, views
+from . import checks, figures, link, report, views
 from .report import Report
 
 PREFIX = "exp_"
@@ -275,9 +275,7 @@ def show(rep: Report) -> None:
     for sentence in rep.sentences:
         st.markdown(sentence)
     for figure in rep.figures:
-        # A layered spec (cells with text) is drawn at a size of its own: at "content" Streamlit squeezed it flat.
-        size = {"width": 760, "height": figure.spec["height"] + 150} if "layer" in figure.spec else {"width": "content"}
-        st.vega_lite_chart(figure.spec, key=PREFIX + figure.key, **size)
+        st.vega_lite_chart(figure.spec, key=PREFIX + figure.key, **figures.frame(figure.spec))
         if figure.words:
             st.caption(figure.words)
         files = st.columns(3)

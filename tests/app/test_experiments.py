@@ -133,7 +133,7 @@ def test_knocking_out_heads_and_the_grid_draw_the_engines_numbers(monkeypatch, e
     clean(at)
     sentence = experiment_model.sentence(TEXT, "de", "en")
     result = engine.knockout(experiment_model, sentence, [engine.Head("dec_cross", 0, 1)], "zero")
-    points = figure(at, "The original translation, token by token")
+    points = figure(at, "The original translation: each token")
     np.testing.assert_allclose([p["v"] for p in points if p["series"] == "heads knocked out"],
                                result.original_log_probs, atol=1e-4)
     at.button(key="exp_grid").click().run()
