@@ -5,7 +5,7 @@ logic is in playground/experiments/."""
 import streamlit as st
 
 from playground import models, widgets
-from playground.experiments import checks, link
+from playground.experiments import checks, engine_widgets, link
 from playground.experiments import widgets as experiments
 
 models.page_setup("Experiments")
@@ -46,7 +46,7 @@ st.info(f"Greedy translation: **{base.text or '(empty output)'}**")
 if exp == "compare":
     report = experiments.compare(model, direction, text.strip(), base, state)
 else:
-    report = experiments.engine_experiment(model, base, direction, text.strip(), state, shape)
+    report = engine_widgets.engine_experiment(model, base, direction, text.strip(), state, shape)
 experiments.show_corrections(state.notes)
 st.query_params.from_dict(state.url())
 if report is not None:
