@@ -8,6 +8,7 @@ knocking out attention heads, head importance, and occlusion beside cross-attent
     result = knockout(model, sentence, [Head("dec_cross", 2, 5)], mode="zero")  # or mode="mean"
     grid = head_importance(model, sentence)                  # grid.drop[kind] (L, H): nats lost per head
     occ = occlusion(model, sentence, method="mask")          # occ.row(t): drop per source piece, attention, ρ
+    maps = attention_maps(model, sentence)                   # {"enc_self", "dec_self", "dec_cross"}: (L, H, T, S)
 
 Every function takes the `ExperimentModel` first and returns a frozen dataclass of numpy arrays and lists; none
 keeps state between calls except the reference means, cached on the model (`reference_means`). Heads are
@@ -30,13 +31,13 @@ from .heads import (
     reference_sentences,
 )
 from .lens import LogitLens, logit_lens
-from .model import ExperimentModel, Sentence, sentence_from
+from .model import ExperimentModel, Sentence, attention_maps, sentence_from
 from .occlude import METHODS as OCCLUSION_METHODS
 from .occlude import Occlusion, OcclusionRow, occlusion, spearman
 from .reference import REFERENCE_PAIRS, HeadMeans, reference_means
 
 __all__ = [
-    "ExperimentModel", "Sentence", "sentence_from", "HEAD_KINDS", "KIND_NAMES", "MODES", "Head",
+    "ExperimentModel", "Sentence", "sentence_from", "attention_maps", "HEAD_KINDS", "KIND_NAMES", "MODES", "Head",
     "logit_lens", "LogitLens", "knockout", "Knockout", "GatedBackend", "head_importance", "HeadImportance",
     "every_head", "reference_sentences", "reference_means", "HeadMeans", "REFERENCE_PAIRS",
     "occlusion", "Occlusion", "OcclusionRow", "OCCLUSION_METHODS", "spearman",

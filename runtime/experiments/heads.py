@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
+from ..batching import pad
 from ..decoding import greedy, top_k_numpy
 from ..spec import HEAD_KINDS
-from .model import ExperimentModel, Sentence, one_source
+from .model import ExperimentModel, Sentence, Tensors, one_source
 from .reference import REFERENCE_PAIRS, reference_means
 
 MODES = ("zero", "mean")
@@ -114,14 +115,15 @@ class GatedBackend:
         self.model, self.fills = model, fills
         self.gate = {kind: g[0] for kind, g in gates_for(model, [heads]).items()}  # (L, H) per kind
         self.max_source_len = self.max_target_len = model.files.max_len
+        self.encoded: Tensors | None = None  # the last `encode`'s outputs (memory, weights): a knock-out reuses them
 
     def rows(self, kind: str, n: int) -> np.ndarray:
         return np.repeat(self.gate[kind][None], n, axis=0)
 
     def encode(self, src_ids: np.ndarray, src_mask: np.ndarray) -> GatedState:
         n = len(src_ids)
-        memory = self.model.encode(src_ids, src_mask, self.rows("enc_self", n), self.fills["enc_self"])["memory"]
-        return GatedState(memory, np.asarray(src_mask, dtype=bool), np.zeros((n, 0), dtype=np.int64),
+        self.encoded = self.model.encode(src_ids, src_mask, self.rows("enc_self", n), self.fills["enc_self"])
+        return GatedState(self.encoded["memory"], np.asarray(src_mask, dtype=bool), np.zeros((n, 0), dtype=np.int64),
                           {kind: self.rows(kind, n) for kind in HEAD_KINDS[1:]})
 
     def step(self, tokens: np.ndarray, state: GatedState, attention: bool = False) -> tuple[np.ndarray, GatedState]:
@@ -180,22 +182,29 @@ class Knockout:
 
 def knockout(model: ExperimentModel, sentence: Sentence, heads: Sequence[Head], mode: str = "zero") -> Knockout:
     """Re-translate `sentence` greedily with `heads` removed (mode "zero": their output zeroed; "mean": replaced by
-    their mean over the reference set). With no heads it is the served model: same tokens, same log-probs."""
+    their mean over the reference set). With no heads it is the served model: same tokens, same log-probs.
+    Runs: the greedy search (one encoder run, one decoder run per token), then one decoder run of two rows that
+    scores the original translation and records the new one's attention."""
     heads = check_heads(model, heads)
     fills, reference = fills_for(model, mode)
     backend = GatedBackend(model, heads, fills)
     src, mask = one_source(sentence)
     tokenizer = model.tokenizer
     (hyp,) = greedy(backend, src, mask, sentence.max_len, tokenizer.bos_id, tokenizer.eos_id)
-    gates = gates_for(model, [heads])
-    original = teacher_forced(model, sentence, gates, fills)[0]
-    new = replace(sentence, output_ids=list(hyp.tokens))
-    maps = backend.attention(src, mask, np.array([new.tgt_in_ids], dtype=np.int64))
-    attention = {"enc_self": np.stack(maps["encoder"])[:, 0], "dec_self": np.stack(maps["self"])[:, 0],
-                 "dec_cross": np.stack(maps["cross"])[:, 0]}
-    return Knockout(sentence, heads, mode, reference, list(hyp.tokens), tokenizer.tokens(hyp.tokens),
-                    tokenizer.decode(hyp.tokens), [float(x) for x in hyp.token_log_probs],
-                    [float(x) for x in original], attention)
+    new_ids = list(hyp.tokens)
+    rows = [sentence.output_ids, new_ids]
+    tgt_in, _ = pad([[tokenizer.bos_id, *ids[:-1]] for ids in rows], tokenizer.pad_id)  # pads after: causal
+    targets, _ = pad(rows, tokenizer.pad_id)
+    decoded = model.decode(tgt_in, np.repeat(backend.encoded["memory"], 2, 0), np.repeat(mask, 2, 0),
+                           {kind: backend.rows(kind, 2) for kind in HEAD_KINDS[1:]},
+                           {kind: fills[kind] for kind in HEAD_KINDS[1:]})
+    original = model.token_log_probs(decoded["layer_states"][-1][:1], targets[:1])[0, :len(sentence.output_ids)]
+    n = len(new_ids)
+    attention = {"enc_self": backend.encoded["enc_self_weights"][:, 0],
+                 "dec_self": decoded["dec_self_weights"][:, 1, :, :n, :n],
+                 "dec_cross": decoded["dec_cross_weights"][:, 1, :, :n]}
+    return Knockout(sentence, heads, mode, reference, new_ids, tokenizer.tokens(new_ids), tokenizer.decode(new_ids),
+                    [float(x) for x in hyp.token_log_probs], [float(x) for x in original], attention)
 
 
 # ---------------------------------------------------------------- the head-importance grid
