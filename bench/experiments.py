@@ -74,8 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{args.repeats} rounds, threads {args.threads or 'default'}, {os.cpu_count()} cores, load average "
           f"{load:.1f} at the end" + (" (the machine was busy: times are inflated)" if load > 1.5 else ""))
     reference = statistics.median(times[TRANSLATE])
-    print(f"  (× translate: the median over the served translation's median in the same rounds, which load inflates "
-          f"alike)")
+    print("  (× translate: the median over the served translation's median in the same rounds, which load inflates "
+          "alike)")
     for name in names:
         median, worst = statistics.median(times[name]), max(times[name])
         target = GRID_TARGET_S * 1000 if name.startswith("head-importance") else CALL_TARGET_MS
