@@ -10,6 +10,9 @@ knocking out attention heads, head importance, and occlusion beside cross-attent
     occ = occlusion(model, sentence, method="mask")          # occ.row(t): drop per source piece, attention, ρ
     maps = attention_maps(model, sentence)                   # {"enc_self", "dec_self", "dec_cross"}: (L, H, T, S)
 
+The classifier (runtime.experiments.classifier): ClassifierExperimentModel, .review(text), classify_knockout,
+classify_head_importance, classify_occlusion (no logit lens: its output layer reads the pooled text).
+
 Every function takes the `ExperimentModel` first and returns a frozen dataclass of numpy arrays and lists; none
 keeps state between calls except the reference means, cached on the model (`reference_means`). Heads are
 `Head(kind, layer, head)` counted from 0, kind one of HEAD_KINDS ("enc_self", "dec_self", "dec_cross").
@@ -18,6 +21,15 @@ occlude (occlusion). The graphs are `runtime.spec`'s experiment graphs, made by 
 added to an older export by `--if-stale`). docs/experiments.md has the measurements and the choices made.
 """
 from ..spec import HEAD_KINDS
+from .classifier import (
+    ClassifierExperimentModel,
+    ClassifierKnockout,
+    ClassifierOcclusion,
+    Review,
+    classify_head_importance,
+    classify_knockout,
+    classify_occlusion,
+)
 from .heads import (
     KIND_NAMES,
     MODES,
@@ -34,11 +46,13 @@ from .lens import LogitLens, logit_lens
 from .model import ExperimentModel, Sentence, attention_maps, sentence_from
 from .occlude import METHODS as OCCLUSION_METHODS
 from .occlude import Occlusion, OcclusionRow, occlusion, spearman
-from .reference import REFERENCE_PAIRS, HeadMeans, reference_means
+from .reference import REFERENCE_PAIRS, REFERENCE_REVIEWS, HeadMeans, reference_means
 
 __all__ = [
     "ExperimentModel", "Sentence", "sentence_from", "attention_maps", "HEAD_KINDS", "KIND_NAMES", "MODES", "Head",
     "logit_lens", "LogitLens", "knockout", "Knockout", "GatedBackend", "head_importance", "HeadImportance",
     "every_head", "reference_sentences", "reference_means", "HeadMeans", "REFERENCE_PAIRS",
     "occlusion", "Occlusion", "OcclusionRow", "OCCLUSION_METHODS", "spearman",
+    "ClassifierExperimentModel", "Review", "classify_knockout", "ClassifierKnockout", "classify_head_importance",
+    "classify_occlusion", "ClassifierOcclusion", "REFERENCE_REVIEWS",
 ]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -27,6 +27,9 @@ from .model import ExperimentModel, Sentence, Tensors, one_source
 from .reference import REFERENCE_PAIRS, reference_means
 
 MODES = ("zero", "mean")
+# What the head functions accept: the translator's ExperimentModel, or the classifier's (runtime.experiments.
+# classifier), whose only kind is "enc_self". Both have .layers {kind: L}, .shape, .ones, .zeros_fill, .cache.
+AnyModel = Any
 KIND_NAMES = {"enc_self": "encoder self-attention", "dec_self": "decoder self-attention",
               "dec_cross": "cross-attention"}
 
@@ -42,13 +45,13 @@ class Head(NamedTuple):
         return f"{KIND_NAMES.get(self.kind, self.kind)}, layer {self.layer + 1}, head {self.head + 1}"
 
 
-def check_heads(model: ExperimentModel, heads: Sequence[Head]) -> list[Head]:
+def check_heads(model: AnyModel, heads: Sequence[Head]) -> list[Head]:
     """The heads as `Head`s, or a ValueError naming the first that this model does not have."""
     checked = []
     for item in heads:
         head = Head(*item)
-        if head.kind not in HEAD_KINDS:
-            raise ValueError(f"unknown attention kind {head.kind!r}: choose one of {', '.join(HEAD_KINDS)}")
+        if head.kind not in model.layers:
+            raise ValueError(f"unknown attention kind {head.kind!r}: this model has {', '.join(model.layers)}")
         layers, n_heads = model.layers[head.kind], model.shape.n_heads
         if not (0 <= head.layer < layers and 0 <= head.head < n_heads):
             raise ValueError(f"{head.kind} has layers 0..{layers - 1} and heads 0..{n_heads - 1}, "
@@ -62,20 +65,20 @@ def check_mode(mode: str) -> None:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
 
 
-def gates_for(model: ExperimentModel, rows: Sequence[Sequence[Head]]) -> dict[str, np.ndarray]:
+def gates_for(model: AnyModel, rows: Sequence[Sequence[Head]]) -> dict[str, np.ndarray]:
     """One gate row per entry of `rows` (the heads that row knocks out): {kind: (len(rows), L, H)}, 1 = keep."""
-    gates = {kind: model.ones(kind, len(rows)) for kind in HEAD_KINDS}
+    gates = {kind: model.ones(kind, len(rows)) for kind in model.layers}
     for row, heads in enumerate(rows):
         for kind, layer, head in heads:
             gates[kind][row, layer, head] = 0.0
     return gates
 
 
-def fills_for(model: ExperimentModel, mode: str) -> tuple[dict[str, np.ndarray], str | None]:
+def fills_for(model: AnyModel, mode: str) -> tuple[dict[str, np.ndarray], str | None]:
     """What a removed head outputs, per kind (L, H, K), and what that is, for a page to state."""
     check_mode(mode)
     if mode == "zero":
-        return {kind: model.zeros_fill(kind) for kind in HEAD_KINDS}, None
+        return {kind: model.zeros_fill(kind) for kind in model.layers}, None
     means = reference_means(model)
     return means.fill, means.description
 
@@ -212,13 +215,13 @@ def knockout(model: ExperimentModel, sentence: Sentence, heads: Sequence[Head], 
 class HeadImportance:
     """How much the log-probability of each sentence's own translation drops when one head alone is removed."""
 
-    sentences: list[Sentence]
+    sentences: list[Sentence]  # (the classifier's: runtime.experiments.classifier.Review)
     mode: str
     reference: str | None
     base_log_prob: np.ndarray  # (N,) each translation's summed log-probability with every head kept
     # kind -> (N, L, H): base minus the summed log-probability with that head removed (nats; > 0: the head helped)
     per_sentence: dict[str, np.ndarray]
-    # kind -> (N, L, H, T): the same per target token
+    # kind -> N × (L, H, T): the same per target token (empty for the classifier)
     per_token: dict[str, list[np.ndarray]]
     seconds: float  # wall time of the computation
 
@@ -234,8 +237,8 @@ class HeadImportance:
         return sorted(items, key=lambda item: -item[1])
 
 
-def every_head(model: ExperimentModel) -> list[Head]:
-    return [Head(kind, layer, head) for kind in HEAD_KINDS for layer in range(model.layers[kind])
+def every_head(model: AnyModel) -> list[Head]:
+    return [Head(kind, layer, head) for kind in model.layers for layer in range(model.layers[kind])
             for head in range(model.shape.n_heads)]
 
 

@@ -71,6 +71,8 @@ def sentence_from(translator: OnnxTranslator, text: str, src_lang: str = "de", t
 class ExperimentModel:
     """The served fp32 translator plus the experiment graphs of the same model directory (CPU by default)."""
 
+    kind = "seq2seq"
+
     def __init__(self, model_dir: str | Path, provider: str = "cpu", threads: int | None = None):
         self.translator = OnnxTranslator(model_dir, provider, "fp32", threads)
         self.files = files = ModelFiles.open(model_dir, "seq2seq")
