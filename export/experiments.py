@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from tx import Seq2SeqTransformer
+from tx import SentimentClassifier, Seq2SeqTransformer
 from tx.attention import MultiHeadAttention, attention
 from tx.layers import Residual
 from tx.masks import causal_mask, key_mask
@@ -44,7 +44,7 @@ def gated_attention(mha: MultiHeadAttention, residual: Residual, x: Tensor, memo
 class ExperimentGraph(nn.Module):
     """The model in eval mode; the spec-ordered inputs are `forward`'s arguments as they are."""
 
-    def __init__(self, model: Seq2SeqTransformer):
+    def __init__(self, model: Seq2SeqTransformer | SentimentClassifier):
         super().__init__()
         self.model = model.eval()
 
@@ -53,20 +53,36 @@ class ExperimentGraph(nn.Module):
         return tuple(flat)
 
 
+def gated_encoder(encoder: nn.Module, x: Tensor, keep: Tensor, gate: Tensor, fill: Tensor):
+    """The encoder stack (its final norm included) with its heads gated: ((B, S, D), weights, head outputs)."""
+    allowed = key_mask(keep)  # (B, 1, 1, S)
+    weights, contexts = [], []
+    for i, layer in enumerate(encoder.layers):
+        x, w, c = gated_attention(layer.self_attn, layer.res_attn, x, None, allowed, gate[:, i], fill[i])
+        x = layer.res_ff(x, layer.feed_forward)
+        weights.append(w)
+        contexts.append(c)
+    return encoder.norm(x), torch.stack(weights), torch.stack(contexts)
+
+
 class EncoderExperiment(ExperimentGraph):
     """(src_ids, src_mask, enc_self_gate (B, L, H), enc_self_fill (L, H, K)) -> memory, weights, head outputs."""
 
     def forward(self, src_ids: Tensor, src_mask: Tensor, gate: Tensor, fill: Tensor):
         m = self.model
-        x = m.positional(m.src_embed(src_ids))
-        allowed = key_mask(src_mask)  # (B, 1, 1, S)
-        weights, contexts = [], []
-        for i, layer in enumerate(m.encoder.layers):
-            x, w, c = gated_attention(layer.self_attn, layer.res_attn, x, None, allowed, gate[:, i], fill[i])
-            x = layer.res_ff(x, layer.feed_forward)
-            weights.append(w)
-            contexts.append(c)
-        return m.encoder.norm(x), torch.stack(weights), torch.stack(contexts)
+        return gated_encoder(m.encoder, m.positional(m.src_embed(src_ids)), src_mask, gate, fill)
+
+
+class ClassifierExperiment(ExperimentGraph):
+    """(input_ids, attention_mask, enc_self_gate, enc_self_fill) -> the calibrated logits (as the served classifier
+    returns them), weights, head outputs."""
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor, gate: Tensor, fill: Tensor):
+        m = self.model
+        encoded, weights, contexts = gated_encoder(m.encoder, m.positional(m.embed(input_ids)), attention_mask, gate,
+                                                   fill)
+        logits = m.head(m.pool(encoded, attention_mask)) / m.config.temperature  # dropout: identity in eval
+        return logits, weights, contexts
 
 
 class DecoderExperiment(ExperimentGraph):
@@ -106,4 +122,4 @@ class LogitLens(ExperimentGraph):
 
 
 EXPERIMENT_MODULES = {"encoder_experiment": EncoderExperiment, "decoder_experiment": DecoderExperiment,
-                      "logit_lens": LogitLens}
+                      "logit_lens": LogitLens, "classifier_experiment": ClassifierExperiment}

@@ -264,8 +264,9 @@ def walkthrough_graphs(shape: ModelShape) -> list[GraphSpec]:
 
 
 # ---------------------------------------------------------------- the experiment graphs
-# The Experiments page's graphs (fp32, shown not served, like the walkthrough's): the encoder and a teacher-forced
-# decoder with a gate per layer × head on every attention kind, and the output layer on its own (the logit lens).
+# The Experiments page's graphs (fp32, shown not served, like the walkthrough's): the translator's encoder and
+# teacher-forced decoder with a gate per layer × head on every attention kind, and its output layer on its own (the
+# logit lens); the classifier with a gate per encoder head.
 # A head's output (its context vector weights @ v, before W_O mixes the heads) becomes
 #     gate · context + (1 − gate) · fill
 # so gate 1 keeps the head, gate 0 with fill 0 knocks it out, gate 0 with fill = the head's mean context over a
@@ -322,10 +323,20 @@ def logit_lens_graph(shape: ModelShape) -> GraphSpec:
     return GraphSpec("logit_lens", inputs, outputs, explain=False, batchable=True)
 
 
+def classifier_experiment_graph(shape: ModelShape) -> GraphSpec:
+    """Input + encoder head gates -> the calibrated logits (what the served classifier returns), every layer's
+    attention weights and head outputs."""
+    layers = shape.n_layers
+    inputs = (TensorSpec("input_ids", "int64", (BATCH, SEQ)), TensorSpec("attention_mask", MASK_DTYPE, (BATCH, SEQ)),
+              *_head_inputs("enc_self", layers, shape))
+    outputs = (TensorSpec("logits", "float32", (BATCH, shape.n_classes)),
+               *_head_outputs("enc_self", layers, SEQ, SEQ, shape))
+    return GraphSpec("classifier_experiment", inputs, outputs, explain=True, batchable=True)
+
+
 def experiment_graphs(shape: ModelShape) -> list[GraphSpec]:
-    """The translator's experiment graphs ([] for the classifier: none yet)."""
     if shape.kind == "seq2seq":
         return [encoder_experiment_graph(shape), decoder_experiment_graph(shape), logit_lens_graph(shape)]
     if shape.kind == "classifier":
-        return []
+        return [classifier_experiment_graph(shape)]
     raise ValueError(f"no experiment graphs for model kind {shape.kind!r}")

@@ -8,6 +8,10 @@ knocking out attention heads, head importance, and occlusion beside cross-attent
     result = knockout(model, sentence, [Head("dec_cross", 2, 5)], mode="zero")  # or mode="mean"
     grid = head_importance(model, sentence)                  # grid.drop[kind] (L, H): nats lost per head
     occ = occlusion(model, sentence, method="mask")          # occ.row(t): drop per source piece, attention, ρ
+    maps = attention_maps(model, sentence)                   # {"enc_self", "dec_self", "dec_cross"}: (L, H, T, S)
+
+The classifier (runtime.experiments.classifier): ClassifierExperimentModel, .review(text), classify_knockout,
+classify_head_importance, classify_occlusion (no logit lens: its output layer reads the pooled text).
 
 Every function takes the `ExperimentModel` first and returns a frozen dataclass of numpy arrays and lists; none
 keeps state between calls except the reference means, cached on the model (`reference_means`). Heads are
@@ -17,6 +21,15 @@ occlude (occlusion). The graphs are `runtime.spec`'s experiment graphs, made by 
 added to an older export by `--if-stale`). docs/experiments.md has the measurements and the choices made.
 """
 from ..spec import HEAD_KINDS
+from .classifier import (
+    ClassifierExperimentModel,
+    ClassifierKnockout,
+    ClassifierOcclusion,
+    Review,
+    classify_head_importance,
+    classify_knockout,
+    classify_occlusion,
+)
 from .heads import (
     KIND_NAMES,
     MODES,
@@ -30,14 +43,16 @@ from .heads import (
     reference_sentences,
 )
 from .lens import LogitLens, logit_lens
-from .model import ExperimentModel, Sentence, sentence_from
+from .model import ExperimentModel, Sentence, attention_maps, sentence_from
 from .occlude import METHODS as OCCLUSION_METHODS
 from .occlude import Occlusion, OcclusionRow, occlusion, spearman
-from .reference import REFERENCE_PAIRS, HeadMeans, reference_means
+from .reference import REFERENCE_PAIRS, REFERENCE_REVIEWS, HeadMeans, reference_means
 
 __all__ = [
-    "ExperimentModel", "Sentence", "sentence_from", "HEAD_KINDS", "KIND_NAMES", "MODES", "Head",
+    "ExperimentModel", "Sentence", "sentence_from", "attention_maps", "HEAD_KINDS", "KIND_NAMES", "MODES", "Head",
     "logit_lens", "LogitLens", "knockout", "Knockout", "GatedBackend", "head_importance", "HeadImportance",
     "every_head", "reference_sentences", "reference_means", "HeadMeans", "REFERENCE_PAIRS",
     "occlusion", "Occlusion", "OcclusionRow", "OCCLUSION_METHODS", "spearman",
+    "ClassifierExperimentModel", "Review", "classify_knockout", "ClassifierKnockout", "classify_head_importance",
+    "classify_occlusion", "ClassifierOcclusion", "REFERENCE_REVIEWS",
 ]

@@ -15,17 +15,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..batching import pad
 from ..decoding import greedy, top_k_numpy
 from ..spec import HEAD_KINDS
-from .model import ExperimentModel, Sentence, one_source
+from .model import ExperimentModel, Sentence, Tensors, one_source
 from .reference import REFERENCE_PAIRS, reference_means
 
 MODES = ("zero", "mean")
+# What the head functions accept: the translator's ExperimentModel, or the classifier's (runtime.experiments.
+# classifier), whose only kind is "enc_self". Both have .layers {kind: L}, .shape, .ones, .zeros_fill, .cache.
+AnyModel = Any
 KIND_NAMES = {"enc_self": "encoder self-attention", "dec_self": "decoder self-attention",
               "dec_cross": "cross-attention"}
 
@@ -41,13 +45,13 @@ class Head(NamedTuple):
         return f"{KIND_NAMES.get(self.kind, self.kind)}, layer {self.layer + 1}, head {self.head + 1}"
 
 
-def check_heads(model: ExperimentModel, heads: Sequence[Head]) -> list[Head]:
+def check_heads(model: AnyModel, heads: Sequence[Head]) -> list[Head]:
     """The heads as `Head`s, or a ValueError naming the first that this model does not have."""
     checked = []
     for item in heads:
         head = Head(*item)
-        if head.kind not in HEAD_KINDS:
-            raise ValueError(f"unknown attention kind {head.kind!r}: choose one of {', '.join(HEAD_KINDS)}")
+        if head.kind not in model.layers:
+            raise ValueError(f"unknown attention kind {head.kind!r}: this model has {', '.join(model.layers)}")
         layers, n_heads = model.layers[head.kind], model.shape.n_heads
         if not (0 <= head.layer < layers and 0 <= head.head < n_heads):
             raise ValueError(f"{head.kind} has layers 0..{layers - 1} and heads 0..{n_heads - 1}, "
@@ -61,20 +65,20 @@ def check_mode(mode: str) -> None:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
 
 
-def gates_for(model: ExperimentModel, rows: Sequence[Sequence[Head]]) -> dict[str, np.ndarray]:
+def gates_for(model: AnyModel, rows: Sequence[Sequence[Head]]) -> dict[str, np.ndarray]:
     """One gate row per entry of `rows` (the heads that row knocks out): {kind: (len(rows), L, H)}, 1 = keep."""
-    gates = {kind: model.ones(kind, len(rows)) for kind in HEAD_KINDS}
+    gates = {kind: model.ones(kind, len(rows)) for kind in model.layers}
     for row, heads in enumerate(rows):
         for kind, layer, head in heads:
             gates[kind][row, layer, head] = 0.0
     return gates
 
 
-def fills_for(model: ExperimentModel, mode: str) -> tuple[dict[str, np.ndarray], str | None]:
+def fills_for(model: AnyModel, mode: str) -> tuple[dict[str, np.ndarray], str | None]:
     """What a removed head outputs, per kind (L, H, K), and what that is, for a page to state."""
     check_mode(mode)
     if mode == "zero":
-        return {kind: model.zeros_fill(kind) for kind in HEAD_KINDS}, None
+        return {kind: model.zeros_fill(kind) for kind in model.layers}, None
     means = reference_means(model)
     return means.fill, means.description
 
@@ -114,14 +118,15 @@ class GatedBackend:
         self.model, self.fills = model, fills
         self.gate = {kind: g[0] for kind, g in gates_for(model, [heads]).items()}  # (L, H) per kind
         self.max_source_len = self.max_target_len = model.files.max_len
+        self.encoded: Tensors | None = None  # the last `encode`'s outputs (memory, weights): a knock-out reuses them
 
     def rows(self, kind: str, n: int) -> np.ndarray:
         return np.repeat(self.gate[kind][None], n, axis=0)
 
     def encode(self, src_ids: np.ndarray, src_mask: np.ndarray) -> GatedState:
         n = len(src_ids)
-        memory = self.model.encode(src_ids, src_mask, self.rows("enc_self", n), self.fills["enc_self"])["memory"]
-        return GatedState(memory, np.asarray(src_mask, dtype=bool), np.zeros((n, 0), dtype=np.int64),
+        self.encoded = self.model.encode(src_ids, src_mask, self.rows("enc_self", n), self.fills["enc_self"])
+        return GatedState(self.encoded["memory"], np.asarray(src_mask, dtype=bool), np.zeros((n, 0), dtype=np.int64),
                           {kind: self.rows(kind, n) for kind in HEAD_KINDS[1:]})
 
     def step(self, tokens: np.ndarray, state: GatedState, attention: bool = False) -> tuple[np.ndarray, GatedState]:
@@ -180,22 +185,29 @@ class Knockout:
 
 def knockout(model: ExperimentModel, sentence: Sentence, heads: Sequence[Head], mode: str = "zero") -> Knockout:
     """Re-translate `sentence` greedily with `heads` removed (mode "zero": their output zeroed; "mean": replaced by
-    their mean over the reference set). With no heads it is the served model: same tokens, same log-probs."""
+    their mean over the reference set). With no heads it is the served model: same tokens, same log-probs.
+    Runs: the greedy search (one encoder run, one decoder run per token), then one decoder run of two rows that
+    scores the original translation and records the new one's attention."""
     heads = check_heads(model, heads)
     fills, reference = fills_for(model, mode)
     backend = GatedBackend(model, heads, fills)
     src, mask = one_source(sentence)
     tokenizer = model.tokenizer
     (hyp,) = greedy(backend, src, mask, sentence.max_len, tokenizer.bos_id, tokenizer.eos_id)
-    gates = gates_for(model, [heads])
-    original = teacher_forced(model, sentence, gates, fills)[0]
-    new = replace(sentence, output_ids=list(hyp.tokens))
-    maps = backend.attention(src, mask, np.array([new.tgt_in_ids], dtype=np.int64))
-    attention = {"enc_self": np.stack(maps["encoder"])[:, 0], "dec_self": np.stack(maps["self"])[:, 0],
-                 "dec_cross": np.stack(maps["cross"])[:, 0]}
-    return Knockout(sentence, heads, mode, reference, list(hyp.tokens), tokenizer.tokens(hyp.tokens),
-                    tokenizer.decode(hyp.tokens), [float(x) for x in hyp.token_log_probs],
-                    [float(x) for x in original], attention)
+    new_ids = list(hyp.tokens)
+    rows = [sentence.output_ids, new_ids]
+    tgt_in, _ = pad([[tokenizer.bos_id, *ids[:-1]] for ids in rows], tokenizer.pad_id)  # pads after: causal
+    targets, _ = pad(rows, tokenizer.pad_id)
+    decoded = model.decode(tgt_in, np.repeat(backend.encoded["memory"], 2, 0), np.repeat(mask, 2, 0),
+                           {kind: backend.rows(kind, 2) for kind in HEAD_KINDS[1:]},
+                           {kind: fills[kind] for kind in HEAD_KINDS[1:]})
+    original = model.token_log_probs(decoded["layer_states"][-1][:1], targets[:1])[0, :len(sentence.output_ids)]
+    n = len(new_ids)
+    attention = {"enc_self": backend.encoded["enc_self_weights"][:, 0],
+                 "dec_self": decoded["dec_self_weights"][:, 1, :, :n, :n],
+                 "dec_cross": decoded["dec_cross_weights"][:, 1, :, :n]}
+    return Knockout(sentence, heads, mode, reference, new_ids, tokenizer.tokens(new_ids), tokenizer.decode(new_ids),
+                    [float(x) for x in hyp.token_log_probs], [float(x) for x in original], attention)
 
 
 # ---------------------------------------------------------------- the head-importance grid
@@ -203,13 +215,13 @@ def knockout(model: ExperimentModel, sentence: Sentence, heads: Sequence[Head], 
 class HeadImportance:
     """How much the log-probability of each sentence's own translation drops when one head alone is removed."""
 
-    sentences: list[Sentence]
+    sentences: list[Sentence]  # (the classifier's: runtime.experiments.classifier.Review)
     mode: str
     reference: str | None
     base_log_prob: np.ndarray  # (N,) each translation's summed log-probability with every head kept
     # kind -> (N, L, H): base minus the summed log-probability with that head removed (nats; > 0: the head helped)
     per_sentence: dict[str, np.ndarray]
-    # kind -> (N, L, H, T): the same per target token
+    # kind -> N × (L, H, T): the same per target token (empty for the classifier)
     per_token: dict[str, list[np.ndarray]]
     seconds: float  # wall time of the computation
 
@@ -225,8 +237,8 @@ class HeadImportance:
         return sorted(items, key=lambda item: -item[1])
 
 
-def every_head(model: ExperimentModel) -> list[Head]:
-    return [Head(kind, layer, head) for kind in HEAD_KINDS for layer in range(model.layers[kind])
+def every_head(model: AnyModel) -> list[Head]:
+    return [Head(kind, layer, head) for kind in model.layers for layer in range(model.layers[kind])
             for head in range(model.shape.n_heads)]
 
 

@@ -71,6 +71,8 @@ def sentence_from(translator: OnnxTranslator, text: str, src_lang: str = "de", t
 class ExperimentModel:
     """The served fp32 translator plus the experiment graphs of the same model directory (CPU by default)."""
 
+    kind = "seq2seq"
+
     def __init__(self, model_dir: str | Path, provider: str = "cpu", threads: int | None = None):
         self.translator = OnnxTranslator(model_dir, provider, "fp32", threads)
         self.files = files = ModelFiles.open(model_dir, "seq2seq")
@@ -159,3 +161,14 @@ def one_source(sentence: Sentence) -> tuple[np.ndarray, np.ndarray]:
     """The sentence's source as a batch of one: ids (1, S) and mask (1, S)."""
     src = np.array([sentence.src_ids], dtype=np.int64)
     return src, np.ones_like(src, dtype=bool)
+
+
+def attention_maps(model: ExperimentModel, sentence: Sentence) -> dict[str, np.ndarray]:
+    """Every attention weight over `sentence`'s translation, teacher-forced through the experiment graphs with no
+    head knocked out (one encoder run, one decoder run): {"enc_self": (L, H, S, S), "dec_self": (L, H, T, T),
+    "dec_cross": (L, H, T, S)}, row t being the step that chose output token t."""
+    src, mask = one_source(sentence)
+    encoded = model.encode(src, mask)
+    decoded = model.decode(np.array([sentence.tgt_in_ids], dtype=np.int64), encoded["memory"], mask)
+    return {"enc_self": encoded["enc_self_weights"][:, 0], "dec_self": decoded["dec_self_weights"][:, 0],
+            "dec_cross": decoded["dec_cross_weights"][:, 0]}

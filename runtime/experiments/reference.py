@@ -44,6 +44,28 @@ REFERENCE_PAIRS: tuple[tuple[str, str], ...] = (
 )
 REFERENCE_NAME = "16 everyday DE–EN sentence pairs (runtime.experiments.reference), both directions"
 
+# The classifier's reference set: 16 short film reviews written for this file, 8 positive and 8 negative, one or
+# two with a negation, so that no label or construction dominates the means.
+REFERENCE_REVIEWS: tuple[str, ...] = (
+    "a warm, funny film with a great cast",
+    "the story drags and the ending makes no sense",
+    "I laughed all the way through",
+    "flat characters and a script full of clichés",
+    "beautifully shot and wonderfully acted",
+    "two hours I will never get back",
+    "not perfect, but I enjoyed every minute",
+    "the music was the only good thing about it",
+    "a moving story told with real care",
+    "boring from start to finish",
+    "the best film I have seen this year",
+    "the jokes fall flat and the plot is thin",
+    "clever, sharp and never dull",
+    "I did not like it at all",
+    "a charming little film for the whole family",
+    "loud, long and completely forgettable",
+)
+REVIEWS_NAME = "16 short film reviews, 8 positive and 8 negative (runtime.experiments.reference)"
+
 
 @dataclass(frozen=True)
 class HeadMeans:
@@ -79,10 +101,14 @@ def mean_over(context: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def reference_means(model: ExperimentModel, pairs: Sequence[tuple[str, str]] = REFERENCE_PAIRS) -> HeadMeans:
-    """Every head's mean output over the reference set, with no head knocked out (cached on the model)."""
+    """Every head's mean output over the reference set, with no head knocked out (cached on the model). The
+    classifier's model (runtime.experiments.classifier) averages over REFERENCE_REVIEWS instead (`pairs` unused)."""
     key = ("reference_means", tuple(pairs))
     if key in model.cache:
         return model.cache[key]  # type: ignore[return-value]
+    if model.kind == "classifier":
+        model.cache[key] = means = classifier_means(model)
+        return means
     examples = reference_examples(model, pairs)
     src_ids, src_mask = pad([s for s, _ in examples], model.tokenizer.pad_id)
     tgt_ids, tgt_mask = pad([t for _, t in examples], model.tokenizer.pad_id)
@@ -98,3 +124,13 @@ def reference_means(model: ExperimentModel, pairs: Sequence[tuple[str, str]] = R
     means = HeadMeans({kind: fill[kind] for kind in HEAD_KINDS}, positions, len(examples), description)
     model.cache[key] = means
     return means
+
+
+def classifier_means(model, reviews: Sequence[str] = REFERENCE_REVIEWS) -> HeadMeans:
+    """The classifier's encoder heads averaged over every real position of the reference reviews."""
+    ids, mask = pad([model.tokenizer.encode(text)[:model.classifier.max_len] for text in reviews],
+                    model.tokenizer.pad_id)
+    out = model.run(ids, mask)
+    positions = int(mask.sum())
+    return HeadMeans({"enc_self": mean_over(out["enc_self_context"], mask)}, {"enc_self": positions}, len(reviews),
+                     f"each head's mean output over {REVIEWS_NAME}: {positions} positions")

@@ -1,8 +1,8 @@
 """The experiment graphs against the PyTorch model: a head knocked out in ONNX (the graphs' gates) equals the same
 head knocked out in PyTorch by a hook on the model's own W_O (its input is the heads' outputs side by side), at every
-layer, head and attention kind, zeroed and mean-ablated; the reference means are the heads' mean outputs over the
-reference set as PyTorch computes them; the logit lens is each decoder layer's output through the model's own
-output layer."""
+layer, head and attention kind, zeroed and mean-ablated, in the translator and in the classifier; the reference
+means are the heads' mean outputs over the reference set as PyTorch computes them; the logit lens is each decoder
+layer's output through the model's own output layer."""
 from __future__ import annotations
 
 import dataclasses
@@ -13,13 +13,22 @@ import onnxruntime as ort
 import pytest
 import torch
 from conftest import tiny_seq2seq
-from export_fixtures import GERMAN, exported, fresh_copy
+from export_fixtures import GERMAN, REVIEWS, exported, fresh_copy
 
 from export.onnx_export import DEFAULT_OPSET
 from export.pipeline import export_graphs
 from runtime.batching import pad
-from runtime.experiments import ExperimentModel, Head, every_head, head_importance, knockout, logit_lens
-from runtime.experiments.reference import reference_examples, reference_means
+from runtime.experiments import (
+    ClassifierExperimentModel,
+    ExperimentModel,
+    Head,
+    classify_head_importance,
+    every_head,
+    head_importance,
+    knockout,
+    logit_lens,
+)
+from runtime.experiments.reference import REFERENCE_REVIEWS, reference_examples, reference_means
 from runtime.model_files import read_model_config
 from runtime.spec import HEAD_KINDS, ModelShape, experiment_graphs
 from tx import load_model_dir
@@ -153,6 +162,58 @@ def test_the_logit_lens_is_every_decoder_layers_output_through_the_models_output
     for i, out in outputs.items():
         want = model.generator(model.decoder.norm(out))[0].log_softmax(-1).numpy()
         assert np.abs(lens.log_probs[i] - want).max() <= ATOL, f"layer {i}"
+
+
+@pytest.mark.parametrize("mode", ["zero", "mean"])
+@torch.inference_mode()
+def test_every_classifier_head_knocked_out_in_onnx_equals_the_same_in_pytorch(mode):
+    model_dir = exported("sentiment")
+    experiments, model = ClassifierExperimentModel(model_dir), load_model_dir(model_dir)
+    review = experiments.review(REVIEWS[2][1])
+    means = reference_means(experiments)
+    fills = means.fill if mode == "mean" else None
+    grid = classify_head_importance(experiments, review, mode)
+    ids = torch.tensor([review.ids])
+
+    def label_log_prob(heads) -> float:
+        handles = [h for kind, layer, head in heads for h in knock_out_encoder(model, layer, head, fills)]
+        try:
+            return float(model.classify(ids, torch.ones_like(ids, dtype=torch.bool)).logits.log_softmax(-1)[
+                0, review.label_index])
+        finally:
+            for handle in handles:
+                handle.remove()
+    base = label_log_prob([])
+    for head in every_head(experiments):
+        assert grid.per_sentence["enc_self"][0, head.layer, head.head] == pytest.approx(
+            base - label_log_prob([head]), abs=ATOL), f"{head.label()} ({mode})"
+    if mode == "mean":  # the means are the heads' mean outputs over the reference reviews, as PyTorch has them
+        seen, handles = {}, [layer.self_attn.w_o.register_forward_pre_hook(
+            lambda _m, args, i=i: seen.__setitem__(i, args[0])) for i, layer in enumerate(model.encoder.layers)]
+        ids, mask = (torch.from_numpy(a) for a in pad([experiments.tokenizer.encode(t) for t in REFERENCE_REVIEWS],
+                                                      0))
+        try:
+            model.classify(ids, mask)
+        finally:
+            for handle in handles:
+                handle.remove()
+        for layer, concat in seen.items():
+            b, t, d = concat.shape
+            want = concat.reshape(b, t, 2, d // 2)[mask].mean(0).numpy()
+            np.testing.assert_allclose(means.fill["enc_self"][layer], want, atol=1e-5)
+
+
+def knock_out_encoder(model, layer: int, head: int, fills) -> list:
+    """knock_out for an encoder-only model: the hook on its encoder layer's W_O."""
+    mha = model.encoder.layers[layer].self_attn
+    value = torch.zeros(mha.d_k) if fills is None else torch.from_numpy(fills["enc_self"][layer, head])
+
+    def replace(_module, args):
+        b, t, d = args[0].shape
+        x = args[0].reshape(b, t, mha.n_heads, mha.d_k).clone()
+        x[:, :, head] = value
+        return (x.reshape(b, t, d),)
+    return [mha.w_o.register_forward_pre_hook(replace)]
 
 
 @pytest.mark.slow

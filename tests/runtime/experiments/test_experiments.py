@@ -15,6 +15,7 @@ from runtime.experiments import (
     OCCLUSION_METHODS,
     ExperimentModel,
     Head,
+    attention_maps,
     every_head,
     head_importance,
     knockout,
@@ -76,6 +77,14 @@ def test_a_knockout_retranslates_with_the_knocked_out_models_own_greedy_choices(
     src, _ = one_source(sentence)
     assert result.attention["dec_cross"].shape == (2, 4, len(result.output_ids), src.shape[1])
     assert knockout(model, sentence, heads[:1], mode="mean").reference.startswith("each head's mean output")
+
+
+def test_the_attention_maps_are_the_served_models(model, sentence):
+    maps = attention_maps(model, sentence)
+    served = model.translator.translate([sentence.text], "de", "en", method="greedy", max_len=8, attention="all")[0]
+    assert served.token_ids == sentence.output_ids
+    for kind, key in (("enc_self", "encoder"), ("dec_self", "self"), ("dec_cross", "cross")):
+        np.testing.assert_allclose(maps[kind], np.stack(served.attention[key]), atol=ATOL, err_msg=kind)
 
 
 def test_the_logit_lens_last_layer_is_the_served_distribution(model, sentence):
