@@ -102,8 +102,8 @@ def engine_experiment(model, base, direction: tuple[str, str], text: str, state:
     return knockout(em, sentence, state, shape, shown, version)
 
 
-def knockout(em, sentence, state: link.Experiment, shape: link.Shape, shown: dict[str, str], version: tuple):
-    """Heads to knock out, zero or mean; the new output beside the original; the head-importance grid on demand."""
+def head_controls(state: link.Experiment, shape: link.Shape) -> None:
+    """The heads to knock out (any of this model's) and zero or mean, into `state`."""
     every = shape.all_heads()
     st.session_state[PREFIX + "heads"] = [h for h in st.session_state.get(PREFIX + "heads", []) if h in every]
     picked, how = st.columns([3, 1])
@@ -112,6 +112,18 @@ def knockout(em, sentence, state: link.Experiment, shape: link.Shape, shown: dic
                                      "below and pick the ones that matter)")
     state.ablation = how.radio("Knock out by", list(link.ABLATIONS), key=PREFIX + "ablation",
                                format_func=link.ABLATIONS.get)
+
+
+def grid_asked(key: tuple) -> bool:
+    """The head-importance grid's button: once pressed, the grid stays for the same sentence, set and mode."""
+    if st.button("Compute the head-importance grid (every head alone: a few seconds)", key=PREFIX + "grid"):
+        st.session_state[PREFIX + "grid_done"] = key
+    return st.session_state.get(PREFIX + "grid_done") == key
+
+
+def knockout(em, sentence, state: link.Experiment, shape: link.Shape, shown: dict[str, str], version: tuple):
+    """Heads to knock out, zero or mean; the new output beside the original; the head-importance grid on demand."""
+    head_controls(state, shape)
     shown = {**shown, "heads knocked out": ", ".join(h.label() for h in state.heads) or "none",
              "ablation": state.ablation}
     if state.heads:
@@ -122,10 +134,7 @@ def knockout(em, sentence, state: link.Experiment, shape: link.Shape, shown: dic
         rep = Report("Knock out heads", shown, ["Choose one head or more above to see the translation without them."])
     over = st.radio("Head-importance grid over", ["sentence", "set"], key=PREFIX + "over", horizontal=True,
                     format_func={"sentence": "this sentence", "set": "a small built-in set (8 sentences)"}.get)
-    key = (sentence, over, state.ablation, version)
-    if st.button("Compute the head-importance grid (every head alone: a few seconds)", key=PREFIX + "grid"):
-        st.session_state[PREFIX + "grid_done"] = key
-    if st.session_state.get(PREFIX + "grid_done") == key:
+    if grid_asked((sentence, over, state.ablation, version)):
         with st.spinner("Knocking out every head alone…"):
             grid = views.importance_report(_importance(em, sentence, over, state.ablation, version), shown)
         rep.sentences += grid.sentences

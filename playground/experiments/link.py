@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 
 EXPERIMENTS = {"compare": "Edit and compare", "lens": "Logit lens", "knockout": "Knock out heads",
                "occlusion": "Which source words a target word needed"}
+CLASSIFIER_EXPERIMENTS = ("knockout", "occlusion")  # the logit lens and edit-and-compare are the translator's
 AGAINST = {"edit": "an edited sentence", "int8": "the int8 model (same input)",
            "trained": "a model you trained on the Train page (same input)"}
 # The attention kinds as the URL spells them, and as a reader names them.
@@ -42,7 +43,9 @@ class Shape:
     heads: int
 
     @classmethod
-    def of(cls, config: dict[str, Any]) -> Shape:
+    def of(cls, config: dict[str, Any], classifier: bool = False) -> Shape:
+        if classifier:  # an encoder only: its self-attention is the one kind of head
+            return cls({"enc_self": int(config.get("n_layers") or 1)}, int(config.get("n_heads") or 1))
         decoder = int(config.get("n_decoder_layers") or config.get("n_layers") or 1)
         return cls({"enc_self": int(config.get("n_layers") or 1), "dec_self": decoder, "dec_cross": decoder},
                    int(config.get("n_heads") or 1))
@@ -83,8 +86,9 @@ class Experiment:
 def parse_head(raw: str, shape: Shape) -> Head | str:
     """"dec_cross.2.5" -> Head("dec_cross", 2, 5), or the reason it is not a head of this model."""
     parts = raw.strip().split(".")
-    if len(parts) != 3 or parts[0] not in KINDS or not (parts[1].isdigit() and parts[2].isdigit()):
-        return f"“{raw[:40]}” is not a head (write kind.layer.head, kind one of {', '.join(KINDS)}, e.g. dec_cross.1.2)"
+    if len(parts) != 3 or parts[0] not in shape.layers or not (parts[1].isdigit() and parts[2].isdigit()):
+        return (f"“{raw[:40]}” is not a head of this model (write kind.layer.head, kind one of "
+                f"{', '.join(shape.layers)}, e.g. {next(iter(shape.layers))}.1.2)")
     head = Head(parts[0], int(parts[1]), int(parts[2]))
     if not (1 <= head.layer <= shape.layers[head.kind] and 1 <= head.head <= shape.heads):
         return (f"head {head.key()} does not exist: this model has {shape.layers[head.kind]} {KINDS[head.kind]} "
@@ -92,9 +96,11 @@ def parse_head(raw: str, shape: Shape) -> Head | str:
     return head
 
 
-def parse_url(raw: dict[str, str], models: list[str], shape: Shape) -> tuple[dict[str, Any], list[str]]:
-    """A link's query parameters -> (the widget values it sets, the corrections made, in words). A value that is
-    malformed or impossible for this model is dropped (the page's default stands) or cut to fit, and said."""
+def parse_url(raw: dict[str, str], shapes: dict[str, Shape]) -> tuple[dict[str, Any], list[str]]:
+    """A link's query parameters -> (the widget values it sets, the corrections made, in words). `shapes`: the
+    models this app serves ("translate:de-en", "sentiment"), each with its heads. A value that is malformed or
+    impossible for the link's model is dropped (the page's default stands) or cut to fit, and said."""
+    models = list(shapes)
     found: dict[str, Any] = {}
     notes: list[str] = []
     if "model" in raw:
@@ -111,12 +117,16 @@ def parse_url(raw: dict[str, str], models: list[str], shape: Shape) -> tuple[dic
                              f"long: it was cut to {MAX_TEXT}")
                 text = text[:MAX_TEXT]
             found[name] = text
-    for name, allowed in (("exp", EXPERIMENTS), ("against", AGAINST), ("ablation", ABLATIONS)):
+    shape = shapes[found.get("model", models[0])]
+    classifier = found.get("model", models[0]) == "sentiment"
+    for name, allowed in (("exp", CLASSIFIER_EXPERIMENTS if classifier else EXPERIMENTS), ("against", AGAINST),
+                          ("ablation", ABLATIONS)):
         if name in raw:
             if raw[name] in allowed:
                 found[name] = raw[name]
             else:
-                notes.append(f"“{raw[name][:40]}” is not a known {name} ({', '.join(allowed)}): the default is used")
+                notes.append(f"“{raw[name][:40]}” is not a known {name} for this model ({', '.join(allowed)}): the "
+                             "default is used")
     if raw.get("heads"):
         heads: list[Head] = []
         for piece in raw["heads"].split(",")[:MAX_HEADS * 2]:

@@ -112,7 +112,7 @@ def knockout_report(result, inputs: dict[str, str]) -> Report:
     return report
 
 
-def importance_report(grid, inputs: dict[str, str], top: int = 5) -> Report:
+def importance_report(grid, inputs: dict[str, str], top: int = 5, what: str = "the original translation") -> Report:
     """runtime.experiments.heads.HeadImportance -> the drop per layer × head × kind, and the heads that matter."""
     from .link import KINDS
 
@@ -125,14 +125,14 @@ def importance_report(grid, inputs: dict[str, str], top: int = 5) -> Report:
     mode = "zeroed" if grid.mode == "zero" else f"replaced by {grid.reference}"
     said = "; ".join(f"{head.label()}: {value:+.3f}" for head, value in ranked[:top])
     report = Report("Head importance", inputs, [
-        f"Each head alone {mode}: how much the log-prob of the original translation drops, over {over} "
+        f"Each head alone {mode}: how much the log-prob of {what} drops, over {over} "
         f"(nats; > 0: the head helped). Computed in {grid.seconds:.2f} s.",
         f"The {top} heads that matter most: {said}.",
         f"Least: {ranked[-1][0].label()} ({ranked[-1][1]:+.3f})."])
     report.figures.append(Figure("importance_grid", figures.grid(
         rows, "Log-prob drop when one head alone is removed", "drop (nats)", facet="kind", diverging=True,
         x_title="head"),
-        "Red: the translation became less probable without the head (it helped); blue: more probable."))
+        f"Red: {what} became less probable without the head (it helped); blue: more probable."))
     return report
 
 

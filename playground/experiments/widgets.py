@@ -8,7 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from playground import models
+from playground import inputs, models, widgets
 from runtime import OnnxTranslator
 from runtime import toy as toy_contract
 
@@ -18,8 +18,23 @@ from .report import Report
 PREFIX = "exp_"
 
 
-def model_choices(directions: list[tuple[str, str]]) -> list[str]:
-    return [f"translate:{s}-{t}" for s, t in directions]
+def model_shapes() -> dict[str, link.Shape]:
+    """The models the page offers (the translator's directions; the classifier where one is exported), each with
+    its heads."""
+    translator = link.Shape.of(models.model_meta("translate")["config"])
+    shapes = {f"translate:{s}-{t}": translator for s, t in models.directions()}
+    if models.model_problem("sentiment") is None:
+        shapes["sentiment"] = link.Shape.of(models.model_meta("sentiment")["config"], classifier=True)
+    return shapes
+
+
+def default_text(model, choice: str) -> str:
+    """The text a model opens on: a review for the classifier; for the translator, the direction's first hand-judged
+    example that greedy gets right (the explorer pages' choice)."""
+    if choice == "sentiment":
+        return (inputs.examples("sentiment", "text") or ["a gem of a film, warm and funny"])[0]
+    return widgets.greedy_right_example(model, direction_of(choice), str(models.model_dir("translate")),
+                                        models.stamp("translate", "examples.tsv"))
 
 
 def direction_of(choice: str) -> tuple[str, str]:
@@ -28,15 +43,25 @@ def direction_of(choice: str) -> tuple[str, str]:
 
 
 def model_label(choice: str) -> str:
+    if choice == "sentiment":
+        return "Sentiment classifier"
     return f"Translator {models.direction_label(direction_of(choice))}"
 
 
-def read_link(choices: list[str], shape: link.Shape) -> None:
+def experiments_of(choice: str) -> list[str]:
+    """The experiments a model has; one kept from the other model that this one lacks becomes the first."""
+    offered = list(link.CLASSIFIER_EXPERIMENTS if choice == "sentiment" else link.EXPERIMENTS)
+    if st.session_state.get(PREFIX + "exp") not in offered:
+        st.session_state[PREFIX + "exp"] = offered[0]
+    return offered
+
+
+def read_link(shapes: dict[str, link.Shape]) -> None:
     """On a session's first run, a shared link's values become the widgets' first values; what had to be
     corrected is kept to be said (show_corrections)."""
     if PREFIX + "url_read" not in st.session_state:
         st.session_state[PREFIX + "url_read"] = True
-        found, notes = link.parse_url(dict(st.query_params), choices, shape)
+        found, notes = link.parse_url(dict(st.query_params), shapes)
         for name, value in found.items():
             st.session_state[PREFIX + name] = value
         st.session_state[PREFIX + "notes"] = notes
@@ -49,8 +74,9 @@ def show_corrections(more: list[str] | None = None) -> None:
 
 
 def another_model() -> None:
-    """A new direction starts from its own example (a German sentence means nothing to the EN→DE translator)."""
-    for name in ("text", "other"):
+    """A new model starts from its own example (a German sentence means nothing to the EN→DE translator) and with no
+    head knocked out (the classifier has other heads)."""
+    for name in ("text", "other", "heads"):
         st.session_state.pop(PREFIX + name, None)
 
 

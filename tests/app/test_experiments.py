@@ -12,6 +12,7 @@ import pytest
 from app_fixtures import app_models_root, clean, open_app, values
 from streamlit.testing.v1 import AppTest
 
+from playground.experiments import link
 from runtime import OnnxTranslator
 from runtime import experiments as engine
 
@@ -19,6 +20,7 @@ pytestmark = pytest.mark.exports
 
 PAGE = "pages/9_Experiments.py"
 TEXT = "Das Wetter ist heute schön."
+REVIEW = "a gem of a film, warm and funny"
 
 
 def open_page(monkeypatch, params: dict[str, str]) -> AppTest:
@@ -152,3 +154,22 @@ def test_occlusion_draws_the_engines_numbers_beside_attention(monkeypatch, exper
     np.testing.assert_allclose([b["v"] for b in figure(at, "Cross-attention from")],
                                row.attention, atol=1e-5)
     assert any(f"{row.spearman:+.2f}" in v for v in values(at.markdown))
+
+
+def test_the_classifiers_experiments_draw_the_engines_numbers(monkeypatch):
+    cem = engine.ClassifierExperimentModel(app_models_root() / "sentiment")
+    review = cem.review(REVIEW)
+    at = open_page(monkeypatch, {"model": "sentiment", "exp": "occlusion", "text": REVIEW})
+    clean(at)
+    assert at.radio(key="exp_exp").options == ["Knock out heads", "Which source words a target word needed"]
+    occ = engine.classify_occlusion(cem, review, "mask")
+    np.testing.assert_allclose([b["v"] for b in figure(at, "Occlusion:")], occ.drop, atol=1e-4)
+    np.testing.assert_allclose([b["v"] for b in figure(at, "Attention each piece receives")], occ.attention,
+                               atol=1e-5)
+    at.radio(key="exp_exp").set_value("knockout").run()
+    at.multiselect(key="exp_heads").set_value([link.Head("enc_self", 1, 2)]).run()
+    clean(at)
+    result = engine.classify_knockout(cem, review, [engine.Head("enc_self", 0, 1)], "zero")
+    shown = figure(at, "Each label's probability")
+    np.testing.assert_allclose([b["v"] for b in shown if b["series"] == "heads knocked out"], result.probs, atol=1e-5)
+    assert dict(at.query_params)["heads"] in ("enc_self.1.2", ["enc_self.1.2"])

@@ -6,26 +6,26 @@ from playground.experiments import checks, link
 from runtime.text import Translation
 
 SHAPE = link.Shape({"enc_self": 3, "dec_self": 3, "dec_cross": 3}, 8)
-MODELS = ["translate:de-en", "translate:en-de"]
+SHAPES = {"translate:de-en": SHAPE, "translate:en-de": SHAPE, "sentiment": link.Shape({"enc_self": 2}, 4)}
 
 
 def test_an_experiments_link_reads_back_as_it_was_written():
     state = link.Experiment("translate:en-de", "The weather is nice.", "knockout",
                             heads=[link.Head("dec_cross", 3, 8), link.Head("enc_self", 1, 1)], ablation="mean")
-    found, notes = link.parse_url(state.url(), MODELS, SHAPE)
+    found, notes = link.parse_url(state.url(), SHAPES)
     assert notes == []
     assert found == {"model": "translate:en-de", "text": "The weather is nice.", "exp": "knockout",
                      "heads": [link.Head("dec_cross", 3, 8), link.Head("enc_self", 1, 1)], "ablation": "mean"}
     compare = link.Experiment("translate:de-en", "Ich bin hier.", "compare", against="edit", other="Du bist hier.")
-    assert link.parse_url(compare.url(), MODELS, SHAPE)[0]["other"] == "Du bist hier."
+    assert link.parse_url(compare.url(), SHAPES)[0]["other"] == "Du bist hier."
     lens = link.Experiment("translate:de-en", "Ich bin hier.", "lens", position=4)
-    assert link.parse_url(lens.url(), MODELS, SHAPE)[0]["position"] == 4
+    assert link.parse_url(lens.url(), SHAPES)[0]["position"] == 4
 
 
 def test_a_malformed_link_is_corrected_and_each_correction_is_said():
     raw = {"model": "translate:fr-en", "exp": "magic", "against": "gpt", "ablation": "half",
            "heads": "dec_cross.9.1,dec_self.1.99,bogus,enc_self.2.3,enc_self.2.3", "position": "-2", "text": "x" * 1000}
-    found, notes = link.parse_url(raw, MODELS, SHAPE)
+    found, notes = link.parse_url(raw, SHAPES)
     assert "model" not in found and "exp" not in found and "against" not in found and "ablation" not in found
     assert found["heads"] == [link.Head("enc_self", 2, 3)]  # the one real head, once
     assert "position" not in found
@@ -35,6 +35,16 @@ def test_a_malformed_link_is_corrected_and_each_correction_is_said():
                   "dec_self.1.99 does not exist", "“bogus” is not a head", "“-2” is not a whole number", "cut to"):
         assert words in said, words
     assert len(notes) == 9
+
+
+def test_a_classifier_link_offers_the_classifiers_experiments_and_heads():
+    found, notes = link.parse_url({"model": "sentiment", "exp": "occlusion", "heads": "enc_self.2.4,dec_cross.1.1"},
+                                  SHAPES)
+    assert found == {"model": "sentiment", "exp": "occlusion", "heads": [link.Head("enc_self", 2, 4)]}
+    assert len(notes) == 1 and "“dec_cross.1.1” is not a head of this model" in notes[0]
+    found, notes = link.parse_url({"model": "sentiment", "exp": "lens"}, SHAPES)
+    assert "exp" not in found and "“lens” is not a known exp for this model" in notes[0]
+    assert link.Shape.of({"n_layers": 2, "n_heads": 4}, classifier=True).layers == {"enc_self": 2}
 
 
 def test_a_position_past_the_end_moves_to_the_last_with_a_note():
