@@ -23,8 +23,8 @@ choice = left.radio("Model", list(shapes), format_func=experiments.model_label, 
                     on_change=experiments.another_model)
 st.session_state.setdefault("exp_text", experiments.default_text(model, choice))
 text = right.text_input("A: the text (press Enter to run it)", key="exp_text")
-exp = st.radio("Experiment", experiments.experiments_of(choice), format_func=link.EXPERIMENTS.get, key="exp_exp",
-               horizontal=True)
+offered = experiments.experiments_of(choice)
+exp = st.radio("Experiment", list(offered), format_func=offered.get, key="exp_exp", horizontal=True)
 state = link.Experiment(choice, text, exp)
 problem = checks.text_problem(text)
 if problem:

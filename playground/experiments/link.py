@@ -8,7 +8,8 @@ from typing import Any, NamedTuple
 
 EXPERIMENTS = {"compare": "Edit and compare", "lens": "Logit lens", "knockout": "Knock out heads",
                "occlusion": "Which source words a target word needed"}
-CLASSIFIER_EXPERIMENTS = ("knockout", "occlusion")  # the logit lens and edit-and-compare are the translator's
+# The classifier's experiments (the logit lens and edit-and-compare are the translator's), as its page names them.
+CLASSIFIER_EXPERIMENTS = {"knockout": "Knock out heads", "occlusion": "Which words the label needed"}
 AGAINST = {"edit": "an edited sentence", "int8": "the int8 model (same input)",
            "trained": "a model you trained on the Train page (same input)"}
 # The attention kinds as the URL spells them, and as a reader names them.

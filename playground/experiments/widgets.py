@@ -48,11 +48,12 @@ def model_label(choice: str) -> str:
     return f"Translator {models.direction_label(direction_of(choice))}"
 
 
-def experiments_of(choice: str) -> list[str]:
-    """The experiments a model has; one kept from the other model that this one lacks becomes the first."""
-    offered = list(link.CLASSIFIER_EXPERIMENTS if choice == "sentiment" else link.EXPERIMENTS)
+def experiments_of(choice: str) -> dict[str, str]:
+    """The experiments a model has (key -> name); one kept from the other model that this one lacks becomes the
+    first."""
+    offered = link.CLASSIFIER_EXPERIMENTS if choice == "sentiment" else link.EXPERIMENTS
     if st.session_state.get(PREFIX + "exp") not in offered:
-        st.session_state[PREFIX + "exp"] = offered[0]
+        st.session_state[PREFIX + "exp"] = next(iter(offered))
     return offered
 
 
