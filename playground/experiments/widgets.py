@@ -10,7 +10,6 @@ import streamlit as st
 
 from playground import inputs, models, widgets
 from runtime import OnnxTranslator
-from runtime import toy as toy_contract
 
 from . import checks, figures, link, report, views
 from .report import Report
@@ -165,9 +164,10 @@ def compare(model, direction: tuple[str, str], text: str, base, state: link.Expe
     except Exception as e:
         models.show_error(e)
         return None
-    st.caption(f"A toy model translates {toy_contract.DIRECTION[0]} → {toy_contract.DIRECTION[1]} with its own "
+    mine_direction = mine.directions[0]  # a toy model has one (runtime.toy.DIRECTION: in → out)
+    st.caption(f"Your model translates {mine_direction[0]} → {mine_direction[1]} with its own "
                "vocabulary: the comparison lines up what the two outputs and inputs share, token by token.")
-    b = translated(mine, toy_contract.DIRECTION, text)
+    b = translated(mine, tuple(mine_direction), text)
     if b is None:
         return None
     return views.compare_report(base, b, ("A: shipped", f"B: {name}"), {**inputs_shown, "compared": name})

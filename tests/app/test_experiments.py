@@ -71,6 +71,23 @@ def test_int8_against_fp32_uses_the_int8_model(monkeypatch):
     assert any("No model of yours yet" in v for v in values(at.info))
 
 
+def test_a_model_trained_on_the_train_page_is_compared_on_the_same_input(monkeypatch, tmp_path):
+    from playground.training.runs import RunRecord
+
+    run = tmp_path / "run-1"
+    shutil.copytree(app_models_root() / "translate", run / "model")  # stands in for an exported toy model
+    record = RunRecord(1, {}, str(run), "Run 1: reverse", exported={"log": ""})
+    at = open_page(monkeypatch, {"exp": "compare", "text": TEXT, "against": "trained"})
+    at.session_state["train_session"] = type("Session", (), {"records": [record]})()
+    at.run()
+    clean(at)
+    assert at.selectbox(key="exp_trained").value == "Run 1: reverse"
+    mine = OnnxTranslator(run / "model").translate([TEXT], "de", "en", method="greedy", attention="cross")[0]
+    points = figure(at, "Each output token's log-prob")
+    np.testing.assert_allclose([p["v"] for p in points if p["series"] == "B: Run 1: reverse"], np.log(mine.token_probs),
+                               atol=1e-5)
+
+
 def test_a_malformed_link_is_corrected_with_a_visible_note(monkeypatch):
     at = open_page(monkeypatch, {"model": "translate:fr-xx", "exp": "nonsense", "text": TEXT,
                                  "heads": "dec_cross.99.1", "position": "abc"})
