@@ -9,7 +9,7 @@ from playground import models
 from runtime import experiments as engine
 
 from . import classifier, link, views
-from .engine_widgets import grid_asked, head_controls
+from .engine_widgets import grid_asked, head_controls, knock_out_the_top
 from .report import Report
 from .widgets import PREFIX
 
@@ -72,8 +72,9 @@ def experiment(text: str, state: link.Experiment, shape: link.Shape) -> Report |
         rep = Report("Knock out heads (classifier)", shown, ["Choose one head or more above to see the label "
                                                               "without them."])
     if grid_asked((review, state.ablation, version)):
-        grid = views.importance_report(_importance(cem, review, state.ablation, version), shown,
-                                       what=f"the label “{review.label}”")
+        measured = _importance(cem, review, state.ablation, version)
+        knock_out_the_top(measured)
+        grid = views.importance_report(measured, shown, what=f"the label “{review.label}”")
         rep.sentences += grid.sentences
         rep.figures += grid.figures
     return rep

@@ -121,6 +121,18 @@ def grid_asked(key: tuple) -> bool:
     return st.session_state.get(PREFIX + "grid_done") == key
 
 
+def knock_out_the_top(grid, count: int = 3) -> None:
+    """A button under the grid that knocks out together the `count` heads that matter most (their drops were
+    measured one at a time: together they may matter more or less)."""
+    top = [link.Head(head.kind, head.layer + 1, head.head + 1) for head, _ in grid.ranked()[:count]]
+
+    def choose() -> None:
+        st.session_state[PREFIX + "heads"] = top
+
+    st.button(f"Knock out these {count} together: " + "; ".join(h.label() for h in top), key=PREFIX + "top",
+              on_click=choose)
+
+
 def knockout(em, sentence, state: link.Experiment, shape: link.Shape, shown: dict[str, str], version: tuple):
     """Heads to knock out, zero or mean; the new output beside the original; the head-importance grid on demand."""
     head_controls(state, shape)
@@ -136,7 +148,9 @@ def knockout(em, sentence, state: link.Experiment, shape: link.Shape, shown: dic
                     format_func={"sentence": "this sentence", "set": "a small built-in set (8 sentences)"}.get)
     if grid_asked((sentence, over, state.ablation, version)):
         with st.spinner("Knocking out every head alone…"):
-            grid = views.importance_report(_importance(em, sentence, over, state.ablation, version), shown)
+            measured = _importance(em, sentence, over, state.ablation, version)
+        knock_out_the_top(measured)
+        grid = views.importance_report(measured, shown)
         rep.sentences += grid.sentences
         rep.figures += grid.figures
     return rep

@@ -161,6 +161,11 @@ def test_knocking_out_heads_and_the_grid_draw_the_engines_numbers(monkeypatch, e
     cells = figure(at, "Log-prob drop when one head alone is removed")
     expected = np.concatenate([grid.drop[kind].ravel() for kind in ("enc_self", "dec_self", "dec_cross")])
     np.testing.assert_allclose([c["v"] for c in cells], expected, atol=1e-4)
+    at.button(key="exp_top").click().run()  # the three heads that matter most, knocked out together
+    clean(at)
+    top = [link.Head(h.kind, h.layer + 1, h.head + 1) for h, _ in grid.ranked()[:3]]
+    assert at.multiselect(key="exp_heads").value == top
+    assert dict(at.query_params)["heads"] in (",".join(h.key() for h in top), [",".join(h.key() for h in top)])
 
 
 def test_occlusion_draws_the_engines_numbers_beside_attention(monkeypatch, experiment_model):
