@@ -315,6 +315,24 @@ def decoder_experiment_graph(shape: ModelShape) -> GraphSpec:
     return GraphSpec("decoder_experiment", inputs, outputs, explain=True, batchable=False)
 
 
+def decoder_experiment_step_graph(shape: ModelShape) -> GraphSpec:
+    """`decoder_experiment_graph` one step at a time with a self-attention KV cache (what a knock-out's greedy
+    search runs): new tokens at positions past_len.. -> the last layer's states of the new positions, the cache
+    extended by them (stacked over layers: (L, B, H, past + new, K)), their cross-attention weights."""
+    layers, h, k = shape.n_decoder_layers, shape.n_heads, shape.head_dim
+    inputs = (TensorSpec("tokens", "int64", (BATCH, TGT)),
+              TensorSpec("memory", "float32", (BATCH, SRC, shape.d_model)),
+              TensorSpec("src_mask", MASK_DTYPE, (BATCH, SRC)),
+              TensorSpec("past_k", "float32", (layers, BATCH, h, PAST, k)),
+              TensorSpec("past_v", "float32", (layers, BATCH, h, PAST, k)),
+              *_head_inputs("dec_self", layers, shape), *_head_inputs("dec_cross", layers, shape))
+    outputs = (TensorSpec("states", "float32", (BATCH, TGT, shape.d_model)),
+               TensorSpec("present_k", "float32", (layers, BATCH, h, f"{PAST} + {TGT}", k)),
+               TensorSpec("present_v", "float32", (layers, BATCH, h, f"{PAST} + {TGT}", k)),
+               TensorSpec("dec_cross_weights", "float32", (layers, BATCH, h, TGT, SRC)))
+    return GraphSpec("decoder_experiment_step", inputs, outputs, explain=True, batchable=False)
+
+
 def logit_lens_graph(shape: ModelShape) -> GraphSpec:
     """Decoder states (B, T, D) -> log-probabilities (B, T, V): the decoder's final LayerNorm (pre-LN; post-LN has
     none), the tied output projection, log-softmax. On the last layer's states: the served distribution."""
@@ -336,7 +354,8 @@ def classifier_experiment_graph(shape: ModelShape) -> GraphSpec:
 
 def experiment_graphs(shape: ModelShape) -> list[GraphSpec]:
     if shape.kind == "seq2seq":
-        return [encoder_experiment_graph(shape), decoder_experiment_graph(shape), logit_lens_graph(shape)]
+        return [encoder_experiment_graph(shape), decoder_experiment_graph(shape), decoder_experiment_step_graph(shape),
+                logit_lens_graph(shape)]
     if shape.kind == "classifier":
         return [classifier_experiment_graph(shape)]
     raise ValueError(f"no experiment graphs for model kind {shape.kind!r}")

@@ -104,15 +104,16 @@ def teacher_forced(model: ExperimentModel, sentence: Sentence, gates: dict[str, 
 class GatedState:
     memory: np.ndarray  # (B, S, D)
     src_mask: np.ndarray  # (B, S)
-    tokens: np.ndarray  # (B, t) the decoder inputs so far (<s> first)
+    past_k: np.ndarray  # (L, B, H, P, K): the self-attention keys of every position so far
+    past_v: np.ndarray
     gates: dict[str, np.ndarray]  # dec_self / dec_cross: (B, L, H)
     attention: np.ndarray | None = None  # (B, L, H, S): the last step's cross-attention, when asked for
 
 
 class GatedBackend:
     """runtime.decoding's step interface over the experiment graphs with one set of heads knocked out, so the
-    searches of the served model run unchanged. No KV cache: each step runs the decoder over the whole prefix
-    (a sentence is short, and the graphs are the teacher-forced ones), and projects only the newest position."""
+    searches of the served model run unchanged: the gated encoder once, then the gated decoder step graph with its
+    KV cache, projecting only the new position."""
 
     def __init__(self, model: ExperimentModel, heads: Sequence[Head], fills: dict[str, np.ndarray]):
         self.model, self.fills = model, fills
@@ -126,16 +127,18 @@ class GatedBackend:
     def encode(self, src_ids: np.ndarray, src_mask: np.ndarray) -> GatedState:
         n = len(src_ids)
         self.encoded = self.model.encode(src_ids, src_mask, self.rows("enc_self", n), self.fills["enc_self"])
-        return GatedState(self.encoded["memory"], np.asarray(src_mask, dtype=bool), np.zeros((n, 0), dtype=np.int64),
+        shape = self.model.shape
+        empty = np.zeros((shape.n_decoder_layers, n, shape.n_heads, 0, shape.head_dim), dtype=np.float32)
+        return GatedState(self.encoded["memory"], np.asarray(src_mask, dtype=bool), empty, empty,
                           {kind: self.rows(kind, n) for kind in HEAD_KINDS[1:]})
 
     def step(self, tokens: np.ndarray, state: GatedState, attention: bool = False) -> tuple[np.ndarray, GatedState]:
-        prefix = np.concatenate([state.tokens, np.asarray(tokens, dtype=np.int64)[:, None]], axis=1)
-        decoded = self.model.decode(prefix, state.memory, state.src_mask, state.gates,
-                                    {k: self.fills[k] for k in HEAD_KINDS[1:]})
-        log_probs = self.model.project(decoded["layer_states"][-1][:, -1:])[:, 0]  # the newest position only
-        weights = decoded["dec_cross_weights"][:, :, :, -1].transpose(1, 0, 2, 3) if attention else None
-        return log_probs, GatedState(state.memory, state.src_mask, prefix, state.gates, weights)
+        out = self.model.step(np.asarray(tokens, dtype=np.int64)[:, None], state.memory, state.src_mask, state.past_k,
+                              state.past_v, state.gates, self.fills)
+        log_probs = self.model.project(out["states"])[:, 0]  # (B, 1, V) -> (B, V)
+        weights = out["dec_cross_weights"][:, :, :, -1].transpose(1, 0, 2, 3) if attention else None
+        return log_probs, GatedState(state.memory, state.src_mask, out["present_k"], out["present_v"], state.gates,
+                                     weights)
 
     @staticmethod
     def cross_attention(state: GatedState) -> np.ndarray:
@@ -148,8 +151,8 @@ class GatedBackend:
     @staticmethod
     def reorder(state: GatedState, index: np.ndarray) -> GatedState:
         take = lambda a: a.take(index, axis=0)
-        return GatedState(take(state.memory), take(state.src_mask), take(state.tokens),
-                          {k: take(g) for k, g in state.gates.items()},
+        return GatedState(take(state.memory), take(state.src_mask), state.past_k.take(index, axis=1),
+                          state.past_v.take(index, axis=1), {k: take(g) for k, g in state.gates.items()},
                           None if state.attention is None else take(state.attention))
 
     def attention(self, src_ids: np.ndarray, src_mask: np.ndarray, tgt_ids: np.ndarray) -> dict[str, list]:
@@ -186,8 +189,9 @@ class Knockout:
 def knockout(model: ExperimentModel, sentence: Sentence, heads: Sequence[Head], mode: str = "zero") -> Knockout:
     """Re-translate `sentence` greedily with `heads` removed (mode "zero": their output zeroed; "mean": replaced by
     their mean over the reference set). With no heads it is the served model: same tokens, same log-probs.
-    Runs: the greedy search (one encoder run, one decoder run per token), then one decoder run of two rows that
-    scores the original translation and records the new one's attention."""
+    Runs: the greedy search (one encoder run, one cached decoder step per token, as the served search), then one
+    teacher-forced decoder run of two rows that scores the original translation and records the new one's
+    attention."""
     heads = check_heads(model, heads)
     fills, reference = fills_for(model, mode)
     backend = GatedBackend(model, heads, fills)

@@ -132,6 +132,17 @@ class ExperimentModel:
             feeds[f"{kind}_fill"] = _f32(fills[kind]) if kind in fills else self.zeros_fill(kind)
         return self.run("decoder_experiment", feeds)
 
+    def step(self, tokens: np.ndarray, memory: np.ndarray, src_mask: np.ndarray, past_k: np.ndarray,
+             past_v: np.ndarray, gates: dict[str, np.ndarray], fills: dict[str, np.ndarray]) -> Tensors:
+        """`decode` for new tokens (B, T) after a KV cache past_k, past_v (L, B, H, P, K) (P may be 0) ->
+        {"states" (B, T, D) the last layer's, "present_k", "present_v" (L, B, H, P + T, K), "dec_cross_weights"}."""
+        feeds = {"tokens": np.ascontiguousarray(tokens, dtype=np.int64), "memory": _f32(memory),
+                 "src_mask": np.ascontiguousarray(src_mask, dtype=bool), "past_k": _f32(past_k),
+                 "past_v": _f32(past_v)}
+        for kind in HEAD_KINDS[1:]:
+            feeds[f"{kind}_gate"], feeds[f"{kind}_fill"] = _f32(gates[kind]), _f32(fills[kind])
+        return self.run("decoder_experiment_step", feeds)
+
     def project(self, states: np.ndarray) -> np.ndarray:
         """Decoder states (B, T, D) -> log-probabilities (B, T, V) through the output layer (final LayerNorm of a
         pre-LN model, tied projection, log-softmax), in chunks of rows to bound memory."""
