@@ -41,6 +41,8 @@ ABOUT = {"Translate": "DE↔EN with greedy, beam search or sampling; cross-atten
          "Attention explorer": "every layer and head of every attention kind; the positional encoding",
          "Walkthrough": "one sentence through the model step by step: Q, K, V, scores, softmax, norms, the output",
          "Decoding explorer": "next-token distributions under temperature, top-k, top-p; beam search as a tree",
+         "Experiments": "why the model translates as it does: edit and compare, int8 vs fp32, your model vs ours, "
+                        "the logit lens, knocking out heads, which source words a target word needed",
          "Latency": "PyTorch eager vs onnxruntime fp32 vs int8 on your input, p50/p90, speed-ups",
          "Model card": "data and licence, training curves, test metrics, the ONNX export report",
          "Train your own": "a small Transformer learns copy/reverse/sort/adding or your pairs while you watch, then "

@@ -16,7 +16,9 @@ BENCHMARKS = {
     "train": "training speed of our Seq2SeqTransformer against torch.nn.Transformer",
     "decoding_page": "the Decoding explorer's server time through AppTest (slider redraw, new sentence)",
     "walkthrough_page": "the Walkthrough page's server time through AppTest (redraw, new sentence)",
+    "experiments_page": "the Experiments page's server time through AppTest (each experiment, a new sentence)",
     "training_page": "the Train-your-own page's targets: time to 99%, Translate while training, stop to no CPU",
+    "experiments": "runtime.experiments on the shipped translator: the head-importance grid and every other call",
     "bare_loop": "the reference the Train page is measured against: a bare training loop on copy or reverse",
 }
 

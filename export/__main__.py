@@ -15,7 +15,7 @@ from tx import CheckpointError
 from tx.cli import dispatch, usage
 
 from .onnx_export import DEFAULT_OPSET
-from .pipeline import ExportOptions, add_walkthrough, export_model_dir, planned_files
+from .pipeline import ExportOptions, add_shown, export_model_dir, missing_shown, planned_files
 from .quantize import check_block_size
 from .report import graph_layout, stale_reason
 
@@ -89,6 +89,9 @@ def export_main(argv: list[str]) -> int:
     parser.add_argument("--no-quality", action="store_true", help="skip the text-level agreement check")
     parser.add_argument("--no-walkthrough", action="store_true",
                         help="skip the fp32 graphs that expose every intermediate tensor (the Walkthrough page)")
+    parser.add_argument("--no-experiments", action="store_true",
+                        help="skip the fp32 graphs with a gate on every attention head and the output layer alone "
+                             "(the Experiments page)")
     parser.add_argument("--traced-attention", action="store_true",
                         help="the served graphs' attention as traced ops instead of onnxruntime's fused "
                              "MultiHeadAttention (a fallback for a provider whose fused kernel refuses them)")
@@ -107,21 +110,23 @@ def export_main(argv: list[str]) -> int:
                             block_size=args.block_size, row_output=not args.no_row_output,
                             data_dir=args.data_dir, agreement_sentences=args.agreement_sentences,
                             threads=args.threads, check_quality=not args.no_quality,
-                            walkthrough=not args.no_walkthrough, fused_attention=not args.traced_attention)
+                            walkthrough=not args.no_walkthrough, experiments=not args.no_experiments,
+                            fused_attention=not args.traced_attention)
     try:
         if args.if_stale:
             precisions = ("fp32", *options.precisions)
             layout = graph_layout(options.fused_attention)
-            reason = stale_reason(args.model_dir, list(precisions),
-                                  planned_files(args.model_dir, precisions, options.walkthrough), layout)
+            planned = planned_files(args.model_dir, precisions, options.walkthrough, options.experiments)
+            reason = stale_reason(args.model_dir, list(precisions), planned, layout)
             if reason is None:
                 print(f"{args.model_dir}/onnx is up to date")
                 return 0
-            if options.walkthrough and stale_reason(args.model_dir, list(precisions),
-                                                    planned_files(args.model_dir, precisions, False), layout) is None:
-                # an export from before the walkthrough graphs: add them, keep the served graphs
-                print(f"adding the walkthrough graphs to {args.model_dir}/onnx ({reason})")
-                return 0 if add_walkthrough(args.model_dir, args.opset) else 1
+            missing = missing_shown(args.model_dir, options.walkthrough, options.experiments)
+            if missing and stale_reason(args.model_dir, list(precisions),
+                                        planned_files(args.model_dir, precisions, False, False), layout) is None:
+                # an export from before the walkthrough or experiment graphs: add them, keep the served graphs
+                print(f"adding {', '.join(missing)} to {args.model_dir}/onnx ({reason})")
+                return 0 if add_shown(args.model_dir, missing, args.opset) else 1
             print(f"exporting {args.model_dir}: {reason}")
         report = export_model_dir(args.model_dir, options)
     except CheckpointError as e:

@@ -21,17 +21,20 @@ from runtime.spec import (
     WALKTHROUGH_PRECISION,
     GraphSpec,
     ModelShape,
+    experiment_graphs,
     graphs_for,
     walkthrough_graphs,
 )
 from tx import load_model_dir, read_model_config
-from tx.checkpoint import TOKENIZER_FILE, atomic_write
+from tx.checkpoint import CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE, atomic_write
 
 from .onnx_export import DEFAULT_OPSET, EXPORTER, export_graph, graph_metadata
 from .quality import sentiment_quality, translation_quality
 from .quantize import Int8Scheme, default_scheme, quantize_int8
 from .report import ExportReport, file_entries, graph_layout, read_report, versions
 from .validate import validate_graph
+
+SHOWN_PRECISION = WALKTHROUGH_PRECISION  # and EXPERIMENT_PRECISION: every shown graph is fp32
 
 
 @dataclass
@@ -49,6 +52,7 @@ class ExportOptions:
     threads: int | None = None  # onnxruntime threads for the agreement runs
     check_quality: bool = True  # False skips the text-level agreement (tests, quick iterations)
     walkthrough: bool = True  # also the fp32 graphs with every intermediate tensor (the Walkthrough page)
+    experiments: bool = True  # also the fp32 graphs with head gates and the output layer alone (Experiments page)
     fused_attention: bool = True  # the served graphs as export/fused_graphs.py rebuilds them
 
 
@@ -91,15 +95,18 @@ def describe_scheme(scheme: Int8Scheme, vnni: bool) -> dict[str, object]:
     return scheme.as_dict() | {"cpu_vnni": vnni, "why": why}
 
 
-def planned_files(model_dir: Path, precisions: tuple[str, ...], walkthrough: bool = True) -> list[str]:
+def shown_graphs(shape: ModelShape, walkthrough: bool = True, experiments: bool = True) -> list[GraphSpec]:
+    """The graphs that are shown, not served (fp32 only, exported beside the served ones): the walkthrough's and
+    the experiments'."""
+    return (walkthrough_graphs(shape) if walkthrough else []) + (experiment_graphs(shape) if experiments else [])
+
+
+def planned_files(model_dir: Path, precisions: tuple[str, ...], walkthrough: bool = True,
+                  experiments: bool = True) -> list[str]:
     stored = read_model_config(model_dir)
     shape = ModelShape.from_config(stored["kind"], stored["config"])
     files = [spec.file_name(p) for spec in graphs_for(shape) for p in precisions]
-    return files + (walkthrough_files(shape) if walkthrough else [])
-
-
-def walkthrough_files(shape: ModelShape) -> list[str]:
-    return [spec.file_name(WALKTHROUGH_PRECISION) for spec in walkthrough_graphs(shape)]
+    return files + [spec.file_name(SHOWN_PRECISION) for spec in shown_graphs(shape, walkthrough, experiments)]
 
 
 def export_graphs(model, config: dict, onnx_dir: Path, jobs: list[tuple[GraphSpec, list[str]]],
@@ -132,18 +139,27 @@ def export_graphs(model, config: dict, onnx_dir: Path, jobs: list[tuple[GraphSpe
     return entries, failures
 
 
-def export_walkthrough(model_dir: str | Path, opset: int = DEFAULT_OPSET,
-                       log: Callable[[str], None] = print) -> tuple[list[dict], list[str]]:
-    """Only the walkthrough graphs, exported and validated into model_dir/onnx; their report entries and failures."""
+def export_shown(model_dir: str | Path, names: list[str] | None = None, opset: int = DEFAULT_OPSET,
+                 log: Callable[[str], None] = print) -> tuple[list[dict], list[str]]:
+    """Only the shown graphs (`shown_graphs`; those named in `names`, None = all), exported and validated into
+    model_dir/onnx; their report entries and failures."""
     model_dir = Path(model_dir)
     stored = read_model_config(model_dir)
     shape = ModelShape.from_config(stored["kind"], stored["config"])
     tokenizer_path = model_dir / TOKENIZER_FILE
     tokenizer_sha = sha256_of(tokenizer_path) if tokenizer_path.is_file() else ""
     (model_dir / ONNX_DIR).mkdir(parents=True, exist_ok=True)
-    jobs = [(spec, [WALKTHROUGH_PRECISION]) for spec in walkthrough_graphs(shape)]
+    jobs = [(spec, [SHOWN_PRECISION]) for spec in shown_graphs(shape) if names is None or spec.name in names]
     return export_graphs(load_model_dir(model_dir), stored["config"], model_dir / ONNX_DIR, jobs, None, tokenizer_sha,
                          opset, log)
+
+
+def export_walkthrough(model_dir: str | Path, opset: int = DEFAULT_OPSET,
+                       log: Callable[[str], None] = print) -> tuple[list[dict], list[str]]:
+    """Only the walkthrough graphs, exported and validated into model_dir/onnx; their report entries and failures."""
+    stored = read_model_config(Path(model_dir))
+    shape = ModelShape.from_config(stored["kind"], stored["config"])
+    return export_shown(model_dir, [spec.name for spec in walkthrough_graphs(shape)], opset, log)
 
 
 def record_graphs(model_dir: str | Path, entries: list[dict], failures: list[str]) -> bool:
@@ -166,10 +182,36 @@ def record_graphs(model_dir: str | Path, entries: list[dict], failures: list[str
 def add_walkthrough(model_dir: str | Path, opset: int = DEFAULT_OPSET, log: Callable[[str], None] = print) -> bool:
     """Add the walkthrough graphs to a passed export made before they existed (the served graphs stay as they
     are, so nothing is re-exported or re-checked). Returns whether they passed validation."""
+    stored = read_model_config(Path(model_dir))
+    shape = ModelShape.from_config(stored["kind"], stored["config"])
+    return add_shown(model_dir, [spec.name for spec in walkthrough_graphs(shape)], opset, log)
+
+
+def missing_shown(model_dir: str | Path, walkthrough: bool = True, experiments: bool = True) -> list[str]:
+    """The shown graphs (`shown_graphs`) whose file is missing or older than the model's files: what
+    `python -m export --if-stale` adds to an export whose served graphs are up to date."""
+    model_dir = Path(model_dir)
+    stored = read_model_config(model_dir)
+    shape = ModelShape.from_config(stored["kind"], stored["config"])
+    sources = [model_dir / name for name in (CONFIG_FILE, WEIGHTS_FILE, TOKENIZER_FILE) if (model_dir / name).is_file()]
+    newest = max((p.stat().st_mtime for p in sources), default=0.0)
+    missing = []
+    for spec in shown_graphs(shape, walkthrough, experiments):
+        path = model_dir / ONNX_DIR / spec.file_name(SHOWN_PRECISION)
+        if not path.is_file() or path.stat().st_mtime < newest:
+            missing.append(spec.name)
+    return missing
+
+
+def add_shown(model_dir: str | Path, names: list[str], opset: int = DEFAULT_OPSET,
+              log: Callable[[str], None] = print) -> bool:
+    """Add shown graphs (walkthrough, experiments) to a passed export made before they existed (the served graphs
+    stay as they are, so nothing is re-exported or re-checked). Returns whether they passed validation."""
     report = read_report(Path(model_dir))
     if not report or not report.get("ok"):
-        raise ValueError(f"{model_dir}: no passed export to add the walkthrough graphs to; run the whole export")
-    return record_graphs(model_dir, *export_walkthrough(model_dir, opset, log))
+        raise ValueError(f"{model_dir}: no passed export to add the graphs {', '.join(names)} to; "
+                         "run the whole export")
+    return record_graphs(model_dir, *export_shown(model_dir, names, opset, log))
 
 
 def export_model_dir(model_dir: str | Path, options: ExportOptions,
@@ -191,10 +233,10 @@ def export_model_dir(model_dir: str | Path, options: ExportOptions,
     vnni = cpu_has_vnni()  # read at export time: the scheme depends on the CPU that makes (and serves) the files
     scheme = int8_scheme(options, vnni)
     report.int8 = describe_scheme(scheme, vnni)
-    # The walkthrough graphs are shown, not served: fp32 only (an int8 copy would show other numbers than the
-    # model's, and nothing runs it).
+    # The walkthrough and experiment graphs are shown, not served: fp32 only (an int8 copy would show other numbers
+    # than the model's, and nothing runs it).
     jobs = [(spec, precisions) for spec in graphs_for(shape)]
-    jobs += [(spec, [WALKTHROUGH_PRECISION]) for spec in walkthrough_graphs(shape)] if options.walkthrough else []
+    jobs += [(spec, [SHOWN_PRECISION]) for spec in shown_graphs(shape, options.walkthrough, options.experiments)]
     entries, failures = export_graphs(model, stored["config"], onnx_dir, jobs, scheme, tokenizer_sha, options.opset,
                                       log, options.fused_attention)
     report.graphs += entries

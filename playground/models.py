@@ -40,6 +40,7 @@ PAGES = [("app.py", "Home", "🏠"),
          ("pages/3_Attention_explorer.py", "Attention explorer", "🔍"),
          ("pages/8_Walkthrough.py", "Walkthrough", "🧭"),
          ("pages/6_Decoding_explorer.py", "Decoding explorer", "🌳"),
+         ("pages/9_Experiments.py", "Experiments", "🧪"),
          ("pages/4_Latency.py", "Latency", "⏱️"),
          ("pages/5_Model_card.py", "Model card", "📄"),
          ("pages/7_Train_your_own.py", "Train your own", "🏋️")]

@@ -261,3 +261,101 @@ def walkthrough_graphs(shape: ModelShape) -> list[GraphSpec]:
     if shape.kind == "seq2seq":
         return [encoder_walkthrough_graph(shape), decoder_walkthrough_graph(shape)]
     raise ValueError(f"no walkthrough graphs for model kind {shape.kind!r}")
+
+
+# ---------------------------------------------------------------- the experiment graphs
+# The Experiments page's graphs (fp32, shown not served, like the walkthrough's): the translator's encoder and
+# teacher-forced decoder with a gate per layer × head on every attention kind, and its output layer on its own (the
+# logit lens); the classifier with a gate per encoder head.
+# A head's output (its context vector weights @ v, before W_O mixes the heads) becomes
+#     gate · context + (1 − gate) · fill
+# so gate 1 keeps the head, gate 0 with fill 0 knocks it out, gate 0 with fill = the head's mean context over a
+# reference set mean-ablates it (runtime.experiments.reference). Gates carry the batch axis, so one run can try many
+# knock-outs at once; fills are per call.
+EXPERIMENT_PRECISION = "fp32"
+HEAD_KINDS = ("enc_self", "dec_self", "dec_cross")  # encoder self-attention, decoder self-, cross-attention
+
+
+def _head_inputs(kind: str, layers: int, shape: ModelShape) -> tuple[TensorSpec, TensorSpec]:
+    """kind_gate (B, L, H): 1 keeps a head, 0 removes it; kind_fill (L, H, K): what a removed head outputs."""
+    return (TensorSpec(f"{kind}_gate", "float32", (BATCH, layers, shape.n_heads)),
+            TensorSpec(f"{kind}_fill", "float32", (layers, shape.n_heads, shape.head_dim)))
+
+
+def _head_outputs(kind: str, layers: int, q_len: str, k_len: str, shape: ModelShape) -> tuple[TensorSpec, ...]:
+    """kind_weights (L, B, H, T, S) and kind_context (L, B, H, T, K): each head's output before its gate."""
+    h, k = shape.n_heads, shape.head_dim
+    return (TensorSpec(f"{kind}_weights", "float32", (layers, BATCH, h, q_len, k_len)),
+            TensorSpec(f"{kind}_context", "float32", (layers, BATCH, h, q_len, k)))
+
+
+def encoder_experiment_graph(shape: ModelShape) -> GraphSpec:
+    """Source + encoder head gates -> memory, every layer's attention weights and head outputs."""
+    layers = shape.n_layers
+    inputs = (TensorSpec("src_ids", "int64", (BATCH, SRC)), TensorSpec("src_mask", MASK_DTYPE, (BATCH, SRC)),
+              *_head_inputs("enc_self", layers, shape))
+    outputs = (TensorSpec("memory", "float32", (BATCH, SRC, shape.d_model)),
+               *_head_outputs("enc_self", layers, SRC, SRC, shape))
+    return GraphSpec("encoder_experiment", inputs, outputs, explain=True, batchable=True)
+
+
+def decoder_experiment_graph(shape: ModelShape) -> GraphSpec:
+    """A teacher-forced target prefix over the memory, with decoder head gates -> every decoder layer's output
+    (L, B, T, D: the residual stream after the layer, before the final LayerNorm of a pre-LN model), the
+    attention weights and head outputs. The output layer is `logit_lens_graph`, so a search step projects only
+    its newest position and the logit lens projects every layer with the same weights."""
+    layers = shape.n_decoder_layers
+    inputs = (TensorSpec("tgt_ids", "int64", (BATCH, TGT)),
+              TensorSpec("memory", "float32", (BATCH, SRC, shape.d_model)),
+              TensorSpec("src_mask", MASK_DTYPE, (BATCH, SRC)),
+              *_head_inputs("dec_self", layers, shape), *_head_inputs("dec_cross", layers, shape))
+    outputs = (TensorSpec("layer_states", "float32", (layers, BATCH, TGT, shape.d_model)),
+               *_head_outputs("dec_self", layers, TGT, TGT, shape),
+               *_head_outputs("dec_cross", layers, TGT, SRC, shape))
+    return GraphSpec("decoder_experiment", inputs, outputs, explain=True, batchable=False)
+
+
+def decoder_experiment_step_graph(shape: ModelShape) -> GraphSpec:
+    """`decoder_experiment_graph` one step at a time with a self-attention KV cache (what a knock-out's greedy
+    search runs): new tokens at positions past_len.. -> the last layer's states of the new positions, the cache
+    extended by them (stacked over layers: (L, B, H, past + new, K)), their cross-attention weights."""
+    layers, h, k = shape.n_decoder_layers, shape.n_heads, shape.head_dim
+    inputs = (TensorSpec("tokens", "int64", (BATCH, TGT)),
+              TensorSpec("memory", "float32", (BATCH, SRC, shape.d_model)),
+              TensorSpec("src_mask", MASK_DTYPE, (BATCH, SRC)),
+              TensorSpec("past_k", "float32", (layers, BATCH, h, PAST, k)),
+              TensorSpec("past_v", "float32", (layers, BATCH, h, PAST, k)),
+              *_head_inputs("dec_self", layers, shape), *_head_inputs("dec_cross", layers, shape))
+    outputs = (TensorSpec("states", "float32", (BATCH, TGT, shape.d_model)),
+               TensorSpec("present_k", "float32", (layers, BATCH, h, f"{PAST} + {TGT}", k)),
+               TensorSpec("present_v", "float32", (layers, BATCH, h, f"{PAST} + {TGT}", k)),
+               TensorSpec("dec_cross_weights", "float32", (layers, BATCH, h, TGT, SRC)))
+    return GraphSpec("decoder_experiment_step", inputs, outputs, explain=True, batchable=False)
+
+
+def logit_lens_graph(shape: ModelShape) -> GraphSpec:
+    """Decoder states (B, T, D) -> log-probabilities (B, T, V): the decoder's final LayerNorm (pre-LN; post-LN has
+    none), the tied output projection, log-softmax. On the last layer's states: the served distribution."""
+    inputs = (TensorSpec("states", "float32", (BATCH, TGT, shape.d_model)),)
+    outputs = (TensorSpec("log_probs", "float32", (BATCH, TGT, shape.vocab_size)),)
+    return GraphSpec("logit_lens", inputs, outputs, explain=False, batchable=True)
+
+
+def classifier_experiment_graph(shape: ModelShape) -> GraphSpec:
+    """Input + encoder head gates -> the calibrated logits (what the served classifier returns), every layer's
+    attention weights and head outputs."""
+    layers = shape.n_layers
+    inputs = (TensorSpec("input_ids", "int64", (BATCH, SEQ)), TensorSpec("attention_mask", MASK_DTYPE, (BATCH, SEQ)),
+              *_head_inputs("enc_self", layers, shape))
+    outputs = (TensorSpec("logits", "float32", (BATCH, shape.n_classes)),
+               *_head_outputs("enc_self", layers, SEQ, SEQ, shape))
+    return GraphSpec("classifier_experiment", inputs, outputs, explain=True, batchable=True)
+
+
+def experiment_graphs(shape: ModelShape) -> list[GraphSpec]:
+    if shape.kind == "seq2seq":
+        return [encoder_experiment_graph(shape), decoder_experiment_graph(shape), decoder_experiment_step_graph(shape),
+                logit_lens_graph(shape)]
+    if shape.kind == "classifier":
+        return [classifier_experiment_graph(shape)]
+    raise ValueError(f"no experiment graphs for model kind {shape.kind!r}")

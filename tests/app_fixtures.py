@@ -26,7 +26,7 @@ APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGES = {"translate": "pages/1_Translate.py", "sentiment": "pages/2_Sentiment.py",
          "attention": "pages/3_Attention_explorer.py", "latency": "pages/4_Latency.py",
          "card": "pages/5_Model_card.py", "decoding": "pages/6_Decoding_explorer.py",
-         "walkthrough": "pages/8_Walkthrough.py"}
+         "walkthrough": "pages/8_Walkthrough.py", "experiments": "pages/9_Experiments.py"}
 TIMEOUT = 120  # the first model load in a process includes onnxruntime session creation
 
 

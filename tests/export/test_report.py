@@ -24,6 +24,7 @@ from runtime.spec import (
     BATCH,
     REPORT_FILE,
     SPEC_VERSION,
+    experiment_graphs,
     graphs_for,
     walkthrough_graphs,
 )
@@ -45,10 +46,11 @@ def test_export_report_records_versions_opset_diffs_sizes_and_hashes(task):
     versions = report["versions"]
     assert versions["torch"] == torch.__version__ and versions["onnx"] == onnx.__version__
     assert versions["onnxruntime"] == ort.__version__ and versions["python"] and versions["cpu"]
-    specs = graphs_for(shape) + walkthrough_graphs(shape)
+    shown = walkthrough_graphs(shape) + experiment_graphs(shape)
+    specs = graphs_for(shape) + shown
     assert sorted((g["graph"], g["precision"]) for g in report["graphs"]) == sorted(
         [(s.name, p) for s in graphs_for(shape) for p in ("fp32", "int8")]
-        + [(s.name, "fp32") for s in walkthrough_graphs(shape)])  # shown, not served: fp32 only
+        + [(s.name, "fp32") for s in shown])  # shown, not served: fp32 only
     for entry in report["graphs"]:
         spec = next(s for s in specs if s.name == entry["graph"])
         assert entry["ok"] and entry["problems"] == []

@@ -1,0 +1,58 @@
+"""Experiments on the translator, from onnxruntime alone (numpy + onnxruntime; no torch): the logit lens,
+knocking out attention heads, head importance, and occlusion beside cross-attention.
+
+    from runtime.experiments import ExperimentModel, Head, head_importance, knockout, logit_lens, occlusion
+    model = ExperimentModel("models/translate")              # served fp32 translator + the experiment graphs
+    sentence = model.sentence("Wo ist der Bahnhof?", "de", "en")  # greedy translation + per-token log-probs
+    lens = logit_lens(model, sentence, k=5)                  # top-k after every decoder layer, chosen token's rank
+    result = knockout(model, sentence, [Head("dec_cross", 2, 5)], mode="zero")  # or mode="mean"
+    grid = head_importance(model, sentence)                  # grid.drop[kind] (L, H): nats lost per head
+    occ = occlusion(model, sentence, method="mask")          # occ.row(t): drop per source piece, attention, ρ
+    maps = attention_maps(model, sentence)                   # {"enc_self", "dec_self", "dec_cross"}: (L, H, T, S)
+
+The classifier (runtime.experiments.classifier): ClassifierExperimentModel, .review(text), classify_knockout,
+classify_head_importance, classify_occlusion (no logit lens: its output layer reads the pooled text).
+
+Every function takes the `ExperimentModel` first and returns a frozen dataclass of numpy arrays and lists; none
+keeps state between calls except the reference means, cached on the model (`reference_means`). Heads are
+`Head(kind, layer, head)` counted from 0, kind one of HEAD_KINDS ("enc_self", "dec_self", "dec_cross").
+Modules: model (sessions, `Sentence`), lens, heads (knock-outs, importance), reference (the mean-ablation set),
+occlude (occlusion). The graphs are `runtime.spec`'s experiment graphs, made by `python -m export MODEL_DIR` (and
+added to an older export by `--if-stale`). docs/experiments.md has the measurements and the choices made.
+"""
+from ..spec import HEAD_KINDS
+from .classifier import (
+    ClassifierExperimentModel,
+    ClassifierKnockout,
+    ClassifierOcclusion,
+    Review,
+    classify_head_importance,
+    classify_knockout,
+    classify_occlusion,
+)
+from .heads import (
+    KIND_NAMES,
+    MODES,
+    GatedBackend,
+    Head,
+    HeadImportance,
+    Knockout,
+    every_head,
+    head_importance,
+    knockout,
+    reference_sentences,
+)
+from .lens import LogitLens, logit_lens
+from .model import ExperimentModel, Sentence, attention_maps, sentence_from
+from .occlude import METHODS as OCCLUSION_METHODS
+from .occlude import Occlusion, OcclusionRow, occlusion, spearman
+from .reference import REFERENCE_PAIRS, REFERENCE_REVIEWS, HeadMeans, reference_means
+
+__all__ = [
+    "ExperimentModel", "Sentence", "sentence_from", "attention_maps", "HEAD_KINDS", "KIND_NAMES", "MODES", "Head",
+    "logit_lens", "LogitLens", "knockout", "Knockout", "GatedBackend", "head_importance", "HeadImportance",
+    "every_head", "reference_sentences", "reference_means", "HeadMeans", "REFERENCE_PAIRS",
+    "occlusion", "Occlusion", "OcclusionRow", "OCCLUSION_METHODS", "spearman",
+    "ClassifierExperimentModel", "Review", "classify_knockout", "ClassifierKnockout", "classify_head_importance",
+    "classify_occlusion", "ClassifierOcclusion", "REFERENCE_REVIEWS",
+]
