@@ -151,9 +151,10 @@ def run_child(command: list[str], cwd: Path, on_wait: Callable[[float], None], t
 def export_command(model_dir: Path) -> list[str]:
     """The project's exporter as `make run` uses it: fp32 + int8, every graph validated against PyTorch. No text-level
     check: it reads the translator's German/English test set (tx.toy.serving checks the toy outputs instead). No
-    walkthrough graphs: the Walkthrough page walks the shipped models, and they cost a toy export ~10 s."""
+    walkthrough or experiment graphs: those pages work on the shipped models, and they would cost a toy export
+    ~10 s and ~20 s."""
     return [sys.executable, "-m", "export", str(model_dir), "--precision", "fp32,int8", "--no-quality",
-            "--no-walkthrough"]
+            "--no-walkthrough", "--no-experiments"]
 
 
 def serve_command(model_dir: Path) -> list[str]:

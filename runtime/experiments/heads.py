@@ -93,10 +93,10 @@ def teacher_forced(model: ExperimentModel, sentence: Sentence, gates: dict[str, 
     memory = model.encode(np.repeat(src, len(enc_gates), 0), np.repeat(mask, len(enc_gates), 0), enc_gates,
                           fills["enc_self"])["memory"]
     tgt = np.repeat(np.array([sentence.tgt_in_ids], dtype=np.int64), rows, 0)
-    decoded = model.decode(tgt, memory[memory_rows.reshape(-1)], np.repeat(mask, rows, 0),
-                           {k: gates[k] for k in HEAD_KINDS[1:]}, {k: fills[k] for k in HEAD_KINDS[1:]})
+    states, _ = model.last_states(tgt, memory[memory_rows.reshape(-1)], np.repeat(mask, rows, 0),
+                                  {k: gates[k] for k in HEAD_KINDS[1:]}, {k: fills[k] for k in HEAD_KINDS[1:]})
     targets = np.repeat(np.array([sentence.output_ids], dtype=np.int64), rows, 0)
-    return model.token_log_probs(decoded["layer_states"][-1], targets)
+    return model.token_log_probs(states, targets)
 
 
 # ---------------------------------------------------------------- re-translating with heads knocked out

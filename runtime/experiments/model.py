@@ -24,6 +24,9 @@ Tensors = dict[str, np.ndarray]
 # Rows × positions × vocabulary floats the output layer gets per run: a head-importance batch of 73 rows over a
 # long sentence would otherwise hold hundreds of MB of log-probabilities at once.
 PROJECT_FLOATS = 16_000_000
+# The same bound for the decoder's attention outputs (rows × layers × heads × T × max(T, S) floats per run): 73 rows
+# over a 128-token sentence would otherwise return ~500 MB of weights and head outputs from one run.
+DECODE_FLOATS = 8_000_000
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,23 @@ class ExperimentModel:
             feeds[f"{kind}_gate"] = _f32(gates[kind]) if kind in gates else self.ones(kind, len(tgt_ids))
             feeds[f"{kind}_fill"] = _f32(fills[kind]) if kind in fills else self.zeros_fill(kind)
         return self.run("decoder_experiment", feeds)
+
+    def last_states(self, tgt_ids: np.ndarray, memory: np.ndarray, src_mask: np.ndarray,
+                    gates: dict[str, np.ndarray] | None = None, fills: dict[str, np.ndarray] | None = None
+                    ) -> tuple[np.ndarray, Tensors]:
+        """`decode` in chunks of rows (DECODE_FLOATS) -> the last layer's states (B, T, D) of every row, and the
+        first chunk's whole outputs (row 0's attention, for callers that show it)."""
+        rows, t = tgt_ids.shape
+        per_row = self.shape.n_decoder_layers * self.shape.n_heads * t * max(t, memory.shape[1])
+        size = max(1, DECODE_FLOATS // max(1, per_row))
+        states, first = [], None
+        for i in range(0, rows, size):
+            part = slice(i, i + size)
+            out = self.decode(tgt_ids[part], memory[part], src_mask[part],
+                              None if gates is None else {k: g[part] for k, g in gates.items()}, fills)
+            first = out if first is None else first
+            states.append(out["layer_states"][-1])
+        return (states[0] if len(states) == 1 else np.concatenate(states)), first
 
     def step(self, tokens: np.ndarray, memory: np.ndarray, src_mask: np.ndarray, past_k: np.ndarray,
              past_v: np.ndarray, gates: dict[str, np.ndarray], fills: dict[str, np.ndarray]) -> Tensors:

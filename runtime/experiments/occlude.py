@@ -113,8 +113,8 @@ def occlusion(model: ExperimentModel, sentence: Sentence, method: str = "mask") 
     rows = len(ids)
     encoded = model.encode(ids, mask)
     tgt = np.repeat(np.array([sentence.tgt_in_ids], dtype=np.int64), rows, 0)
-    decoded = model.decode(tgt, encoded["memory"], mask)
+    states, first = model.last_states(tgt, encoded["memory"], mask)
     targets = np.repeat(np.array([sentence.output_ids], dtype=np.int64), rows, 0)
-    log_probs = model.token_log_probs(decoded["layer_states"][-1], targets)  # (1 + P, T)
-    attention = decoded["dec_cross_weights"][:, 0]  # (L, H, T, S) of the unedited row
+    log_probs = model.token_log_probs(states, targets)  # (1 + P, T)
+    attention = first["dec_cross_weights"][:, 0]  # (L, H, T, S) of the unedited row
     return Occlusion(sentence, method, positions, log_probs[0], (log_probs[0][None] - log_probs[1:]).T, attention)

@@ -24,6 +24,7 @@ from runtime.experiments import (
     reference_means,
     spearman,
 )
+from runtime.experiments import model as experiment_model
 from runtime.experiments.heads import gates_for, teacher_forced
 from runtime.experiments.model import one_source
 from runtime.model_files import ModelLoadError
@@ -176,3 +177,13 @@ def test_a_model_directory_without_the_experiment_graphs_says_how_to_make_them()
     (model_dir / "onnx" / "logit_lens.fp32.onnx").unlink()
     with pytest.raises(ModelLoadError, match=r"python -m export .* --if-stale"):
         ExperimentModel(model_dir)
+
+
+def test_decoder_runs_in_chunks_of_rows_give_the_same_numbers(model, sentence, monkeypatch):
+    grid, occluded = head_importance(model, sentence), occlusion(model, sentence)
+    monkeypatch.setattr(experiment_model, "DECODE_FLOATS", 1)  # one row per decoder run
+    chunked, occluded_chunked = head_importance(model, sentence), occlusion(model, sentence)
+    for kind in HEAD_KINDS:
+        np.testing.assert_allclose(chunked.per_sentence[kind], grid.per_sentence[kind], atol=1e-5)
+    np.testing.assert_allclose(occluded_chunked.drop, occluded.drop, atol=1e-5)
+    np.testing.assert_allclose(occluded_chunked.attention, occluded.attention, atol=1e-6)
