@@ -2,6 +2,7 @@
 attention map of the probe input at one moment of training."""
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,17 @@ from playground.figures import plotly_text
 KINDS = {"cross": "decoder → source (cross-attention)", "encoder": "encoder self-attention",
          "self": "decoder self-attention"}
 MEAN = "average"
+# An attention map's top margin, stacked from the top: the title (its lines), then the keys' axis (its title and tick
+# labels, drawn above the map). Plotly centres a title in the margin and knows nothing of an axis on top, so the
+# title is pinned to the figure's top and the margin holds both: two maps side by side had their two-line titles
+# written over the key labels (issue 34).
+TITLE_FONT = 15  # px
+TITLE_LINE = round(1.3 * TITLE_FONT)  # plotly's line spacing for <br>-separated lines
+TITLE_PAD = 8  # above the title
+TITLE_CHARS = 40  # a title line fits a map half the page wide (two side by side on a 1024 px screen); longer wraps
+KEYS_AXIS = 62  # the keys' axis title and one line of level tick labels (plus KEY_CHAR a character upright)
+TOP = TITLE_PAD + TITLE_LINE + KEYS_AXIS  # a one-line title's: the figure is `height` tall then
+KEY_CHAR = 7  # px a tick-label character takes when plotly turns labels upright in a narrow map ("<2out>")
 
 
 def of(events: list[dict], kind: str) -> list[dict]:
@@ -68,6 +80,17 @@ def attention_map(snapshot: dict, probe: dict, kind: str, layer: Any, head: Any,
                      title_text="attended to (keys)", side="top")
     fig.update_yaxes(tickmode="array", tickvals=list(range(len(queries))),
                      ticktext=[plotly_text(q) for q in queries], title_text="attending (queries)", autorange="reversed")
-    fig.update_layout(title=title or f"{KINDS[kind]}, step {snapshot['step']}", height=height,
-                      margin={"l": 10, "r": 10, "t": 70, "b": 10})
+    lines = title_lines(title or f"{KINDS[kind]}, step {snapshot['step']}")
+    longest = max(len(plotly_text(k)) for k in keys)
+    top = TITLE_PAD + TITLE_LINE * len(lines) + KEYS_AXIS + KEY_CHAR * max(0, longest - 2)
+    # the map keeps its size: a longer title makes the figure taller, not the map smaller
+    tall = height + top - TOP
+    fig.update_layout(title={"text": "<br>".join(lines), "font": {"size": TITLE_FONT}, "yref": "container",
+                             "y": 1 - (TITLE_PAD + TITLE_LINE * len(lines)) / tall, "yanchor": "bottom"},
+                      height=tall, margin={"l": 10, "r": 10, "t": top, "b": 10})
     return fig
+
+
+def title_lines(title: str) -> list[str]:
+    """A title's lines: its own (<br>-separated), each wrapped at TITLE_CHARS (plotly never wraps a title)."""
+    return [part for line in title.split("<br>") for part in textwrap.wrap(line, TITLE_CHARS) or [""]]

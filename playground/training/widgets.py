@@ -57,13 +57,15 @@ def knobs(task: str, left, right) -> dict[str, Any]:
     n_heads = c1.selectbox("Heads", [1, 2, 4, 8], index=2, key="train_n_heads")
     d_ff = c2.selectbox("d_ff", [32, 64, 128, 256, 512, 1024], index=3, key="train_d_ff")
     batch_size = c3.selectbox("Batch", [16, 32, 64, 128], index=2, key="train_batch")
-    positional = c1.checkbox("Positional encoding", True, key="train_positional",
-                             help="Off: the encoder sees a bag of symbols, with no idea where each one stands.")
-    scale_scores = c2.checkbox("Scale scores by 1/√d_k", True, key="train_scale_scores",
-                               help="Off: raw dot products go into the softmax, which saturates as d_k grows.")
-    pre_norm = c3.checkbox("Pre-LN", True, key="train_pre_norm", help="LayerNorm before each sublayer instead of "
-                           "after the residual sum (the paper's post-LN, which learns these tasks in about twice the "
-                           "steps and less steadily).")
+    # the switches one under another at the column's full width: a third of it cut their labels ("Positional enc…")
+    positional = right.checkbox("Positional encoding", True, key="train_positional",
+                                help="Off: the encoder sees a bag of symbols, with no idea where each one stands.")
+    scale_scores = right.checkbox("Scale scores by 1/√d_k", True, key="train_scale_scores",
+                                  help="Off: raw dot products go into the softmax, which saturates as d_k grows.")
+    pre_norm = right.checkbox("Pre-LN (LayerNorm first)", True, key="train_pre_norm",
+                              help="On: LayerNorm before each sublayer. Off: after the residual sum (the paper's "
+                              "post-LN, which learns these tasks in about twice the steps and less steadily).")
+    c1, c2, c3 = right.columns(3)
     label_smoothing = c1.select_slider("Label smoothing", [0.0, 0.05, 0.1, 0.2], 0.0, key="train_label_smoothing")
     warmup_steps = c2.select_slider("Warm-up steps", [0, 50, 100, 200, 400, 1000], 100, key="train_warmup")
     lr = c3.select_slider("Peak learning rate", [5e-4, 1e-3, 2e-3, 3e-3, 5e-3], 2e-3, key="train_lr",

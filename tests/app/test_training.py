@@ -58,6 +58,30 @@ def test_the_page_opens_with_its_knobs_and_refuses_a_model_too_big_for_the_serve
     assert train_disabled(at)
 
 
+
+# Measured in chromium at the browser tests' 1280 px viewport: the wide layout's main area is 820 px, a label
+# character about 7 px; a checkbox's box takes 28 px and a help icon 24.
+PAGE_PX, CHAR_PX, BOX_PX, HELP_PX = 820, 7, 28, 24
+
+
+def widths(node, share: float = 1.0):
+    """(widget, share of the page's width it gets) for every widget under `node`, through nested columns."""
+    for child in getattr(node, "children", {}).values():
+        inner = share * child.weight if getattr(child, "type", None) == "column" else share
+        if getattr(child, "label", None) is not None:
+            yield child, inner
+        yield from widths(child, inner)
+
+
+def test_every_knobs_label_fits_its_column(page):
+    """Issue 34.9: the switches in a third of the right half were cut to "Positional enc…" and "Scale scor…"."""
+    at = page()
+    for widget, share in widths(at.main):
+        if widget.type == "checkbox":
+            needed = BOX_PX + CHAR_PX * len(widget.label) + (HELP_PX if widget.help else 0)
+            assert needed <= share * PAGE_PX, (widget.label, needed, round(share * PAGE_PX))
+
+
 BAD_UPLOADS = [
     ("empty.tsv", b"", "empty.tsv: the file is empty"),
     ("big.tsv", b"1\t2\n" * 300_000, "big.tsv: the file has 1,200,000 bytes; at most 1,000,000 are accepted"),

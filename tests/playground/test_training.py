@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from playground.training import live, processes, runs, session
+from playground.training import figures, live, processes, runs, session
 from playground.training.slot import slot
 from runtime import toy
 from tx.toy import worker
@@ -203,3 +203,41 @@ def test_run_records_say_how_a_run_ended_and_which_size_is_refused():
         {"event": "done", "reason": "target", "step": 400, "seconds": 12.34, "accuracy": 0.995}])
     assert record.summary() == "reached the accuracy asked for after 400 steps in 12.3 s: 99.5% of held-out " \
                                "sequences exactly right"
+
+
+def probe_snapshot(keys: list[str]) -> tuple[dict, dict]:
+    """An attention snapshot of a probe whose source is `keys` (2 layers, 2 heads), and the probe."""
+    probe = {"source": keys, "target": ["<s>", *keys[1:-1]]}
+    weights = [[[[1 / len(keys)] * len(keys)] * len(probe["target"])] * 2] * 2
+    return {"step": 400, "seconds": 20.0, "cross": weights}, probe
+
+
+TOY_KEYS = [toy.TAG, *"0123456789", "</s>"]
+# Measured in chromium (issue 34): the keys' axis drawn above the map, its title and one line of tick labels, takes
+# 60 px; plotly spaces a title's lines 1.3 font sizes apart.
+KEYS_AXIS_PX = 60
+
+
+@pytest.mark.parametrize("title", ["Run 1: copy<br>cross-attention, step 400",
+                                   "Run 12: reverse, no positions, unscaled, post-LN<br>cross-attention, step 400",
+                                   ""])
+def test_an_attention_maps_title_sits_above_its_key_labels_whatever_its_length(title):
+    """Issue 34.9: two maps side by side had their two-line titles written over the keys' labels (plotly centres a
+    title in the top margin: 70 px held neither two lines nor the axis above the map)."""
+    snapshot, probe = probe_snapshot(TOY_KEYS)
+    layout = figures.attention_map(snapshot, probe, "cross", "average", "average", title=title,
+                                   height=360).to_plotly_json()["layout"]
+    shown = layout["title"]["text"].split("<br>")
+    assert all(len(line) <= 40 for line in shown), shown  # wrapped: plotly never wraps, a long line runs off a half
+    line_px = 1.3 * layout["title"]["font"]["size"]
+    assert layout["margin"]["t"] >= len(shown) * line_px + KEYS_AXIS_PX  # room for the lines and the axis under them
+    # pinned to the figure's top edge (not centred in the margin), its lines ending above the axis
+    assert layout["title"]["yref"] == "container" and layout["title"]["yanchor"] == "bottom"
+    assert (1 - layout["title"]["y"]) * layout["height"] <= layout["margin"]["t"] - KEYS_AXIS_PX
+    assert layout["height"] - layout["margin"]["t"] - layout["margin"]["b"] == 360 - 90 - 10  # the map keeps its size
+
+
+def test_long_key_labels_get_the_room_plotly_turns_them_upright_in():
+    snapshot, probe = probe_snapshot(["<2out>", "Bahnhof", "Apotheke", "Krankenhaus", "</s>"])
+    layout = figures.attention_map(snapshot, probe, "cross", "average", "average").to_plotly_json()["layout"]
+    assert layout["margin"]["t"] - 1.3 * layout["title"]["font"]["size"] >= KEYS_AXIS_PX + 7 * (len("Krankenhaus") - 2)
