@@ -1,0 +1,99 @@
+"""Ray + Serve on this machine: start the application, wait until it is ready, stop everything.
+
+Ray's worker processes import `serve` and `runtime` from this checkout: `start` puts its root first on their
+PYTHONPATH (an installed copy of the project may be older) and makes the models' path absolute (a worker's
+working directory is not the caller's).
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from dataclasses import replace
+from pathlib import Path
+
+from .settings import ServeSettings
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def url_of(settings: ServeSettings) -> str:
+    return f"http://{settings.host}:{settings.port}"
+
+
+def get_json(url: str, timeout: float = 5.0) -> tuple[int, dict]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"{}")
+
+
+def wait_ready(url: str, timeout_s: float = 120.0) -> dict:
+    """Poll /ready until every model deployment answers; raise with the last reason after timeout_s."""
+    deadline, reason = time.monotonic() + timeout_s, "no answer"
+    while time.monotonic() < deadline:
+        try:
+            status, body = get_json(f"{url}/ready")
+            if status == 200:
+                return body
+            reason = body.get("detail", f"HTTP {status}")
+        except (OSError, ValueError) as e:
+            reason = str(e)
+        time.sleep(0.5)
+    raise RuntimeError(f"the service at {url} was not ready after {timeout_s:.0f} s: {reason}")
+
+
+def start(settings: ServeSettings, num_cpus: int | None = None) -> str:
+    """Start Ray (num_cpus logical CPUs, default all), Serve's HTTP proxy and the application; return its URL once
+    ready. Serve's own end-to-end HTTP timeout is a backstop a little beyond the ingress' request_timeout_s."""
+    import ray
+    from ray import serve
+
+    from .deployments import APP_NAME, build_app
+
+    settings = replace(settings, models_dir=str(Path(settings.models_dir).resolve()))
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": {"PYTHONPATH": path}})
+    try:
+        serve.start(http_options={"host": settings.host, "port": settings.port,
+                                  "request_timeout_s": settings.request_timeout_s + 5})
+        serve.run(build_app(settings), name=APP_NAME, route_prefix="/", blocking=False)
+        url = url_of(settings)
+        wait_ready(url)
+    except BaseException as e:
+        why = deploy_problem() if isinstance(e, RuntimeError) else None
+        stop()  # never leave Ray running behind a failed start
+        if why:
+            raise RuntimeError(f"{e}\n{why}") from e
+        raise
+    return url
+
+
+def deploy_problem() -> str | None:
+    """What Serve says about the deployments that did not start (e.g. a model that is not exported)."""
+    from ray import serve
+
+    from .deployments import APP_NAME
+
+    try:
+        app = serve.status().applications.get(APP_NAME)
+    except Exception:
+        return None
+    if app is None:
+        return None
+    said = [f"{name}: {d.message}" for name, d in app.deployments.items() if d.message]
+    return "\n".join(said) or app.message or None
+
+
+def stop() -> None:
+    """Serve, then Ray (Serve's warning that its controller was killed on shutdown is expected)."""
+    import ray
+    from ray import serve
+
+    if ray.is_initialized():
+        serve.shutdown()
+        ray.shutdown()
