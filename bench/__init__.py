@@ -17,6 +17,7 @@ BENCHMARKS = {
     "decoding_page": "the Decoding explorer's server time through AppTest (slider redraw, new sentence)",
     "walkthrough_page": "the Walkthrough page's server time through AppTest (redraw, new sentence)",
     "training_page": "the Train-your-own page's targets: time to 99%, Translate while training, stop to no CPU",
+    "serve_load": "the Ray Serve service under load: requests/s, p50/p90/p99, errors, memory; faults with --faults",
     "bare_loop": "the reference the Train page is measured against: a bare training loop on copy or reverse",
 }
 

@@ -97,3 +97,42 @@ def stop() -> None:
     if ray.is_initialized():
         serve.shutdown()
         ray.shutdown()
+
+
+def deploy(settings: ServeSettings) -> None:
+    """Deploy the application again with other settings on the running Serve (the benchmark's batch sweep)."""
+    from ray import serve
+
+    from .deployments import APP_NAME, build_app
+
+    settings = replace(settings, models_dir=str(Path(settings.models_dir).resolve()))
+    serve.run(build_app(settings), name=APP_NAME, route_prefix="/", blocking=False)
+    wait_ready(url_of(settings))
+
+
+def kill_replica(deployment: str) -> str:
+    """Kill one replica of `deployment` (e.g. "Translator") as a crash would, not gracefully; Serve's controller
+    sees it die and starts another. Returns the killed actor's name. For the fault checks (tests, benchmark)."""
+    import ray
+
+    names = [a for a in ray.util.list_named_actors(all_namespaces=True)
+             if a["namespace"] == "serve" and f"#{deployment}#" in a["name"]]
+    if not names:
+        raise RuntimeError(f"no replica of {deployment} is running")
+    ray.kill(ray.get_actor(names[0]["name"], namespace="serve"), no_restart=True)
+    return names[0]["name"]
+
+
+def serve_processes_rss_mb() -> dict[str, float]:
+    """Resident memory of this machine's Serve processes (replicas, HTTP proxy, controller), by process title."""
+    found: dict[str, float] = {}
+    page = os.sysconf("SC_PAGE_SIZE") / 2**20
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            title = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+            if title.startswith(("ray::ServeReplica", "ray::ProxyActor", "ray::ServeController")):
+                rss = int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page
+                found[f"{title} ({pid})"] = rss
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
