@@ -64,3 +64,32 @@ def post(url: str, body: dict[str, Any], headers: dict[str, str] | None = None,
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read() or b"{}")
+
+
+def concurrently(url: str, bodies: list[dict[str, Any]], concurrency: int,
+                 during=None) -> list[tuple[int, dict[str, Any]]]:
+    """POST every body to `url`, `concurrency` in flight at a time (aiohttp, one thread); (status, JSON) in order,
+    status 0 for a connection failure. during: an async callable run beside the load (a replica kill)."""
+    import asyncio
+
+    import aiohttp
+
+    async def run() -> list[tuple[int, dict[str, Any]]]:
+        found: list[tuple[int, dict[str, Any]] | None] = [None] * len(bodies)
+        waiting = iter(range(len(bodies)))
+
+        async def client(session):
+            for i in waiting:
+                try:
+                    async with session.post(url, json=bodies[i]) as response:
+                        found[i] = response.status, json.loads(await response.read() or b"{}")
+                except aiohttp.ClientError as e:
+                    found[i] = 0, {"detail": str(e)}
+
+        connector = aiohttp.TCPConnector(limit=concurrency)
+        async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=300)) as session:
+            await asyncio.gather(*[client(session) for _ in range(concurrency)],
+                                 *([during()] if during is not None else []))
+        return found  # type: ignore[return-value]
+
+    return asyncio.run(run())
