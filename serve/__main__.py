@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 
@@ -31,8 +32,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--sentiment-replicas", type=int, default=DEFAULTS.sentiment_replicas)
     p.add_argument("--max-batch-size", type=int, default=DEFAULTS.max_batch_size)
     p.add_argument("--batch-wait-s", type=float, default=DEFAULTS.batch_wait_timeout_s)
-    p.add_argument("--max-ongoing", type=int, default=DEFAULTS.max_ongoing_requests,
-                   help="requests a model replica takes at once")
+    p.add_argument("--max-ongoing", type=int, default=None,
+                   help=f"requests a model replica takes at once (default: {DEFAULTS.max_ongoing_requests}, at least "
+                        "two batches)")
     p.add_argument("--max-queued", type=int, default=DEFAULTS.max_queued_requests,
                    help="requests waiting per model deployment before 503 (-1: no limit)")
     p.add_argument("--timeout-s", type=float, default=DEFAULTS.request_timeout_s, help="504 after this long")
@@ -42,16 +44,19 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    ongoing = args.max_ongoing or max(DEFAULTS.max_ongoing_requests, 2 * args.max_batch_size)
     try:
         settings = ServeSettings(
             models_dir=args.models, host=args.host, port=args.port, provider=args.provider,
             precisions=tuple(args.precision), threads=args.threads, translate_replicas=args.translate_replicas,
             sentiment_replicas=args.sentiment_replicas, max_batch_size=args.max_batch_size,
-            batch_wait_timeout_s=args.batch_wait_s, max_ongoing_requests=args.max_ongoing,
+            batch_wait_timeout_s=args.batch_wait_s, max_ongoing_requests=ongoing,
             max_queued_requests=args.max_queued, request_timeout_s=args.timeout_s)
     except ValueError as e:
         print(f"python -m serve: {e}", file=sys.stderr)
         return 2
+    # SIGTERM (a process manager, `kill`) stops like Ctrl-C: Serve and Ray go down with this process.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         url = start(settings, num_cpus=args.num_cpus)
         print(f"serving {settings.models_dir} at {url} (API docs: {url}/docs); Ctrl-C stops it", flush=True)
