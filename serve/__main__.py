@@ -55,10 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"python -m serve: {e}", file=sys.stderr)
         return 2
-    # SIGTERM (a process manager, `kill`) stops like Ctrl-C: Serve and Ray go down with this process.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         url = start(settings, num_cpus=args.num_cpus)
+        # SIGTERM (a process manager, `kill`) stops like Ctrl-C, Serve and Ray with it. Set after ray.init, whose
+        # own handler aborts the process and leaves Ray's agent processes running (seen here).
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         print(f"serving {settings.models_dir} at {url} (API docs: {url}/docs); Ctrl-C stops it", flush=True)
         while True:
             time.sleep(3600)
