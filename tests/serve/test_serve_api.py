@@ -149,6 +149,7 @@ def test_settings_refuse_unknown_keys_and_batches_the_replica_cannot_hold():
         ServeSettings(max_batch_size=64, max_ongoing_requests=32)
 
 
+@pytest.mark.slow  # importing Ray takes ~3.5 s
 def test_the_serve_config_file_is_valid_for_serve_deploy():
     schema = pytest.importorskip("ray.serve.schema")
     config = yaml.safe_load((REPO / "serve" / "config.yaml").read_text(encoding="utf-8"))
