@@ -102,7 +102,8 @@ def build_app(settings: ServeSettings):
     translator = Translator.options(num_replicas=settings.translate_replicas, **limits).bind(args)
     sentiment = Sentiment.options(num_replicas=settings.sentiment_replicas, **limits).bind(args)
     return Ingress.options(num_replicas=settings.ingress_replicas,
-                           max_ongoing_requests=settings.ingress_max_ongoing_requests).bind(translator, sentiment, args)
+                           max_ongoing_requests=settings.ingress_max_ongoing_requests,
+                           max_queued_requests=settings.ingress_max_queued_requests).bind(translator, sentiment, args)
 
 
 def app_builder(args: dict[str, Any]):
