@@ -24,11 +24,11 @@ class ServeSettings:
     # Back-pressure: a replica takes up to max_ongoing_requests at once (two batches' worth, so the next batch
     # gathers while one runs); beyond that each caller queues up to max_queued_requests, then answers 503.
     max_ongoing_requests: int = 32
-    max_queued_requests: int = 128
-    ingress_max_ongoing_requests: int = 256
-    # The proxy's queue for the ingress: without a limit a burst of 1,000 waited there until Serve's own 35 s timeout
-    # (408) instead of being told at once (measured, docs/serving.md#faults).
-    ingress_max_queued_requests: int = 256
+    max_queued_requests: int = 64
+    # The ingress' own limits bound what waits before the models: with 256 + 256 (and before, no limit) most of a
+    # burst of 1,000 waited there until Serve's 35 s backstop (408) instead of a 503 at once (docs/serving.md#faults).
+    ingress_max_ongoing_requests: int = 128
+    ingress_max_queued_requests: int = 64
     request_timeout_s: float = 30.0  # a request not answered by then gets 504 (the ingress stops waiting for it)
     host: str = "127.0.0.1"
     port: int = 8000

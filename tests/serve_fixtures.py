@@ -82,7 +82,11 @@ def concurrently(url: str, bodies: list[dict[str, Any]], concurrency: int,
             for i in waiting:
                 try:
                     async with session.post(url, json=bodies[i]) as response:
-                        found[i] = response.status, json.loads(await response.read() or b"{}")
+                        payload = await response.read()
+                        try:
+                            found[i] = response.status, json.loads(payload or b"{}")
+                        except ValueError:  # Serve's proxy answers its own 503s and 408s in plain text
+                            found[i] = response.status, {"detail": payload.decode(errors="replace")}
                 except aiohttp.ClientError as e:
                     found[i] = 0, {"detail": str(e)}
 

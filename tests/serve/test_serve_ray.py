@@ -108,7 +108,10 @@ def test_a_burst_over_the_queue_gets_503_overloaded_and_the_rest_are_served(url)
     answers = concurrently(f"{url}/translate", [greedy(texts[i % 100]) for i in range(160)], 160)
     statuses = Counter(status for status, _ in answers)
     assert set(statuses) == {200, 503} and statuses[200] >= SETTINGS["max_queued_requests"], statuses
-    assert all(a["detail"].startswith("overloaded: ") for status, a in answers if status == 503)
+    # ours when a model's queue is full; Serve's proxy's own when the ingress' queue is
+    assert all(a["detail"].startswith(("overloaded: ", "Request dropped due to backpressure"))
+               for status, a in answers if status == 503), Counter(a["detail"][:40] for _, a in answers)
+    assert any(a["detail"].startswith("overloaded: ") for status, a in answers if status == 503)
     assert post(f"{url}/translate", greedy(texts[0]))[0] == 200  # and it serves again at once
 
 
