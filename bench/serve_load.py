@@ -117,9 +117,14 @@ def mean_batch(before: Counter, after: Counter) -> float:
 
 
 def run_level(url: str, bodies: list[dict[str, Any]], concurrency: int) -> dict[str, Any]:
-    before = batch_sizes(url)
+    before, cpu_before, client_before = batch_sizes(url), local.serve_processes_cpu_s(), time.process_time()
     found = asyncio.run(load(url, bodies, concurrency))
     found["mean_batch"] = mean_batch(before, batch_sizes(url))
+    # CPU milliseconds per request in each process: where serving costs besides the model (Translator's row).
+    cpu_after = local.serve_processes_cpu_s()
+    found["cpu_ms_per_request"] = {name: (cpu_after[name] - cpu_before.get(name, 0.0)) * 1000 / len(bodies)
+                                   for name in cpu_after} | {
+        "load generator": (time.process_time() - client_before) * 1000 / len(bodies)}
     found["server_mb"] = server_mb()
     return found
 
@@ -223,7 +228,8 @@ def main(argv: list[str] | None = None) -> int:
             lv = levels[-1]
             print(f"concurrency {concurrency}: {lv['rps']:.0f} requests/s, p50 {lv['p50_ms']:.0f} ms, p99 "
                   f"{lv['p99_ms']:.0f} ms, {lv['errors']} errors, mean batch {lv['mean_batch']:.1f}, server "
-                  f"{lv['server_mb']:.0f} MB", flush=True)
+                  f"{lv['server_mb']:.0f} MB; CPU ms per request: "
+                  + ", ".join(f"{k} {v:.1f}" for k, v in sorted(lv["cpu_ms_per_request"].items())), flush=True)
         out["levels"] = levels
         print(f"\nserver memory after warm-up {memory_start:.0f} MB; after {sum(lv['requests'] for lv in levels)} "
               f"requests {levels[-1]['server_mb']:.0f} MB\n")

@@ -123,6 +123,23 @@ def kill_replica(deployment: str) -> str:
     return names[0]["name"]
 
 
+def serve_processes_cpu_s() -> dict[str, float]:
+    """CPU seconds (user + system) used so far by this machine's Serve processes, by title without the pid: where a
+    request's time goes besides the model."""
+    found: dict[str, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            title = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+            if title.startswith(("ray::ServeReplica", "ray::ProxyActor", "ray::ServeController")):
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                name = title.split(".")[0].replace("ray::", "")
+                found[name] = found.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
 def serve_processes_rss_mb() -> dict[str, float]:
     """Resident memory of this machine's Serve processes (replicas, HTTP proxy, controller), by process title."""
     found: dict[str, float] = {}
