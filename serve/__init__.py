@@ -12,6 +12,7 @@ runtime's batched search (`workers.py`, no Ray in it). What each module does:
     limits.py       per-request checks against the loaded runtime model: its own limits and messages
     workers.py      the batch workers: group compatible requests, run the runtime once per group, count batch sizes
     api.py          the FastAPI app over any backend (the Ray handles, or workers in this process for tests)
+    inprocess.py    that backend without Ray: the workers in this process, one request per call (the API tests)
     deployments.py  the Ray Serve deployments and the application builder `serve deploy` imports
     local.py        start and stop Ray + Serve on this machine (the command, the tests, the benchmark)
 """
