@@ -1,11 +1,11 @@
-# The README's two commands: `make run` (the app on the shipped models) and `make test` (the whole suite).
+# The README's commands: `make run` (the app on the shipped models), `make test` (the whole suite), `make serve`.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MODELS := $(wildcard models/*/config.json)
 
-.PHONY: run test test-network data install install-dev browser export gpujob
+.PHONY: run serve test test-network data install install-dev browser export gpujob
 
 $(VENV)/.runtime: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,15 @@ export: install
 
 run: export
 	$(PY) -m streamlit run app.py
+
+# The models as an HTTP service for many users (Ray Serve, batching; docs/serving.md): http://127.0.0.1:8000/docs.
+# `TX_SERVE_URL=http://127.0.0.1:8000 make run` then runs the app as its client.
+serve: export $(VENV)/.serve
+	$(PY) -m serve $(SERVE_ARGS)
+
+$(VENV)/.serve: $(VENV)/.runtime pyproject.toml
+	$(PY) -m pip install -q -e ".[serve]"
+	touch $@
 
 # Debian's chromium drives the browser tests (playwright never downloads a browser here).
 browser:

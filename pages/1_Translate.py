@@ -2,6 +2,7 @@
 import streamlit as st
 
 from playground import inputs, models, widgets
+from playground.serving import widgets as serving
 from playground.translate import settings
 from playground.translate import widgets as translate_widgets
 from runtime import confidence, providers, spec, text
@@ -57,7 +58,7 @@ typed = st.text_area(f"{models.LANGUAGES.get(src, src)} text: one sentence per l
 widgets.keep_text(text_key, typed)
 clicked = st.button("Translate", key="translate_go", type="primary")
 
-model = models.onnx_model("translate", provider, precision)
+model = serving.model("translate", provider, precision)  # the service at TX_SERVE_URL, if set
 if model is None:
     st.stop()
 models.provider_caption(model)

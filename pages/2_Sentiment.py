@@ -3,6 +3,7 @@ import streamlit as st
 
 from playground import inputs, models, widgets
 from playground.sentiment import widgets as sentiment_widgets
+from playground.serving import widgets as serving
 from runtime import providers, spec
 
 models.page_setup("Sentiment")
@@ -15,7 +16,7 @@ with st.sidebar:
     precision = st.radio("Precision", spec.PRECISIONS, key="sentiment_precision", horizontal=True)
     provider = st.selectbox("Execution provider", providers.PROVIDER_CHOICES, key="sentiment_provider")
 
-model = models.onnx_model("sentiment", provider, precision)
+model = serving.model("sentiment", provider, precision)  # the service at TX_SERVE_URL, if set
 if model is None:
     st.stop()
 models.provider_caption(model)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PROJECT = {"runtime", "corpus", "tx", "export", "playground", "gpujob", "bench"}
+PROJECT = {"runtime", "corpus", "tx", "export", "playground", "gpujob", "bench", "serve"}
 # package -> the project packages its modules may import (pages/ and app.py count as the app)
 ALLOWED = {
     "runtime": set(),
@@ -18,6 +18,7 @@ ALLOWED = {
     "export": {"runtime", "tx"},
     "gpujob": {"runtime", "tx"},
     "playground": {"runtime"},
+    "serve": {"runtime"},  # the service over the inference API; the playground reaches it over HTTP only
     "app": {"runtime", "playground"},
     "bench": PROJECT,  # a benchmark measures whatever it names; nothing imports a benchmark (see below)
 }

@@ -11,6 +11,7 @@ from runtime import spec
 
 from .. import models
 from ..files import read_json
+from ..serving import widgets as serving
 from . import pytorch, report
 from .measure import Workload, measure
 
@@ -53,6 +54,7 @@ def load_systems(task: str, threads: int, with_pytorch: bool, cuda_reason: str |
         found = models.onnx_model(task, "cuda", "fp32", threads, quiet=True)
         if found is not None and found.provider == "CUDAExecutionProvider":
             systems["onnxruntime CUDA fp32"] = found
+    systems.update(serving.latency_systems(task))  # "served (HTTP) fp32" when TX_SERVE_URL is set
     return systems
 
 

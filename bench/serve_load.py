@@ -1,0 +1,261 @@
+"""The service under load (serve/): requests/s, p50/p90/p99, errors and server memory at several concurrencies,
+against the in-process API called serially and at batch 16; then, with --faults, a replica killed under load, a
+request past its timeout and a burst over the queue.
+
+    python -m bench serve_load [--models models] [--concurrency 1 4 16 64] [--requests 2500] [--precision int8]
+        [--method greedy] [--max-batch-size 16] [--batch-wait-s 0.01] [--threads N] [--sweep] [--faults]
+        [--json out.json]
+
+Starts Ray + Serve on this machine (`ray.init(num_cpus=2)`), the load generator (aiohttp, one thread) in this
+process: generator, HTTP proxy, ingress and replicas share the cores, as the issue's targets assume. Requests
+cycle over the translator's held-out samples (models/translate/samples.tsv). Server memory: the resident memory of
+every Serve process (replicas, proxy, controller), after the warm-up and after each concurrency level (4 levels x
+2,500 requests = 10,000). --sweep first runs concurrency 16 for several (max_batch_size, batch_wait_timeout_s)
+pairs: how the defaults were chosen. Nothing here is a test: the numbers depend on what else runs on the machine.
+"""
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+import os
+import time
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from runtime import OnnxTranslator
+from serve import local
+from serve.settings import ServeSettings
+
+from . import bench_parser
+
+SWEEP = [(1, 0.0), (8, 0.005), (16, 0.005), (16, 0.01), (16, 0.02), (32, 0.01)]  # (max_batch_size, wait s)
+SERIAL_REQUESTS = 300
+WARMUP_REQUESTS = 300
+
+
+def held_out(models: Path) -> list[str]:
+    with open(models / "translate" / "samples.tsv", encoding="utf-8", newline="") as f:
+        return [row["de"] for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)]
+
+
+def in_process(models: Path, texts: list[str], precision: str, method: str, threads: int | None) -> dict[str, float]:
+    """The baseline: the runtime in this process, one sentence per call (serial) and 16 per call."""
+    model = OnnxTranslator(models / "translate", provider="cpu", precision=precision, threads=threads)
+    kw = {"src_lang": "de", "tgt_lang": "en", "method": method}
+    for text in texts[:10]:
+        model.translate([text], **kw)
+    start = time.perf_counter()
+    for i in range(SERIAL_REQUESTS):
+        model.translate([texts[i % len(texts)]], **kw)
+    serial = SERIAL_REQUESTS / (time.perf_counter() - start)
+    start = time.perf_counter()
+    for i in range(0, SERIAL_REQUESTS, 16):
+        model.translate([texts[(i + j) % len(texts)] for j in range(16)], **kw)
+    batch16 = (SERIAL_REQUESTS // 16 * 16 + (16 if SERIAL_REQUESTS % 16 else 0)) / (time.perf_counter() - start)
+    return {"serial_rps": serial, "batch16_rps": batch16}
+
+
+async def load(url: str, bodies: list[dict[str, Any]], concurrency: int, headers: dict[str, str] | None = None,
+               at_start=None) -> dict[str, Any]:
+    """`len(bodies)` POST /translate requests, `concurrency` in flight at a time: rate, latencies, failures."""
+    import aiohttp
+
+    latencies, statuses, details = [], Counter(), Counter()
+    next_i = 0
+    connector = aiohttp.TCPConnector(limit=concurrency, force_close=False)
+    timeout = aiohttp.ClientTimeout(total=120)
+
+    async def client(session):
+        nonlocal next_i
+        while next_i < len(bodies):
+            body, next_i = bodies[next_i], next_i + 1
+            start = time.perf_counter()
+            try:
+                async with session.post(f"{url}/translate", json=body, headers=headers) as response:
+                    payload = await response.read()
+                    status = response.status
+            except (aiohttp.ClientError, TimeoutError) as e:
+                status, payload = 0, str(e).encode()
+            latencies.append(time.perf_counter() - start)
+            statuses[status] += 1
+            if status != 200:
+                try:
+                    details[f"{status}: {json.loads(payload)['detail']}"[:160]] += 1
+                except (ValueError, KeyError, TypeError):
+                    details[f"{status}: {payload[:120]!r}"] += 1
+
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+        start = time.perf_counter()
+        tasks = [asyncio.create_task(client(session)) for _ in range(concurrency)]
+        if at_start is not None:
+            await at_start()
+        await asyncio.gather(*tasks)
+        elapsed = time.perf_counter() - start
+    ms = np.array(latencies) * 1000
+    return {"concurrency": concurrency, "requests": len(bodies), "seconds": elapsed, "rps": len(bodies) / elapsed,
+            "p50_ms": float(np.percentile(ms, 50)), "p90_ms": float(np.percentile(ms, 90)),
+            "p99_ms": float(np.percentile(ms, 99)), "errors": len(bodies) - statuses[200],
+            "statuses": dict(statuses), "details": dict(details.most_common(5))}
+
+
+def server_mb() -> float:
+    return sum(local.serve_processes_rss_mb().values())
+
+
+def batch_sizes(url: str) -> Counter:
+    return Counter({int(k): v for k, v in local.get_json(f"{url}/stats")[1]["translate"]["batch_sizes"].items()})
+
+
+def mean_batch(before: Counter, after: Counter) -> float:
+    seen = after - before
+    return sum(k * v for k, v in seen.items()) / max(1, sum(seen.values()))
+
+
+def run_level(url: str, bodies: list[dict[str, Any]], concurrency: int) -> dict[str, Any]:
+    before, cpu_before, client_before = batch_sizes(url), local.serve_processes_cpu_s(), time.process_time()
+    found = asyncio.run(load(url, bodies, concurrency))
+    found["mean_batch"] = mean_batch(before, batch_sizes(url))
+    # CPU milliseconds per request in each process: where serving costs besides the model (Translator's row).
+    cpu_after = local.serve_processes_cpu_s()
+    found["cpu_ms_per_request"] = {name: (cpu_after[name] - cpu_before.get(name, 0.0)) * 1000 / len(bodies)
+                                   for name in cpu_after} | {
+        "load generator": (time.process_time() - client_before) * 1000 / len(bodies)}
+    found["server_mb"] = server_mb()
+    return found
+
+
+def targets(level: dict[str, Any], baseline: dict[str, float], memory_start: float,
+            memory_end: float) -> list[tuple[str, bool, str]]:
+    """The issue's targets at concurrency 16: (target, met, the numbers). Memory: after every level's requests."""
+    rps, serial, batch16 = level["rps"], baseline["serial_rps"], baseline["batch16_rps"]
+    growth = (memory_end - memory_start) / memory_start * 100
+    return [("throughput >= 1.5x serial in-process", rps >= 1.5 * serial, f"{rps / serial:.2f}x"),
+            ("throughput >= 70% of in-process batch 16", rps >= 0.7 * batch16, f"{rps / batch16:.0%}"),
+            ("p99 <= 4x p50", level["p99_ms"] <= 4 * level["p50_ms"], f"{level['p99_ms'] / level['p50_ms']:.1f}x"),
+            ("0 errors", level["errors"] == 0, str(level["errors"])),
+            ("memory growth <= 5% after warm-up (all levels)", growth <= 5, f"{growth:+.1f}%")]
+
+
+def table(levels: list[dict[str, Any]], baseline: dict[str, float]) -> str:
+    lines = ["| concurrency | requests/s | × serial | p50 ms | p90 ms | p99 ms | errors | mean batch "
+             "| server MB after |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+             f"| in-process, serial | {baseline['serial_rps']:.0f} | 1.00 | | | | | 1 | |",
+             f"| in-process, batch 16 | {baseline['batch16_rps']:.0f} | "
+             f"{baseline['batch16_rps'] / baseline['serial_rps']:.2f} | | | | | 16 | |"]
+    for lv in levels:
+        lines.append(f"| {lv['concurrency']} | {lv['rps']:.0f} | {lv['rps'] / baseline['serial_rps']:.2f} | "
+                     f"{lv['p50_ms']:.0f} | {lv['p90_ms']:.0f} | {lv['p99_ms']:.0f} | {lv['errors']} | "
+                     f"{lv['mean_batch']:.1f} | {lv['server_mb']:.0f} |")
+    return "\n".join(lines)
+
+
+def faults(url: str, bodies: list[dict[str, Any]], long_text: str) -> dict[str, Any]:
+    """A replica killed under load; a request past its timeout; a burst over the queue."""
+    found: dict[str, Any] = {}
+
+    async def kill_soon():
+        await asyncio.sleep(1.0)
+        found["killed"] = await asyncio.to_thread(local.kill_replica, "Translator")
+        found["killed_at_s"] = 1.0
+
+    pid = local.get_json(f"{url}/stats")[1]["translate"]["pid"]
+    start = time.perf_counter()
+    found["kill"] = asyncio.run(load(url, bodies[:1500], 16, at_start=kill_soon))
+    local.wait_ready(url)
+    found["recovered_s"] = time.perf_counter() - start
+    found["new_pid"] = local.get_json(f"{url}/stats")[1]["translate"]["pid"] != pid
+    slow = {**bodies[0], "text": long_text, "method": "beam", "beam": 16, "max_len": 300}
+    found["timeout"] = asyncio.run(load(url, [slow], 1, headers={"X-Request-Timeout": "0.05"}))
+    before = server_mb()
+    found["burst"] = asyncio.run(load(url, (bodies * 2)[:1000], 1000))
+    found["burst_server_mb"] = (before, server_mb())
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = bench_parser("serve_load")
+    p.add_argument("--models", default="models")
+    p.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 16, 64])
+    p.add_argument("--requests", type=int, default=2500, help="per concurrency level")
+    p.add_argument("--precision", default="int8")
+    p.add_argument("--method", default="greedy")
+    p.add_argument("--threads", type=int, default=None, help="onnxruntime threads, in-process and per replica")
+    p.add_argument("--max-batch-size", type=int, default=ServeSettings.max_batch_size)
+    p.add_argument("--batch-wait-s", type=float, default=ServeSettings.batch_wait_timeout_s)
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--sweep", action="store_true", help="first try several batch settings at concurrency 16")
+    p.add_argument("--faults", action="store_true", help="then the replica kill, timeout and burst checks")
+    p.add_argument("--json", help="write every number here")
+    args = p.parse_args(argv)
+    models = Path(args.models)
+    texts = held_out(models)
+    bodies = [{"text": texts[i % len(texts)], "src_lang": "de", "tgt_lang": "en", "method": args.method,
+               "precision": args.precision} for i in range(max(args.requests, WARMUP_REQUESTS, 1500))]
+    out: dict[str, Any] = {"load_1min_before": os.getloadavg()[0], "cpus": os.cpu_count()}
+    baseline = in_process(models, texts, args.precision, args.method, args.threads)
+    out["baseline"] = baseline
+    print(f"in-process {args.precision} {args.method}: serial {baseline['serial_rps']:.0f} requests/s, "
+          f"batch 16 {baseline['batch16_rps']:.0f} sentences/s", flush=True)
+    settings = ServeSettings(models_dir=str(models), precisions=(args.precision,), threads=args.threads,
+                             max_batch_size=args.max_batch_size, batch_wait_timeout_s=args.batch_wait_s,
+                             max_ongoing_requests=max(32, 2 * args.max_batch_size), port=args.port)
+    url = local.start(settings, num_cpus=2)
+    try:
+        if args.sweep:
+            out["sweep"] = []
+            for size, wait in SWEEP:
+                local.deploy(replace(settings, max_batch_size=size, batch_wait_timeout_s=wait,
+                                     max_ongoing_requests=max(32, 2 * size)))
+                asyncio.run(load(url, bodies[:200], 16))
+                level = run_level(url, bodies[:1000], 16)
+                out["sweep"].append({"max_batch_size": size, "batch_wait_timeout_s": wait, **level})
+                print(f"sweep: max_batch_size {size:>2}, wait {wait * 1000:>4.0f} ms: {level['rps']:.0f} requests/s, "
+                      f"p50 {level['p50_ms']:.0f} ms, p99 {level['p99_ms']:.0f} ms, mean batch "
+                      f"{level['mean_batch']:.1f}", flush=True)
+            local.deploy(settings)
+        asyncio.run(load(url, bodies[:WARMUP_REQUESTS], 16))
+        memory_start = server_mb()
+        out["server_mb_after_warmup"] = memory_start
+        levels = []
+        for concurrency in args.concurrency:
+            levels.append(run_level(url, bodies[:args.requests], concurrency))
+            lv = levels[-1]
+            print(f"concurrency {concurrency}: {lv['rps']:.0f} requests/s, p50 {lv['p50_ms']:.0f} ms, p99 "
+                  f"{lv['p99_ms']:.0f} ms, {lv['errors']} errors, mean batch {lv['mean_batch']:.1f}, server "
+                  f"{lv['server_mb']:.0f} MB; CPU ms per request: "
+                  + ", ".join(f"{k} {v:.1f}" for k, v in sorted(lv["cpu_ms_per_request"].items())), flush=True)
+        out["levels"] = levels
+        print(f"\nserver memory after warm-up {memory_start:.0f} MB; after {sum(lv['requests'] for lv in levels)} "
+              f"requests {levels[-1]['server_mb']:.0f} MB\n")
+        print(table(levels, baseline))
+        at16 = next((lv for lv in levels if lv["concurrency"] == 16), None)
+        if at16:
+            out["targets"] = targets(at16, baseline, memory_start, levels[-1]["server_mb"])
+            print("\nTargets at concurrency 16:")
+            for name, met, said in out["targets"]:
+                print(f"  {'met' if met else 'MISSED'}: {name} ({said})")
+        if args.faults:
+            long_text = max(texts, key=len)
+            out["faults"] = found = faults(url, bodies, " ".join([long_text] * 3))
+            kill = found["kill"]
+            print(f"\nreplica killed after 1 s of a 1,500-request run at concurrency 16: {kill['errors']} failed "
+                  f"({kill['details']}), new replica: {found['new_pid']}, ready again after "
+                  f"{found['recovered_s']:.1f} s from the start of the run")
+            print(f"timeout: {found['timeout']['details']} after {found['timeout']['p50_ms']:.0f} ms")
+            burst = found["burst"]
+            print(f"burst of 1,000 at once: {burst['statuses']} in {burst['seconds']:.1f} s; server memory "
+                  f"{found['burst_server_mb'][0]:.0f} -> {found['burst_server_mb'][1]:.0f} MB; {burst['details']}")
+    finally:
+        local.stop()
+    out["load_1min_after"] = os.getloadavg()[0]
+    print(f"\n1-minute load average: {out['load_1min_before']:.1f} before, {out['load_1min_after']:.1f} after "
+          f"({out['cpus']} CPUs; other work on the machine slows every number)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=1, default=str), encoding="utf-8")
+    return 0

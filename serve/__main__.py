@@ -1,0 +1,76 @@
+"""`python -m serve [run] [options]`: the service on this machine (Ray + Serve), until Ctrl-C.
+
+    python -m serve                                   # models/, http://127.0.0.1:8000 (docs at /docs)
+    python -m serve run --port 8100 --translate-replicas 2 --threads 1 --max-batch-size 16 --batch-wait-s 0.01
+
+`make serve` runs the first line after exporting the shipped models. On a cluster: `serve deploy serve/config.yaml`.
+"""
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import time
+
+from .local import start, stop
+from .settings import ServeSettings
+
+DEFAULTS = ServeSettings()
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m serve", description=__doc__.split("\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("command", nargs="?", default="run", choices=["run"], help="run (the default): start and wait")
+    p.add_argument("--models", default=DEFAULTS.models_dir, help="the folder holding translate/ and sentiment/")
+    p.add_argument("--host", default=DEFAULTS.host)
+    p.add_argument("--port", type=int, default=DEFAULTS.port)
+    p.add_argument("--provider", default=DEFAULTS.provider, help="onnxruntime provider: auto, cpu or cuda")
+    p.add_argument("--precision", nargs="+", default=list(DEFAULTS.precisions), help="precisions to load")
+    p.add_argument("--threads", type=int, default=None, help="onnxruntime intra-op threads per replica")
+    p.add_argument("--translate-replicas", type=int, default=DEFAULTS.translate_replicas)
+    p.add_argument("--sentiment-replicas", type=int, default=DEFAULTS.sentiment_replicas)
+    p.add_argument("--max-batch-size", type=int, default=DEFAULTS.max_batch_size)
+    p.add_argument("--batch-wait-s", type=float, default=DEFAULTS.batch_wait_timeout_s)
+    p.add_argument("--max-ongoing", type=int, default=None,
+                   help=f"requests a model replica takes at once (default: {DEFAULTS.max_ongoing_requests}, at least "
+                        "two batches)")
+    p.add_argument("--max-queued", type=int, default=DEFAULTS.max_queued_requests,
+                   help="requests waiting per model deployment before 503 (-1: no limit)")
+    p.add_argument("--timeout-s", type=float, default=DEFAULTS.request_timeout_s, help="504 after this long")
+    p.add_argument("--num-cpus", type=int, default=None, help="logical CPUs Ray may schedule on (default: all)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    ongoing = args.max_ongoing or max(DEFAULTS.max_ongoing_requests, 2 * args.max_batch_size)
+    try:
+        settings = ServeSettings(
+            models_dir=args.models, host=args.host, port=args.port, provider=args.provider,
+            precisions=tuple(args.precision), threads=args.threads, translate_replicas=args.translate_replicas,
+            sentiment_replicas=args.sentiment_replicas, max_batch_size=args.max_batch_size,
+            batch_wait_timeout_s=args.batch_wait_s, max_ongoing_requests=ongoing,
+            max_queued_requests=args.max_queued, request_timeout_s=args.timeout_s)
+    except ValueError as e:
+        print(f"python -m serve: {e}", file=sys.stderr)
+        return 2
+    try:
+        url = start(settings, num_cpus=args.num_cpus)
+        # SIGTERM (a process manager, `kill`) stops like Ctrl-C, Serve and Ray with it. Set after ray.init, whose
+        # own handler aborts the process and leaves Ray's agent processes running (seen here).
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        print(f"serving {settings.models_dir} at {url} (API docs: {url}/docs); Ctrl-C stops it", flush=True)
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        return 0
+    except RuntimeError as e:
+        print(f"python -m serve: {e}", file=sys.stderr)
+        return 1
+    finally:
+        stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

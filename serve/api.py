@@ -1,0 +1,121 @@
+"""The HTTP API: a FastAPI app over a backend that answers one request at a time (async).
+
+In the service the backend is the Ray deployment handles (deployments.py), whose replicas batch concurrent
+requests; in tests it can be the workers in this process (inprocess.py). Either way a request gets JSON back, or a
+status with {"detail": a sentence}: 422 for input the model cannot take (the runtime's own messages), 503 when the
+service is overloaded or a replica died under the request, 504 past the request's timeout. Never a 500 for input.
+OpenAPI docs: /docs (Swagger UI) and /openapi.json.
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Protocol
+
+from fastapi import FastAPI, Header, Request
+from fastapi.responses import JSONResponse
+
+from .schemas import SentimentRequest, TranslateRequest
+from .settings import ServeSettings
+from .workers import rss_mb
+
+READY_TIMEOUT_S = 5.0
+TIMEOUT_HEADER = "X-Request-Timeout"  # seconds; lowers (never raises) the service's request_timeout_s
+
+
+class ServiceError(Exception):
+    """A request the service could not answer, with the HTTP status and the sentence to send back."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+class Backend(Protocol):
+    async def call(self, task: str, method: str, *args: Any) -> Any: ...
+
+
+def problem(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"detail": message}, status_code=status)
+
+
+def timeout_of(settings: ServeSettings, header: str | None) -> float:
+    if header is None:
+        return settings.request_timeout_s
+    try:
+        asked = float(header)
+    except ValueError:
+        raise ServiceError(422, f"{TIMEOUT_HEADER} must be a number of seconds, got {header!r}") from None
+    if not asked > 0:
+        raise ServiceError(422, f"{TIMEOUT_HEADER} must be positive, got {header!r}")
+    return min(asked, settings.request_timeout_s)
+
+
+async def answer(backend: Backend, task: str, body: dict[str, Any], settings: ServeSettings,
+                 timeout_header: str | None) -> JSONResponse | dict[str, Any]:
+    """One request through the backend: its result, or the status and sentence of what went wrong."""
+    try:
+        timeout = timeout_of(settings, timeout_header)
+        result = await asyncio.wait_for(backend.call(task, task, body), timeout)
+    except ServiceError as e:
+        return problem(e.status, e.message)
+    except TimeoutError:
+        return problem(504, f"no answer within {timeout:g} s: the service is busy or the request is slow "
+                            "(a long text with a wide beam); try again, or ask for less")
+    if "error" in result:
+        return problem(result["status"], result["error"])
+    return result
+
+
+def build_api(backend: Backend, settings: ServeSettings) -> FastAPI:
+    api = FastAPI(title="tx serve", version="1", description=(
+        "The playground's translator (DE↔EN) and sentiment classifier over the onnxruntime API, batching "
+        "concurrent requests. Send one text per request and many requests at once: that is what batching serves."))
+
+    @api.exception_handler(Exception)
+    async def unexpected(request: Request, e: Exception) -> JSONResponse:  # never a bare traceback
+        return problem(500, f"internal error ({type(e).__name__}): {e}")
+
+    @api.post("/translate", summary="Translate one text")
+    async def translate(request: TranslateRequest, x_request_timeout: str | None = Header(None)):
+        """-> text, confidence (geometric mean of the token probabilities), tokens, token_ids, token_probs, score,
+        src_tokens, truncated, warning (text mostly outside what the model knows), provider (the onnxruntime
+        provider that really ran), precision, timings (batch_size: requests in the replica's batch, group_size:
+        those sharing this search, model_ms: that search), attention (with attention=cross/all)."""
+        return await answer(backend, "translate", request.model_dump(), settings, x_request_timeout)
+
+    @api.post("/sentiment", summary="Classify one review")
+    async def sentiment(request: SentimentRequest, x_request_timeout: str | None = Header(None)):
+        """-> label, probs (calibrated: the exported graph divides the logits by the model's temperature), tokens,
+        truncated, warning, provider, precision, timings, attention (with attention=true)."""
+        return await answer(backend, "sentiment", request.model_dump(), settings, x_request_timeout)
+
+    @api.get("/health", summary="Liveness: the ingress answers")
+    async def health():
+        return {"status": "ok"}
+
+    @api.get("/ready", summary="Readiness: every model deployment answers")
+    async def ready():
+        try:
+            found = await asyncio.wait_for(asyncio.gather(backend.call("translate", "info"),
+                                                          backend.call("sentiment", "info")), READY_TIMEOUT_S)
+        except (ServiceError, TimeoutError) as e:
+            return problem(503, f"not ready: {getattr(e, 'message', None) or 'a model deployment did not answer'}")
+        return {"ready": True, "models": {info["task"]: info["model_dir"] for info in found}}
+
+    @api.get("/info", summary="What is served: languages, labels, limits, precisions, providers")
+    async def info():
+        try:
+            found = await asyncio.gather(backend.call("translate", "info"), backend.call("sentiment", "info"))
+        except ServiceError as e:
+            return problem(e.status, e.message)
+        return {item["task"]: item for item in found} | {"settings": settings.to_dict()}
+
+    @api.get("/stats", summary="Batch sizes seen and memory, per deployment replica answering")
+    async def stats():
+        try:
+            found = await asyncio.gather(backend.call("translate", "stats"), backend.call("sentiment", "stats"))
+        except ServiceError as e:
+            return problem(e.status, e.message)
+        return {"translate": found[0], "sentiment": found[1], "ingress": {"rss_mb": rss_mb()}}
+
+    return api

@@ -1,0 +1,72 @@
+"""Whether one request can be served by the loaded runtime model, with the runtime's own limits and messages.
+
+The worker checks every request alone before it joins a batch: the runtime raises for a whole call when one text
+in it is bad, and one user's empty line must not fail fifteen other users' requests. The messages are the
+runtime's (tests/serve/test_serve_api.py compares them with what `OnnxTranslator.translate` raises); over-long
+text, which the runtime cuts and flags, is refused here unless the request says truncate=true.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from runtime.spec import PRECISIONS
+from runtime.text import ATTENTION, METHODS, check_texts
+
+MAX_CHARS = 20_000  # read before tokenizing: a longer body is refused without spending the tokenizer on it
+
+
+def text_problem(text: str) -> str | None:
+    try:
+        check_texts([text])
+    except ValueError as e:
+        return str(e)
+    if len(text) > MAX_CHARS:
+        return f"text too long: {len(text)} characters, the service takes at most {MAX_CHARS} per request"
+    return None
+
+
+def precision_problem(precision: str, loaded: dict[str, Any]) -> str | None:
+    if precision not in PRECISIONS:
+        return f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}"
+    if precision not in loaded:
+        return f"precision {precision!r} is not loaded by this service: choose one of {', '.join(loaded)}"
+    return None
+
+
+def length_problem(tokens: int, room: int, why: str, verb: str) -> str:
+    return (f"text too long: {tokens} tokens, this model reads at most {room} ({why}); split it, or send "
+            f"truncate=true to {verb} its first {room} tokens")
+
+
+def translate_problem(request: dict[str, Any], loaded: dict[str, Any]) -> str | None:
+    """The first reason `request` cannot be translated by `loaded` (precision -> OnnxTranslator), or None."""
+    problem = text_problem(request["text"]) or precision_problem(request["precision"], loaded)
+    if problem:
+        return problem
+    model = loaded[request["precision"]]
+    src, tgt = request["src_lang"], request["tgt_lang"]
+    if (src, tgt) not in model.directions:
+        supported = ", ".join(f"{s}->{t}" for s, t in model.directions)
+        return f"this model translates {supported}, not {src}->{tgt}"
+    if request["method"] not in METHODS:
+        return f"unknown method {request['method']!r}: choose one of {', '.join(METHODS)}"
+    if request["attention"] not in ATTENTION:
+        return f"attention must be one of {', '.join(map(repr, ATTENTION))}, got {request['attention']!r}"
+    room = model.max_src_len - 2  # runtime.text.TextTranslator.source_ids: the tag and </s> always stay
+    tokens = len(model.tokenizer.encode(request["text"]))
+    if tokens > room and not request["truncate"]:
+        return length_problem(tokens, room, f"its max_src_len {model.max_src_len} less the language tag and </s>",
+                              "translate")
+    return None
+
+
+def sentiment_problem(request: dict[str, Any], loaded: dict[str, Any]) -> str | None:
+    """The first reason `request` cannot be classified by `loaded` (precision -> OnnxSentimentClassifier), or None."""
+    problem = text_problem(request["text"]) or precision_problem(request["precision"], loaded)
+    if problem:
+        return problem
+    model = loaded[request["precision"]]
+    tokens = len(model.tokenizer.encode(request["text"]))
+    if tokens > model.max_len and not request["truncate"]:
+        return length_problem(tokens, model.max_len, "its max_len", "classify")
+    return None

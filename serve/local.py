@@ -1,0 +1,155 @@
+"""Ray + Serve on this machine: start the application, wait until it is ready, stop everything.
+
+Ray's worker processes import `serve` and `runtime` from this checkout: `start` puts its root first on their
+PYTHONPATH (an installed copy of the project may be older) and makes the models' path absolute (a worker's
+working directory is not the caller's).
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from dataclasses import replace
+from pathlib import Path
+
+from .settings import ServeSettings
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def url_of(settings: ServeSettings) -> str:
+    return f"http://{settings.host}:{settings.port}"
+
+
+def get_json(url: str, timeout: float = 5.0) -> tuple[int, dict]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"{}")
+
+
+def wait_ready(url: str, timeout_s: float = 120.0) -> dict:
+    """Poll /ready until every model deployment answers; raise with the last reason after timeout_s."""
+    deadline, reason = time.monotonic() + timeout_s, "no answer"
+    while time.monotonic() < deadline:
+        try:
+            status, body = get_json(f"{url}/ready")
+            if status == 200:
+                return body
+            reason = body.get("detail", f"HTTP {status}")
+        except (OSError, ValueError) as e:
+            reason = str(e)
+        time.sleep(0.5)
+    raise RuntimeError(f"the service at {url} was not ready after {timeout_s:.0f} s: {reason}")
+
+
+def start(settings: ServeSettings, num_cpus: int | None = None) -> str:
+    """Start Ray (num_cpus logical CPUs, default all), Serve's HTTP proxy and the application; return its URL once
+    ready. Serve's own end-to-end HTTP timeout is a backstop a little beyond the ingress' request_timeout_s."""
+    import ray
+    from ray import serve
+
+    from .deployments import APP_NAME, build_app
+
+    settings = replace(settings, models_dir=str(Path(settings.models_dir).resolve()))
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": {"PYTHONPATH": path}})
+    try:
+        serve.start(http_options={"host": settings.host, "port": settings.port,
+                                  "request_timeout_s": settings.request_timeout_s + 5})
+        serve.run(build_app(settings), name=APP_NAME, route_prefix="/", blocking=False)
+        url = url_of(settings)
+        wait_ready(url)
+    except BaseException as e:
+        why = deploy_problem() if isinstance(e, RuntimeError) else None
+        stop()  # never leave Ray running behind a failed start
+        if why:
+            raise RuntimeError(f"{e}\n{why}") from e
+        raise
+    return url
+
+
+def deploy_problem() -> str | None:
+    """What Serve says about the deployments that did not start (e.g. a model that is not exported)."""
+    from ray import serve
+
+    from .deployments import APP_NAME
+
+    try:
+        app = serve.status().applications.get(APP_NAME)
+    except Exception:
+        return None
+    if app is None:
+        return None
+    said = [f"{name}: {d.message}" for name, d in app.deployments.items() if d.message]
+    return "\n".join(said) or app.message or None
+
+
+def stop() -> None:
+    """Serve, then Ray (Serve's warning that its controller was killed on shutdown is expected)."""
+    import ray
+    from ray import serve
+
+    if ray.is_initialized():
+        serve.shutdown()
+        ray.shutdown()
+
+
+def deploy(settings: ServeSettings) -> None:
+    """Deploy the application again with other settings on the running Serve (the benchmark's batch sweep)."""
+    from ray import serve
+
+    from .deployments import APP_NAME, build_app
+
+    settings = replace(settings, models_dir=str(Path(settings.models_dir).resolve()))
+    serve.run(build_app(settings), name=APP_NAME, route_prefix="/", blocking=False)
+    wait_ready(url_of(settings))
+
+
+def kill_replica(deployment: str) -> str:
+    """Kill one replica of `deployment` (e.g. "Translator") as a crash would, not gracefully; Serve's controller
+    sees it die and starts another. Returns the killed actor's name. For the fault checks (tests, benchmark)."""
+    import ray
+
+    names = [a for a in ray.util.list_named_actors(all_namespaces=True)
+             if a["namespace"] == "serve" and f"#{deployment}#" in a["name"]]
+    if not names:
+        raise RuntimeError(f"no replica of {deployment} is running")
+    ray.kill(ray.get_actor(names[0]["name"], namespace="serve"), no_restart=True)
+    return names[0]["name"]
+
+
+def serve_processes_cpu_s() -> dict[str, float]:
+    """CPU seconds (user + system) used so far by this machine's Serve processes, by title without the pid: where a
+    request's time goes besides the model."""
+    found: dict[str, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            title = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+            if title.startswith(("ray::ServeReplica", "ray::ProxyActor", "ray::ServeController")):
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                name = title.split(".")[0].replace("ray::", "")
+                found[name] = found.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
+def serve_processes_rss_mb() -> dict[str, float]:
+    """Resident memory of this machine's Serve processes (replicas, HTTP proxy, controller), by process title."""
+    found: dict[str, float] = {}
+    page = os.sysconf("SC_PAGE_SIZE") / 2**20
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            title = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+            if title.startswith(("ray::ServeReplica", "ray::ProxyActor", "ray::ServeController")):
+                rss = int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page
+                found[f"{title} ({pid})"] = rss
+        except (OSError, IndexError, ValueError):
+            continue
+    return found

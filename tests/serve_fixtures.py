@@ -1,0 +1,99 @@
+"""The service's HTTP API on this process (uvicorn in a thread, the workers in-process: no Ray), over the tiny
+exported models: what tests/serve/test_serve_api.py and the playground client's tests talk to."""
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from export_fixtures import exported
+
+from serve.api import build_api
+from serve.inprocess import InProcessBackend
+from serve.settings import ServeSettings
+
+
+def tiny_models_root() -> Path:
+    """A models root whose translate/ and sentiment/ are the tiny exported models (links, read-only)."""
+    root = Path(tempfile.mkdtemp(prefix="tx-serve-models-"))
+    for kind in ("translate", "sentiment"):
+        (root / kind).symlink_to(exported(kind), target_is_directory=True)
+    return root
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def running_api(settings: ServeSettings) -> Iterator[str]:
+    """build_api over InProcessBackend, served on a free port; yields its URL."""
+    api = build_api(InProcessBackend.load(settings), settings)
+    server = uvicorn.Server(uvicorn.Config(api, host="127.0.0.1", port=free_port(), log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{server.config.port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def post(url: str, body: dict[str, Any], headers: dict[str, str] | None = None,
+         timeout: float = 120) -> tuple[int, dict[str, Any]]:
+    """(status, JSON body) of a POST, errors included."""
+    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json",
+                                                                       **(headers or {})})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"{}")
+
+
+def concurrently(url: str, bodies: list[dict[str, Any]], concurrency: int,
+                 during=None) -> list[tuple[int, dict[str, Any]]]:
+    """POST every body to `url`, `concurrency` in flight at a time (aiohttp, one thread); (status, JSON) in order,
+    status 0 for a connection failure. during: an async callable run beside the load (a replica kill)."""
+    import asyncio
+
+    import aiohttp
+
+    async def run() -> list[tuple[int, dict[str, Any]]]:
+        found: list[tuple[int, dict[str, Any]] | None] = [None] * len(bodies)
+        waiting = iter(range(len(bodies)))
+
+        async def client(session):
+            for i in waiting:
+                try:
+                    async with session.post(url, json=bodies[i]) as response:
+                        payload = await response.read()
+                        try:
+                            found[i] = response.status, json.loads(payload or b"{}")
+                        except ValueError:  # Serve's proxy answers its own 503s and 408s in plain text
+                            found[i] = response.status, {"detail": payload.decode(errors="replace")}
+                except aiohttp.ClientError as e:
+                    found[i] = 0, {"detail": str(e)}
+
+        connector = aiohttp.TCPConnector(limit=concurrency)
+        async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=300)) as session:
+            await asyncio.gather(*[client(session) for _ in range(concurrency)],
+                                 *([during()] if during is not None else []))
+        return found  # type: ignore[return-value]
+
+    return asyncio.run(run())
