@@ -27,8 +27,8 @@ def test_home_lists_models_with_metrics_and_the_real_provider(open_page):
         assert translator.provider_note in values(at.info)
     sidebar = [link.proto.label for link in at.sidebar.get("page_link")]
     assert sidebar == ["Home", "Translate", "Sentiment", "Attention explorer", "Walkthrough", "Decoding explorer",
-                       "Latency", "Model card", "Train your own"]
-    assert len(at.main.get("page_link")) == 8
+                       "Experiments", "Latency", "Model card", "Train your own"]
+    assert len(at.main.get("page_link")) == 9  # every page but Home
 
 
 @pytest.mark.parametrize("damage", ["corrupt decoder", "missing encoder", "broken tokenizer"])

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from export_fixtures import build_sentiment_dir
 
+from export.pipeline import shown_graphs
 from runtime.spec import ModelShape, graphs_for
 from tx import read_model_config
 
@@ -36,5 +37,10 @@ def test_export_prints_one_line_per_graph_and_no_library_info_logs(tmp_path):
         mentions = [line for line in lines if re.search(rf"\b{graph}\b", line)]
         assert len(mentions) == 1, mentions
         assert "fp32" in mentions[0] and "int8" in mentions[0] and "MB" in mentions[0]
+    shown = [spec.name for spec in shown_graphs(ModelShape.from_config(stored["kind"], stored["config"]))]
+    assert shown, "the classifier's walkthrough and experiment graphs"
+    for graph in shown:  # fp32 only: they are shown, not served
+        mentions = [line for line in lines if re.search(rf"\b{graph}\b", line)]
+        assert len(mentions) == 1 and "fp32" in mentions[0] and "int8" not in mentions[0], mentions
     assert lines[-1].startswith(f"export of {model_dir} passed")
-    assert len(lines) <= len(graphs) + 6, lines  # the graphs, the agreement summary, the verdict
+    assert len(lines) <= len(graphs) + len(shown) + 6, lines  # the graphs, the agreement summary, the verdict
