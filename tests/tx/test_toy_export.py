@@ -21,9 +21,9 @@ def test_a_model_with_the_knobs_off_exports_and_runs_as_pytorch_does(tmp_path):
     model_dir = ship(train(config), config, tmp_path / "model")
     stored = json.loads((model_dir / "config.json").read_text())
     assert stored["config"]["positional"] is False and stored["config"]["scale_scores"] is False
-    report = export_model_dir(model_dir, ExportOptions(precisions=("fp32", "int8"), check_quality=False,
-                                                        walkthrough=False),  # as the Train page exports
-                              log=lambda line: None)
+    # fp32 + int8, served graphs only: what the Train page's export makes (--no-walkthrough --no-experiments)
+    options = ExportOptions(precisions=("fp32", "int8"), check_quality=False, walkthrough=False, experiments=False)
+    report = export_model_dir(model_dir, options, log=lambda line: None)
     assert report.ok, report.failures
     checked = serve_check(model_dir, threads=1, runs=2, warmup=0)
     assert checked["systems"]["onnxruntime fp32"]["same_as_pytorch"] == 1.0
