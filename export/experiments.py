@@ -10,17 +10,15 @@ Axis letters as in `tx.attention`; L = layers. Per-layer outputs are stacked on 
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 import torch
 from torch import Tensor, nn
 
-from tx import SentimentClassifier, Seq2SeqTransformer
+from tx import Seq2SeqTransformer
 from tx.attention import MultiHeadAttention, attention
 from tx.layers import Residual
 from tx.masks import causal_mask, key_mask
 
+from .shown_graph import ShownGraph
 from .wrappers import LogSoftmaxOutput
 
 
@@ -44,16 +42,8 @@ def gated_attention(mha: MultiHeadAttention, residual: Residual, x: Tensor, memo
     return residual.merge(x, mha.w_o(concat)), weights, context, (k, v)
 
 
-class ExperimentGraph(nn.Module):
-    """The model in eval mode; the spec-ordered inputs are `forward`'s arguments as they are."""
-
-    def __init__(self, model: Seq2SeqTransformer | SentimentClassifier):
-        super().__init__()
-        self.model = model.eval()
-
-    @staticmethod
-    def pack(flat: Sequence[Any]) -> tuple:
-        return tuple(flat)
+class ExperimentGraph(ShownGraph):
+    """An experiment graph: gated heads, and the tensors the experiments read, as outputs."""
 
 
 def gated_encoder(encoder: nn.Module, x: Tensor, keep: Tensor, gate: Tensor, fill: Tensor):

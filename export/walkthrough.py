@@ -10,17 +10,15 @@ Axis letters as in `tx.attention`; L = layers, F = the feed-forward width.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 import torch
 from torch import Tensor, nn
 
 from runtime.spec import ATTENTION_STEPS, FEED_FORWARD_STEPS
-from tx import SentimentClassifier, Seq2SeqTransformer
 from tx.attention import MultiHeadAttention, attention
 from tx.layers import Embeddings, FeedForward, PositionalEncoding, Residual
 from tx.masks import causal_mask, key_mask
+
+from .shown_graph import ShownGraph
 
 
 def attention_steps(mha: MultiHeadAttention, residual: Residual, x: Tensor, memory: Tensor | None,
@@ -75,16 +73,8 @@ def encoder_steps(encoder: nn.Module, x: Tensor, keep: Tensor) -> tuple[list[Ten
     return stacked(attn, ATTENTION_STEPS) + stacked(ff, FEED_FORWARD_STEPS), encoder.norm(x)
 
 
-class WalkthroughGraph(nn.Module):
-    """The model in eval mode; the spec-ordered inputs are `forward`'s arguments as they are."""
-
-    def __init__(self, model: Seq2SeqTransformer | SentimentClassifier):
-        super().__init__()
-        self.model = model.eval()
-
-    @staticmethod
-    def pack(flat: Sequence[Any]) -> tuple:
-        return tuple(flat)
+class WalkthroughGraph(ShownGraph):
+    """A walkthrough graph: every intermediate tensor of a forward pass is an output."""
 
 
 class EncoderWalkthrough(WalkthroughGraph):

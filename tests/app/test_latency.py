@@ -75,19 +75,25 @@ def test_latency_stop_says_how_far_it_got_and_keeps_the_previous_results(open_pa
     assert not any("Stopped after" in m for m in values(at.warning) + values(at.info))
 
 
-def test_a_stop_after_timed_rounds_keeps_them_as_a_partial_result(open_page, monkeypatch):
-    """Issue 34, 9: stopped in its fourth round after one warm-up round, a run has timed two rounds: they are shown,
-    marked partial, instead of being thrown away."""
+def stopped_run(open_page, monkeypatch, after: int):
+    """The Latency page on the classifier, 5 runs after 1 warm-up round, stopped while round `after` + 1 runs."""
     at = open_page("latency")
     at.radio(key="latency_task").set_value("sentiment").run()
     real = timing.interleaved
-    monkeypatch.setattr(timing, "interleaved", interrupted_after(3, real))
+    monkeypatch.setattr(timing, "interleaved", interrupted_after(after, real))
     at.slider(key="latency_runs").set_value(5).run()
     at.slider(key="latency_warmup").set_value(1).run()
     at.button(key="latency_go").click().run()
     monkeypatch.setattr(timing, "interleaved", real)
     at.button(key="latency_stop").click().run()
     clean(at)
+    return at
+
+
+def test_a_stop_after_timed_rounds_keeps_them_as_a_partial_result(open_page, monkeypatch):
+    """Issue 34, 9: stopped in its fourth round after one warm-up round, a run has timed two rounds: they are shown,
+    marked partial, instead of being thrown away."""
+    at = stopped_run(open_page, monkeypatch, after=3)
     (note,) = [w for w in values(at.warning) if w.startswith("Partial result")]
     assert note.startswith("Partial result: stopped after 3 of 6 rounds. The numbers below come from the 2 timed "
                            "runs per system")
@@ -99,16 +105,7 @@ def test_a_stop_after_timed_rounds_keeps_them_as_a_partial_result(open_page, mon
 
 
 def test_latency_stop_before_any_result_says_so(open_page, monkeypatch):
-    at = open_page("latency")
-    at.radio(key="latency_task").set_value("sentiment").run()
-    real = timing.interleaved
-    monkeypatch.setattr(timing, "interleaved", interrupted_after(1, real))
-    at.slider(key="latency_runs").set_value(5).run()
-    at.slider(key="latency_warmup").set_value(1).run()
-    at.button(key="latency_go").click().run()
-    monkeypatch.setattr(timing, "interleaved", real)
-    at.button(key="latency_stop").click().run()
-    clean(at)
+    at = stopped_run(open_page, monkeypatch, after=1)
     assert any("Stopped after 1 of 6 rounds" in m for m in values(at.warning) + values(at.info))
     assert results_table(at) is None
 
