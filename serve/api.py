@@ -71,6 +71,10 @@ def build_api(backend: Backend, settings: ServeSettings) -> FastAPI:
         "The playground's translator (DE↔EN) and sentiment classifier over the onnxruntime API, batching "
         "concurrent requests. Send one text per request and many requests at once: that is what batching serves."))
 
+    async def both(method: str) -> list[dict]:
+        """The same call on both model deployments (readiness, info, stats), at once."""
+        return await asyncio.gather(backend.call("translate", method), backend.call("sentiment", method))
+
     @api.exception_handler(Exception)
     async def unexpected(request: Request, e: Exception) -> JSONResponse:  # never a bare traceback
         return problem(500, f"internal error ({type(e).__name__}): {e}")
@@ -96,8 +100,7 @@ def build_api(backend: Backend, settings: ServeSettings) -> FastAPI:
     @api.get("/ready", summary="Readiness: every model deployment answers")
     async def ready():
         try:
-            found = await asyncio.wait_for(asyncio.gather(backend.call("translate", "info"),
-                                                          backend.call("sentiment", "info")), READY_TIMEOUT_S)
+            found = await asyncio.wait_for(both("info"), READY_TIMEOUT_S)
         except (ServiceError, TimeoutError) as e:
             return problem(503, f"not ready: {getattr(e, 'message', None) or 'a model deployment did not answer'}")
         return {"ready": True, "models": {info["task"]: info["model_dir"] for info in found}}
@@ -105,7 +108,7 @@ def build_api(backend: Backend, settings: ServeSettings) -> FastAPI:
     @api.get("/info", summary="What is served: languages, labels, limits, precisions, providers")
     async def info():
         try:
-            found = await asyncio.gather(backend.call("translate", "info"), backend.call("sentiment", "info"))
+            found = await both("info")
         except ServiceError as e:
             return problem(e.status, e.message)
         return {item["task"]: item for item in found} | {"settings": settings.to_dict()}
@@ -113,7 +116,7 @@ def build_api(backend: Backend, settings: ServeSettings) -> FastAPI:
     @api.get("/stats", summary="Batch sizes seen and memory, per deployment replica answering")
     async def stats():
         try:
-            found = await asyncio.gather(backend.call("translate", "stats"), backend.call("sentiment", "stats"))
+            found = await both("stats")
         except ServiceError as e:
             return problem(e.status, e.message)
         return {"translate": found[0], "sentiment": found[1], "ingress": {"rss_mb": rss_mb()}}
