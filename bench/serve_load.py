@@ -155,13 +155,13 @@ def table(levels: list[dict[str, Any]], baseline: dict[str, float]) -> str:
     return "\n".join(lines)
 
 
-def faults(url: str, bodies: list[dict[str, Any]], long_text: str) -> dict[str, Any]:
+def faults(url: str, bodies: list[dict[str, Any]], long_text: str, deployment: str) -> dict[str, Any]:
     """A replica killed under load; a request past its timeout; a burst over the queue."""
     found: dict[str, Any] = {}
 
     async def kill_soon():
         await asyncio.sleep(1.0)
-        found["killed"] = await asyncio.to_thread(local.kill_replica, "Translator")
+        found["killed"] = await asyncio.to_thread(local.kill_replica, deployment)
         found["killed_at_s"] = 1.0
 
     pid = local.get_json(f"{url}/stats")[1]["translate"]["pid"]
@@ -185,7 +185,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--requests", type=int, default=2500, help="per concurrency level")
     p.add_argument("--precision", default="int8")
     p.add_argument("--method", default="greedy")
-    p.add_argument("--threads", type=int, default=None, help="onnxruntime threads, in-process and per replica")
+    p.add_argument("--threads", type=int, default=None, help="onnxruntime threads of the in-process baseline")
+    p.add_argument("--server-threads", type=int, default=None, help="onnxruntime threads per replica")
+    p.add_argument("--layout", default=ServeSettings.layout, choices=["one", "split"],
+                   help="one deployment for HTTP and both models, or an ingress and one per model")
+    p.add_argument("--replicas", type=int, default=1, help="replicas of the deployment that translates")
+    p.add_argument("--python-proxy", action="store_true",
+                   help="Serve's Python proxy in front, as before Ray 2.56, instead of HAProxy + direct ingress")
     p.add_argument("--max-batch-size", type=int, default=ServeSettings.max_batch_size)
     p.add_argument("--batch-wait-s", type=float, default=ServeSettings.batch_wait_timeout_s)
     p.add_argument("--port", type=int, default=8765)
@@ -202,10 +208,12 @@ def main(argv: list[str] | None = None) -> int:
     out["baseline"] = baseline
     print(f"in-process {args.precision} {args.method}: serial {baseline['serial_rps']:.0f} requests/s, "
           f"batch 16 {baseline['batch16_rps']:.0f} sentences/s", flush=True)
-    settings = ServeSettings(models_dir=str(models), precisions=(args.precision,), threads=args.threads,
+    settings = ServeSettings(models_dir=str(models), precisions=(args.precision,), threads=args.server_threads,
+                             layout=args.layout, replicas=args.replicas, translate_replicas=args.replicas,
                              max_batch_size=args.max_batch_size, batch_wait_timeout_s=args.batch_wait_s,
                              max_ongoing_requests=max(32, 2 * args.max_batch_size), port=args.port)
-    url = local.start(settings, num_cpus=2)
+    url = local.start(settings, num_cpus=2, fast_front=not args.python_proxy)
+    out["layout"], out["front"] = args.layout, "Python proxy" if args.python_proxy else "HAProxy + direct ingress"
     try:
         if args.sweep:
             out["sweep"] = []
@@ -242,7 +250,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {'met' if met else 'MISSED'}: {name} ({said})")
         if args.faults:
             long_text = max(texts, key=len)
-            out["faults"] = found = faults(url, bodies, " ".join([long_text] * 3))
+            out["faults"] = found = faults(url, bodies, " ".join([long_text] * 3),
+                                              "Service" if args.layout == "one" else "Translator")
             kill = found["kill"]
             print(f"\nreplica killed after 1 s of a 1,500-request run at concurrency 16: {kill['errors']} failed "
                   f"({kill['details']}), new replica: {found['new_pid']}, ready again after "

@@ -1,7 +1,8 @@
 """`python -m serve [run] [options]`: the service on this machine (Ray + Serve), until Ctrl-C.
 
     python -m serve                                   # models/, http://127.0.0.1:8000 (docs at /docs)
-    python -m serve run --port 8100 --translate-replicas 2 --threads 1 --max-batch-size 16 --batch-wait-s 0.01
+    python -m serve run --port 8100 --replicas 2 --threads 1 --max-batch-size 16 --batch-wait-s 0.005
+    python -m serve --layout split --translate-replicas 2      # an ingress and a deployment per model
 
 `make serve` runs the first line after exporting the shipped models. On a cluster: `serve deploy serve/config.yaml`.
 """
@@ -28,8 +29,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--provider", default=DEFAULTS.provider, help="onnxruntime provider: auto, cpu or cuda")
     p.add_argument("--precision", nargs="+", default=list(DEFAULTS.precisions), help="precisions to load")
     p.add_argument("--threads", type=int, default=None, help="onnxruntime intra-op threads per replica")
-    p.add_argument("--translate-replicas", type=int, default=DEFAULTS.translate_replicas)
-    p.add_argument("--sentiment-replicas", type=int, default=DEFAULTS.sentiment_replicas)
+    p.add_argument("--layout", default=DEFAULTS.layout, choices=["one", "split"],
+                   help="one: one deployment is the HTTP API and holds both models (fastest on one machine); "
+                        "split: an ingress and a deployment per model, each with its own replicas")
+    p.add_argument("--replicas", type=int, default=DEFAULTS.replicas, help="replicas (layout one)")
+    p.add_argument("--translate-replicas", type=int, default=DEFAULTS.translate_replicas, help="(layout split)")
+    p.add_argument("--sentiment-replicas", type=int, default=DEFAULTS.sentiment_replicas, help="(layout split)")
+    p.add_argument("--python-proxy", action="store_true",
+                   help="Serve's Python proxy in front, not HAProxy with direct ingress (slower; docs/serving.md)")
     p.add_argument("--max-batch-size", type=int, default=DEFAULTS.max_batch_size)
     p.add_argument("--batch-wait-s", type=float, default=DEFAULTS.batch_wait_timeout_s)
     p.add_argument("--max-ongoing", type=int, default=None,
@@ -48,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = ServeSettings(
             models_dir=args.models, host=args.host, port=args.port, provider=args.provider,
-            precisions=tuple(args.precision), threads=args.threads, translate_replicas=args.translate_replicas,
+            precisions=tuple(args.precision), threads=args.threads, layout=args.layout, replicas=args.replicas,
+            translate_replicas=args.translate_replicas,
             sentiment_replicas=args.sentiment_replicas, max_batch_size=args.max_batch_size,
             batch_wait_timeout_s=args.batch_wait_s, max_ongoing_requests=ongoing,
             max_queued_requests=args.max_queued, request_timeout_s=args.timeout_s)
@@ -56,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m serve: {e}", file=sys.stderr)
         return 2
     try:
-        url = start(settings, num_cpus=args.num_cpus)
+        url = start(settings, num_cpus=args.num_cpus, fast_front=not args.python_proxy)
         # SIGTERM (a process manager, `kill`) stops like Ctrl-C, Serve and Ray with it. Set after ray.init, whose
         # own handler aborts the process and leaves Ray's agent processes running (seen here).
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))

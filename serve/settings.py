@@ -7,6 +7,8 @@ from typing import Any
 
 from runtime.spec import PRECISIONS
 
+LAYOUTS = ("one", "split")
+
 
 @dataclass
 class ServeSettings:
@@ -14,13 +16,18 @@ class ServeSettings:
     provider: str = "auto"  # onnxruntime provider asked for; every answer says which one really ran
     precisions: tuple[str, ...] = PRECISIONS  # loaded at start (a request for another gets a 4xx)
     threads: int | None = None  # onnxruntime intra-op threads per replica (None: onnxruntime's default)
-    translate_replicas: int = 1
+    # "one": one deployment is the HTTP ingress and holds both models (the fastest on one machine, measured:
+    # docs/serving.md#two-layouts); "split": an ingress and a deployment per model, each scaled on its own.
+    layout: str = "one"
+    replicas: int = 1  # "one": replicas of that deployment
+    translate_replicas: int = 1  # "split": replicas of each deployment
     sentiment_replicas: int = 1
     ingress_replicas: int = 1
-    # Batching (measured: docs/serving.md): 16 is where the runtime's batched greedy stops gaining per sentence on
-    # 2 cores; a 10 ms wait fills a batch at 16 concurrent clients without adding much to a lone request.
+    # Batching (measured: docs/serving.md#choosing-the-batch): 16 is where the runtime's batched greedy stops gaining
+    # per sentence on 2 cores. The first request of a batch waits 5 ms for company: at 16 concurrent clients that
+    # fills batches (15.9 on average), and a lone client pays 5 ms (10 ms cost it a third of its rate).
     max_batch_size: int = 16
-    batch_wait_timeout_s: float = 0.01
+    batch_wait_timeout_s: float = 0.005
     # Back-pressure: a replica takes up to max_ongoing_requests at once (two batches' worth, so the next batch
     # gathers while one runs); beyond that each caller queues up to max_queued_requests, then answers 503.
     max_ongoing_requests: int = 32
@@ -38,7 +45,9 @@ class ServeSettings:
         unknown = [p for p in self.precisions if p not in PRECISIONS]
         if unknown or not self.precisions:
             raise ValueError(f"precisions must be some of {', '.join(PRECISIONS)}, got {list(self.precisions)}")
-        for name in ("translate_replicas", "sentiment_replicas", "ingress_replicas", "max_batch_size",
+        if self.layout not in LAYOUTS:
+            raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {self.layout!r}")
+        for name in ("replicas", "translate_replicas", "sentiment_replicas", "ingress_replicas", "max_batch_size",
                      "max_ongoing_requests", "ingress_max_ongoing_requests"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")

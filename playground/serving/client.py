@@ -10,6 +10,7 @@ Standard library only (urllib): the app needs no HTTP client package.
 """
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import urllib.error
@@ -25,6 +26,12 @@ from runtime.text import Prediction, Translation, check_texts
 SERVE_ENV = "TX_SERVE_URL"
 TIMEOUT_S = 120.0  # the service answers 504 itself after its own request_timeout_s (30 s by default)
 PARALLEL = 16  # requests in flight per call: one batch's worth for the service's default max_batch_size
+
+
+# The service's own errors are JSON ({"detail": ...}). Its HTTP front (HAProxy) drops the connection, or answers a
+# plain-text 500, when the replica answering a request stops under it (docs/serving.md#faults).
+LOST = ("the service at {url} {how}: the replica answering this request most likely stopped under it, and Serve "
+        "starts a new one within seconds; try again")
 
 
 class ServiceError(RuntimeError):
@@ -60,10 +67,15 @@ class Service:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
                 return json.loads(response.read())
         except urllib.error.HTTPError as e:
-            detail = detail_of(e.read())
+            body = e.read()
+            detail = detail_of(body)
             if 400 <= e.code < 500 and e.code != 408:
                 raise ValueError(detail) from None
+            if e.code in (500, 502) and not body.lstrip().startswith(b"{"):
+                raise ServiceError(LOST.format(url=self.url, how=f"answered {e.code} {detail!r}")) from None
             raise ServiceError(f"the service at {self.url} answered {e.code}: {detail}") from None
+        except (http.client.RemoteDisconnected, ConnectionResetError):
+            raise ServiceError(LOST.format(url=self.url, how="closed the connection without an answer")) from None
         except (urllib.error.URLError, OSError) as e:
             reason = getattr(e, "reason", e)
             raise ServiceError(f"the service at {self.url} cannot be reached ({reason}): start it with `make serve`, "

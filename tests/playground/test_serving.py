@@ -4,6 +4,9 @@ runtime's own Translation and Prediction objects, equal to in-process ones, atte
 on this process (serve_fixtures, tiny exported models; the Ray service is tests/serve/test_serve_ray.py's)."""
 from __future__ import annotations
 
+import socket
+import threading
+
 import numpy as np
 import pytest
 from export_fixtures import GERMAN, REVIEWS
@@ -60,6 +63,26 @@ def test_the_services_messages_and_failures_reach_the_page_as_exceptions(url):
     nowhere = f"http://127.0.0.1:{free_port()}"
     with pytest.raises(client.ServiceError, match=rf"{nowhere} cannot be reached .*make serve"):
         client.served_model("translate", nowhere, "fp32")
+
+
+@pytest.mark.parametrize("reply", [b"", b"HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain\r\n"
+                                        b"Content-Length: 21\r\nConnection: close\r\n\r\nInternal Server Error"],
+                         ids=["connection dropped", "plain 500"])
+def test_a_request_lost_with_its_replica_says_so(reply):
+    """What HAProxy does to a request whose replica was killed under it: drop the connection, or a bare 500."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        def answer_once():
+            connection, _ = server.accept()
+            with connection:
+                connection.recv(65536)
+                connection.sendall(reply)
+
+        thread = threading.Thread(target=answer_once, daemon=True)
+        thread.start()
+        service = client.Service(f"http://127.0.0.1:{server.getsockname()[1]}", timeout_s=10)
+        with pytest.raises(client.ServiceError, match="most likely stopped under it.*try again"):
+            service.request("/translate", {"text": "Hallo"})
+        thread.join(5)
 
 
 def test_the_url_comes_from_tx_serve_url(monkeypatch):

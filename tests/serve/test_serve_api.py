@@ -3,7 +3,9 @@ equal the runtime's, bad input gets a 4xx with the runtime's own message, the he
 timeout; and the batch worker's grouping. The same app behind Ray Serve: test_serve_ray.py."""
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 import urllib.request
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from export_fixtures import ENGLISH, GERMAN, REVIEWS
 from serve_fixtures import post, running_api, tiny_models_root
 
 from runtime import OnnxSentimentClassifier, OnnxTranslator
+from serve.api import answer
 from serve.settings import ServeSettings
 from serve.workers import TranslationWorker
 
@@ -113,6 +116,20 @@ def test_a_request_past_its_timeout_gets_504_and_a_bad_timeout_422(url):
     assert status == 422 and "X-Request-Timeout" in found["detail"]
 
 
+def test_an_answer_that_comes_back_after_the_timeout_is_a_504_too():
+    """In the "one" layout the search blocks the event loop the timeout's timer runs on: the answer arrives late
+    instead of the timer firing. The client asked for none after its timeout, so it still gets the 504."""
+
+    class BlockingBackend:  # what the replica's own batch method does to the loop
+        async def call(self, task, method, *args):
+            time.sleep(0.05)
+            return {"text": "late"}
+
+    found = asyncio.run(answer(BlockingBackend(), "translate", {}, ServeSettings(), "0.01"))
+    assert found.status_code == 504 and json.loads(found.body)["detail"].startswith("no answer within 0.01 s")
+    assert asyncio.run(answer(BlockingBackend(), "translate", {}, ServeSettings(), "5")) == {"text": "late"}
+
+
 def test_health_readiness_info_and_openapi_docs(url):
     def get(path: str):
         with urllib.request.urlopen(f"{url}{path}", timeout=30) as response:
@@ -143,8 +160,10 @@ def test_the_worker_groups_compatible_requests_and_one_bad_request_fails_alone(r
 
 
 def test_settings_refuse_unknown_keys_and_batches_the_replica_cannot_hold():
-    with pytest.raises(ValueError, match="unknown setting.*replicas.*known: .*translate_replicas"):
-        ServeSettings.from_dict({"replicas": 2})
+    with pytest.raises(ValueError, match="unknown setting.*workers.*known: .*translate_replicas"):
+        ServeSettings.from_dict({"workers": 2})
+    with pytest.raises(ValueError, match="layout must be one of one, split, got 'two'"):
+        ServeSettings(layout="two")
     with pytest.raises(ValueError, match="max_ongoing_requests"):
         ServeSettings(max_batch_size=64, max_ongoing_requests=32)
 
@@ -160,4 +179,4 @@ def test_the_serve_config_file_is_valid_for_serve_deploy():
     from serve.deployments import app_builder
 
     assert app_builder(app.args) is not None and settings.max_batch_size == ServeSettings().max_batch_size
-    assert {d.name for d in app.deployments} == {"Translator", "Sentiment", "Ingress"}
+    assert {d.name for d in app.deployments} == {"Service"} and settings.layout == "one"
