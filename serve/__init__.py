@@ -3,9 +3,10 @@
     python -m serve                      # start it locally on models/ (http://127.0.0.1:8000, docs at /docs)
     serve deploy serve/config.yaml       # the same application on a running Ray cluster
 
-An HTTP request goes proxy -> `Ingress` (FastAPI: validation of the JSON, health, readiness, timeouts, overload)
--> `Translator` or `Sentiment`, whose `@serve.batch` method gathers concurrent requests into one call of the
-runtime's batched search (`workers.py`, no Ray in it). What each module does:
+An HTTP request goes HAProxy -> `Service` (FastAPI: validation of the JSON, health, readiness, timeouts, overload;
+both models), whose `@serve.batch` methods gather concurrent requests into one call of the runtime's batched search
+(`workers.py`, no Ray in it). The "split" layout puts an `Ingress` in front of a `Translator` and a `Sentiment`
+deployment instead, each scaled on its own (docs/serving.md#two-layouts). What each module does:
 
     settings.py     ServeSettings: replicas, threads, batching, queue limits, timeouts (one dataclass, one source)
     schemas.py      the request bodies (pydantic) and their field limits
@@ -13,6 +14,6 @@ runtime's batched search (`workers.py`, no Ray in it). What each module does:
     workers.py      the batch workers: group compatible requests, run the runtime once per group, count batch sizes
     api.py          the FastAPI app over any backend (the Ray handles, or workers in this process for tests)
     inprocess.py    that backend without Ray: the workers in this process, one request per call (the API tests)
-    deployments.py  the Ray Serve deployments and the application builder `serve deploy` imports
-    local.py        start and stop Ray + Serve on this machine (the command, the tests, the benchmark)
+    deployments.py  the Ray Serve deployments of both layouts and the application builder `serve deploy` imports
+    local.py        start and stop Ray + Serve (+ HAProxy) on this machine (the command, the tests, the benchmark)
 """

@@ -10,8 +10,9 @@
     serve deploy serve/config.yaml        # import_path: serve.deployments:app_builder, args: ServeSettings fields
 
 A `@serve.batch` method receives the requests that arrived within `batch_wait_timeout_s` of each other (at most
-`max_batch_size`) and runs its worker on them; what arrives meanwhile forms the next batch. Back-pressure is
-Serve's own: beyond `max_ongoing_requests` + `max_queued_requests` a request gets 503.
+`max_batch_size`) and runs its worker on them; what arrives meanwhile forms the next batch. Beyond
+`max_ongoing_requests` + `max_queued_requests` a request gets 503: from the replica itself in "one" (ReplicaBackend),
+from Serve's back-pressure on the ingress' calls in "split" (HandleBackend).
 """
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ working directory is not the caller's).
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 import urllib.error
@@ -60,6 +61,9 @@ def start(settings: ServeSettings, num_cpus: int | None = None, fast_front: bool
     # A stopping ingress replica keeps answering this long so HAProxy can drop it first (30 s by default): one
     # machine's HAProxy reloads in ~0.5 s, and 30 s made every stop (Ctrl-C, a test's end) wait 30 s.
     os.environ.setdefault("RAY_SERVE_DIRECT_INGRESS_MIN_DRAINING_PERIOD_S", "2")
+    # HAProxy waits for a replica's answer without limit unless told: a request that waits unread in a burst, before
+    # the API's own timeout starts, gets HAProxy's answer (a plain 500) this long after it came in.
+    os.environ["RAY_SERVE_HAPROXY_TIMEOUT_SERVER_S"] = str(math.ceil(settings.request_timeout_s + 5))
     import ray
     from ray import serve
 
