@@ -180,3 +180,39 @@ def test_the_serve_config_file_is_valid_for_serve_deploy():
 
     assert app_builder(app.args) is not None and settings.max_batch_size == ServeSettings().max_batch_size
     assert {d.name for d in app.deployments} == {"Service"} and settings.layout == "one"
+
+
+@pytest.mark.slow  # imports Ray
+def test_a_replica_of_the_one_layout_refuses_beyond_what_it_may_hold():
+    """ReplicaBackend counts the requests in its batch methods (Serve's own limits let a burst through behind
+    HAProxy) and answers 503 beyond max_ongoing + max_queued; the count falls back as answers leave."""
+    pytest.importorskip("ray.serve")
+    from serve.api import ServiceError
+    from serve.deployments import ReplicaBackend
+
+    class FakeService:
+        settings = ServeSettings(max_batch_size=2, max_ongoing_requests=2, max_queued_requests=1)
+
+        def __init__(self):
+            self.release = asyncio.Event()
+            self.batch_methods = {"translate": self.wait}
+            self.workers = {"translate": TranslationWorker({})}
+
+        async def wait(self, request):
+            await self.release.wait()
+            return {"text": request["text"]}
+
+    async def burst():
+        service = FakeService()
+        backend = ReplicaBackend(service)
+        held = [asyncio.create_task(backend.call("translate", "translate", {"text": str(i)})) for i in range(3)]
+        await asyncio.sleep(0)
+        with pytest.raises(ServiceError) as refused:
+            await asyncio.wait_for(backend.call("translate", "translate", {"text": "one too many"}), 5)
+        service.release.set()
+        answers = await asyncio.gather(*held)
+        return refused.value, answers, backend.held, await backend.call("translate", "stats")
+
+    refused, answers, held_after, stats = asyncio.run(burst())
+    assert refused.status == 503 and refused.message.startswith("overloaded: this replica already holds 3 requests")
+    assert [a["text"] for a in answers] == ["0", "1", "2"] and held_after == 0 and stats["requests"] == 0
