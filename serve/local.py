@@ -64,6 +64,11 @@ def start(settings: ServeSettings, num_cpus: int | None = None, fast_front: bool
     # HAProxy waits for a replica's answer without limit unless told: a request that waits unread in a burst, before
     # the API's own timeout starts, gets HAProxy's answer (a plain 500) this long after it came in.
     os.environ["RAY_SERVE_HAPROXY_TIMEOUT_SERVER_S"] = str(math.ceil(settings.request_timeout_s + 5))
+    # A request whose replica dies before answering is sent again (to a live replica, or to the Python proxy that
+    # holds it until Serve's new replica is up): every request here is a pure function of its body, so a replay is
+    # safe. Measured: 0-2 of 1,500 failed where 16 did (docs/serving.md#faults). A service with side effects must
+    # keep Ray's default, "conn-failure".
+    os.environ.setdefault("RAY_SERVE_HAPROXY_RETRY_ON", "conn-failure empty-response")
     import ray
     from ray import serve
 

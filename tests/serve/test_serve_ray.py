@@ -143,8 +143,9 @@ def test_a_burst_over_the_queue_gets_503_overloaded_and_the_rest_are_served(url,
 
 
 # What a request in flight on a killed replica gets. "one": the replica was the HTTP server too, so HAProxy answers:
-# it drops the connection (status 0 here) or answers a plain-text 500 (playground/serving/client.py says what
-# happened). "split": the ingress survives and answers 503 with its sentence.
+# it sends the request again (serve/local.py), and where that fails too it drops the connection (status 0 here) or
+# answers a plain-text 500 (playground/serving/client.py says what happened). "split": the ingress survives and
+# answers 503 with its sentence.
 DIED = {"one": ("Server disconnected", "Internal Server Error"),
         "split": ("the translate replica serving this request stopped",)}
 
@@ -161,7 +162,8 @@ def test_a_killed_replica_is_restarted_and_only_its_requests_in_flight_fail(url,
     answers = concurrently(f"{url}/translate", [greedy(texts[i % 100]) for i in range(150)], 16, during=kill_soon)
     assert killed
     failed = [(status, a["detail"]) for status, a in answers if status != 200]
-    assert 0 < len(failed) <= SETTINGS["max_ongoing_requests"], failed  # at most what the replica held
+    # at most what the replica held; "one" may lose none (HAProxy sends a request whose replica died again)
+    assert (0 if layout == "one" else 1) <= len(failed) <= SETTINGS["max_ongoing_requests"], failed
     assert all(status in (0, 500, 503) and detail.startswith(DIED[layout]) for status, detail in failed), failed
     local.wait_ready(url)
     assert post(f"{url}/translate", greedy(texts[0]))[0] == 200 and stats(url)["pid"] != pid
