@@ -2,7 +2,7 @@
 import onnxruntime as ort
 import streamlit as st
 
-from playground import models
+from playground import model_paths, models
 from playground.model_card import sources
 
 models.page_setup("Home")
@@ -15,10 +15,10 @@ st.markdown(
 )
 
 st.subheader("Models")
-st.caption(f"Model directory: `{models.models_root()}` (set `{models.MODELS_ENV}` to use another)")
+st.caption(f"Model directory: `{model_paths.models_root()}` (set `{model_paths.MODELS_ENV}` to use another)")
 for task in models.TASKS:
     problem = models.load_problem(task)  # the files really opened: a readable config alone is not a working model
-    if problem and not models.has_model(task):
+    if problem and not model_paths.has_model(task):
         st.warning(problem)
         continue
     st.markdown(f"- {'✅' if problem is None else '❌'} {sources.card_line(task)}")

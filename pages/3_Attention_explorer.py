@@ -1,7 +1,7 @@
 """Attention explorer: token-to-token maps from the ONNX explain graphs, and the positional encoding."""
 import streamlit as st
 
-from playground import figures, inputs, models, widgets
+from playground import figures, inputs, model_paths, models, widgets
 from playground.attention import maps
 from playground.attention import widgets as attention_widgets
 
@@ -18,8 +18,8 @@ if model is not None:
                              key="attention_direction", horizontal=True,
                              on_change=widgets.forget_text_at_default("attention_text_translate",
                                                                       "attention_default_shown"))
-        default = widgets.greedy_right_example(model, direction, str(models.model_dir(task)),
-                                               models.stamp(task, "examples.tsv"))
+        default = widgets.greedy_right_example(model, direction, str(model_paths.model_dir(task)),
+                                               model_paths.stamp(task, "examples.tsv"))
         st.session_state["attention_default_shown"] = default
     else:
         direction, default = None, inputs.examples(task, "text")[0]

@@ -2,7 +2,7 @@
 limitations."""
 import streamlit as st
 
-from playground import models
+from playground import model_paths, models
 from playground.model_card import card_text, sources
 from playground.model_card import widgets as card
 
@@ -10,8 +10,8 @@ models.page_setup("Model card")
 st.title("Model card")
 
 task = st.radio("Model", models.TASKS, key="card_model", horizontal=True, format_func=lambda t: models.TASK_TITLES[t])
-d = models.model_dir(task)
-if not models.has_model(task):
+d = model_paths.model_dir(task)
+if not model_paths.has_model(task):
     st.error(models.model_problem(task))
     st.stop()
 

@@ -2,7 +2,7 @@
 top-p, beam search as a tree, and greedy vs beam vs sampling side by side. The logic is in playground/decoding/."""
 import streamlit as st
 
-from playground import models, widgets
+from playground import model_paths, models, widgets
 from playground.decoding import figures, link, numbers
 from playground.decoding import widgets as explorer
 
@@ -20,8 +20,8 @@ explorer.read_link(directions)  # a shared link: its values become the widgets' 
 left, right = st.columns([1, 3])
 direction = left.radio("Direction", directions, format_func=models.direction_label, key="decoding_direction",
                        on_change=widgets.forget_text_at_default("decoding_text", "decoding_default_shown"))
-default = widgets.greedy_right_example(model, direction, str(models.model_dir("translate")),
-                                      models.stamp("translate", "examples.tsv"))
+default = widgets.greedy_right_example(model, direction, str(model_paths.model_dir("translate")),
+                                      model_paths.stamp("translate", "examples.tsv"))
 st.session_state["decoding_default_shown"] = default
 st.session_state.setdefault("decoding_text", default)
 text = right.text_input("Text (press Enter to update)", key="decoding_text")
@@ -35,7 +35,7 @@ if not text or not text.strip():
     st.stop()
 try:
     with st.spinner("Decoding (greedy and beam search)…"):
-        run = explorer.explore(model, direction, text.strip(), beam, models.stamp("translate"))
+        run = explorer.explore(model, direction, text.strip(), beam, model_paths.stamp("translate"))
 except Exception as e:
     models.show_error(e, "translate")
     st.stop()
@@ -64,7 +64,7 @@ st.caption(numbers.tree_words(beam))
 st.info(f"Beam search ({beam} beams): {run['beam_text'] or '(empty output)'} (score {run['beam_score']:.3f})")
 
 st.header("Greedy vs beam vs sampled")
-explorer.compare_three_ways(model, direction, text.strip(), knobs, models.stamp("translate"))
+explorer.compare_three_ways(model, direction, text.strip(), knobs, model_paths.stamp("translate"))
 
 st.header("The numbers")
 explorer.downloads(run, knobs)

@@ -3,7 +3,7 @@ that expose every intermediate tensor). The model runs once per input; steps, la
 stored numbers. The logic is in playground/walkthrough/."""
 import streamlit as st
 
-from playground import inputs, models, widgets
+from playground import inputs, model_paths, models, widgets
 from playground.walkthrough import steps as steps_of
 from playground.walkthrough import widgets as walkthrough
 
@@ -29,8 +29,8 @@ except Exception as e:  # ModelLoadError says which command makes the missing gr
 
 if task == "translate":
     direction = steps_of.direction_of(choice)
-    default = widgets.greedy_right_example(model.translator, direction, str(models.model_dir(task)),
-                                            models.stamp(task, "examples.tsv"))
+    default = widgets.greedy_right_example(model.translator, direction, str(model_paths.model_dir(task)),
+                                            model_paths.stamp(task, "examples.tsv"))
 else:
     default = (inputs.examples("sentiment", "text") or ["a gem of a film, warm and funny"])[0]
 st.session_state.setdefault("walkthrough_text", default)
@@ -41,7 +41,7 @@ if not text or not text.strip():
     st.query_params.from_dict(steps_of.url_of(state))
     st.stop()
 
-trace_key = (choice, text.strip(), models.stamp(task))
+trace_key = (choice, text.strip(), model_paths.stamp(task))
 if st.session_state.get("walkthrough_trace", (None,))[0] != trace_key:
     try:
         with st.spinner("Running the sentence through the model…"):

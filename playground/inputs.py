@@ -2,6 +2,7 @@
 """
 from __future__ import annotations
 
+import functools
 import io
 import unicodedata
 from collections.abc import Callable
@@ -9,11 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import streamlit as st
 
 from runtime import tsv
 
-from .models import first_line, model_dir, stamp
+from .model_paths import first_line, model_dir, stamp
 
 MAX_LINES = 200  # lines per batch request: more waits too long in a browser
 
@@ -39,13 +39,15 @@ def visible(text: str) -> bool:
     return any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in text)
 
 
-def split_lines(text: str | None) -> list[str]:
-    """Non-empty lines, stripped; over MAX_LINES are dropped with a notice."""
+def too_many(count: int) -> str | None:
+    """The notice for a text box over MAX_LINES lines (the page shows it), else None."""
+    return f"{count} lines given: only the first {MAX_LINES} are processed." if count > MAX_LINES else None
+
+
+def split_lines(text: str | None) -> tuple[list[str], str | None]:
+    """Non-empty lines, stripped, at most MAX_LINES; and the notice to show when more were given."""
     lines = [line.strip() for line in (text or "").splitlines() if visible(line)]
-    if len(lines) > MAX_LINES:
-        st.warning(f"{len(lines)} lines given: only the first {MAX_LINES} are processed.")
-        lines = lines[:MAX_LINES]
-    return lines
+    return lines[:MAX_LINES], too_many(len(lines))
 
 
 def read_tsv(path: Path) -> list[dict[str, str]]:
@@ -57,7 +59,7 @@ def read_tsv(path: Path) -> list[dict[str, str]]:
         return []
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@functools.lru_cache(maxsize=16)  # keyed by the file's version stamp: an edited file is read again
 def _samples(task: str, version: tuple) -> list[dict[str, str]]:
     return read_tsv(model_dir(task) / "samples.tsv")
 
@@ -83,7 +85,7 @@ def known_label(task: str, text: str) -> str | None:
     return next((r["label"] for r in rows if (r.get("text") or "").strip() == text.strip() and r.get("label")), None)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@functools.lru_cache(maxsize=16)
 def _curated(task: str, version: tuple) -> list[dict[str, str]]:
     return read_tsv(model_dir(task) / "examples.tsv")
 
@@ -149,14 +151,12 @@ def texts_from_csv(data: bytes) -> list[str]:
     return [t.strip() for t in frame[column] if visible(t)]
 
 
-def numbered_lines(text: str | None) -> pd.DataFrame:
+def numbered_lines(text: str | None) -> tuple[pd.DataFrame, str | None]:
     """Typed texts, one per line, with their line numbers (`line`, from 1) so results can be matched back to the
-    text box; blank lines are left out, over MAX_LINES texts are dropped with a notice."""
+    text box; blank lines are left out, at most MAX_LINES texts; and the notice to show when more were given."""
     found = [(i, line.strip()) for i, line in enumerate((text or "").splitlines(), 1) if visible(line)]
-    if len(found) > MAX_LINES:
-        st.warning(f"{len(found)} lines given: only the first {MAX_LINES} are processed.")
-        found = found[:MAX_LINES]
-    return pd.DataFrame({"line": [i for i, _ in found], "text": [t for _, t in found]})
+    kept = found[:MAX_LINES]
+    return pd.DataFrame({"line": [i for i, _ in kept], "text": [t for _, t in kept]}), too_many(len(found))
 
 
 BLANK_NOTE = "blank row: not classified"

@@ -5,9 +5,7 @@ point it at tiny exported models). Each task lives in `<root>/<task>/`.
 """
 from __future__ import annotations
 
-import os
 import threading
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -20,11 +18,16 @@ from runtime import (
     ProviderError,
     read_model_config,
 )
-from runtime.model_files import CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE
-from runtime.spec import ONNX_DIR, REPORT_FILE
 from runtime.text import DEFAULT_DIRECTIONS
 
-MODELS_ENV = "TX_MODELS_DIR"
+from .model_paths import (
+    export_report_path,
+    first_line,
+    has_model,
+    model_dir,
+    stamp,
+)
+
 TASKS = ("translate", "sentiment")
 TASK_TITLES = {"translate": "Translation", "sentiment": "Sentiment"}
 TASK_NOUNS = {"translate": "translation", "sentiment": "sentiment"}
@@ -59,23 +62,6 @@ def page_setup(title: str) -> None:
 
 # ---------------------------------------------------------------- where the models are
 
-def models_root() -> Path:
-    return Path(os.environ.get(MODELS_ENV) or "models")
-
-
-def model_dir(task: str) -> Path:
-    return models_root() / task
-
-
-def has_model(task: str) -> bool:
-    """Whether the task's directory holds a model (its config.json), exported or not."""
-    return (model_dir(task) / CONFIG_FILE).is_file()
-
-
-def export_report_path(task: str) -> Path:
-    return model_dir(task) / ONNX_DIR / REPORT_FILE
-
-
 def create_hint(task: str) -> str:
     d = model_dir(task)
     return (f"`make run` exports the shipped models and starts this app; to train your own: "
@@ -100,14 +86,6 @@ def require_model(task: str) -> None:
     if problem:
         st.error(problem)
         st.stop()
-
-
-def stamp(task: str, *names: str) -> tuple[int, ...]:
-    """Changes whenever the model, its export, or the named files of its directory change: a cache key."""
-    d = model_dir(task)
-    files = [d / CONFIG_FILE, d / WEIGHTS_FILE, d / TOKENIZER_FILE, export_report_path(task),
-             *(d / name for name in names)]
-    return tuple(p.stat().st_mtime_ns if p.exists() else 0 for p in files)
 
 
 def model_meta(task: str) -> dict[str, Any]:
@@ -201,11 +179,6 @@ def load_problem(task: str) -> str | None:
     except Exception as e:
         return f"The {TASK_NOUNS[task]} model does not load: {first_line(e)}"
     return None
-
-
-def first_line(e: BaseException) -> str:
-    text = str(e).strip()
-    return text.splitlines()[0][:500] if text else type(e).__name__
 
 
 def show_error(e: BaseException, task: str | None = None) -> None:

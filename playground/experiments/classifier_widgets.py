@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from playground import models
+from playground import model_paths, models
 from runtime import experiments as engine
 
 from . import classifier, link, views
@@ -44,7 +44,7 @@ def experiment(text: str, state: link.Experiment, shape: link.Shape) -> Report |
     try:
         with st.spinner("Loading the classifier's experiment graph…"):
             cem = models.load(_classifier_model, "sentiment")
-        version = models.stamp("sentiment")
+        version = model_paths.stamp("sentiment")
         review = _review(cem, text, version)
     except Exception as e:  # ModelLoadError names `python -m export DIR --if-stale`; ValueError says what is wrong
         models.show_error(e, "sentiment")

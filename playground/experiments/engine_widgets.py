@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from playground import models
+from playground import model_paths, models
 from runtime import experiments as engine
 
 from . import link, views
@@ -84,7 +84,7 @@ def engine_experiment(model, base, direction: tuple[str, str], text: str, state:
     em = experiment_model()
     if em is None:
         return None
-    version = models.stamp("translate")
+    version = model_paths.stamp("translate")
     sentence = sentence_of(model, base, direction, text)
     shown = {"model": model_label(state.model), "text": text, "translation": sentence.translation}
     if state.exp == "lens":

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from playground import inputs, models, widgets
+from playground import inputs, model_paths, models, widgets
 from runtime import OnnxTranslator
 
 from . import checks, figures, link, report, views
@@ -32,8 +32,8 @@ def default_text(model, choice: str) -> str:
     example that greedy gets right (the explorer pages' choice)."""
     if choice == "sentiment":
         return (inputs.examples("sentiment", "text") or ["a gem of a film, warm and funny"])[0]
-    return widgets.greedy_right_example(model, direction_of(choice), str(models.model_dir("translate")),
-                                        models.stamp("translate", "examples.tsv"))
+    return widgets.greedy_right_example(model, direction_of(choice), str(model_paths.model_dir("translate")),
+                                        model_paths.stamp("translate", "examples.tsv"))
 
 
 def direction_of(choice: str) -> tuple[str, str]:
@@ -88,7 +88,7 @@ def translate(_model, key: tuple, direction: tuple[str, str], text: str):
 
 
 def model_key(model) -> tuple:
-    return (str(getattr(model, "model_dir", id(model))), model.precision, models.stamp("translate"))
+    return (str(getattr(model, "model_dir", id(model))), model.precision, model_paths.stamp("translate"))
 
 
 def translated(model, direction: tuple[str, str], text: str):

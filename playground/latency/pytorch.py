@@ -9,7 +9,7 @@ from typing import Any
 
 import streamlit as st
 
-from .. import models
+from .. import model_paths, models
 
 TRAIN_EXTRA = "pip install '.[train]'"
 
@@ -21,7 +21,7 @@ def unavailable() -> str | None:
     except ImportError as e:
         if (e.name or "").split(".")[0] == "torch":
             return f"PyTorch is not installed here: the PyTorch column needs the training extra: {TRAIN_EXTRA}"
-        return f"PyTorch is left out: {models.first_line(e)}"
+        return f"PyTorch is left out: {model_paths.first_line(e)}"
     return None
 
 

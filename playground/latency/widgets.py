@@ -9,7 +9,7 @@ import streamlit as st
 
 from runtime import spec
 
-from .. import models
+from .. import model_paths, models
 from ..files import read_json
 from ..serving import widgets as serving
 from . import pytorch, report
@@ -45,7 +45,7 @@ def load_systems(task: str, threads: int, with_pytorch: bool, cuda_reason: str |
             with st.spinner(f"Loading the PyTorch {models.TASK_NOUNS[task]} model…"):
                 systems[report.PYTORCH] = pytorch.model(task)
         except Exception as e:
-            st.warning(f"PyTorch model not available, so it is left out: {models.first_line(e)}")
+            st.warning(f"PyTorch model not available, so it is left out: {model_paths.first_line(e)}")
     for precision in spec.PRECISIONS:
         found = models.onnx_model(task, "cpu", precision, threads)
         if found is not None:
@@ -116,7 +116,7 @@ def show_results(task: str) -> None:
 
 def show_saved_bench(task: str) -> None:
     """The latest `python -m bench runtimes` output for the task (MODEL_DIR/onnx/bench.json), or how to make it."""
-    d = models.model_dir(task)
+    d = model_paths.model_dir(task)
     bench = report.saved_bench(read_json(d / spec.ONNX_DIR / "bench.json"), task)
     if bench is None:
         st.info(f"No benchmark saved for this model yet: `python -m bench runtimes {d}` writes `{d}/onnx/bench.json`.")

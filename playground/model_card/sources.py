@@ -11,7 +11,7 @@ import streamlit as st
 from runtime import metrics_file
 from runtime.model_files import WEIGHTS_FILE
 
-from .. import models
+from .. import model_paths, models
 from ..files import read_json
 from . import card_text, weights
 from .export_report import ExportReport
@@ -20,7 +20,7 @@ from .export_report import ExportReport
 def model_metrics(task: str) -> tuple[metrics_file.ModelMetrics | None, str | None]:
     """(the task's metrics.json read through its one schema, a `ModelMetrics`; None) or (None, why not: missing
     or in the wrong layout)."""
-    path = models.model_dir(task) / metrics_file.METRICS_FILE
+    path = model_paths.model_dir(task) / metrics_file.METRICS_FILE
     if not path.is_file():
         return None, None
     try:
@@ -31,16 +31,16 @@ def model_metrics(task: str) -> tuple[metrics_file.ModelMetrics | None, str | No
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _parameter_count(task: str, version: tuple) -> int | None:
-    return weights.parameter_count(models.model_dir(task) / WEIGHTS_FILE)
+    return weights.parameter_count(model_paths.model_dir(task) / WEIGHTS_FILE)
 
 
 def parameter_count(task: str) -> int | None:
     """Parameters in the task's model.pt (tied weights counted once), read without torch once per version."""
-    return _parameter_count(task, models.stamp(task))
+    return _parameter_count(task, model_paths.stamp(task))
 
 
 def export_report(task: str) -> ExportReport | None:
-    return ExportReport.from_json(read_json(models.export_report_path(task)))
+    return ExportReport.from_json(read_json(model_paths.export_report_path(task)))
 
 
 def data_source(task: str) -> str | None:
@@ -51,7 +51,7 @@ def data_source(task: str) -> str | None:
 def readme_sections(task: str) -> list[tuple[str, str]]:
     """README.md (the model card) as (heading, body) pairs; empty when there is none."""
     try:
-        readme = (models.model_dir(task) / "README.md").read_text(encoding="utf-8")
+        readme = (model_paths.model_dir(task) / "README.md").read_text(encoding="utf-8")
     except OSError:
         return []
     return card_text.readme_sections(readme)
@@ -59,7 +59,7 @@ def readme_sections(task: str) -> list[tuple[str, str]]:
 
 def side_file(task: str, name: str) -> Any:
     """A JSON file of the task's directory (baselines.json, calibration.json) as read, or None."""
-    return read_json(models.model_dir(task) / name)
+    return read_json(model_paths.model_dir(task) / name)
 
 
 def card_line(task: str) -> str:

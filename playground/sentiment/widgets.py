@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from playground import figures, files, inputs, models
+from playground import figures, files, inputs, model_paths, models
 from playground import widgets as shared
 
 from . import batch, negation, notes
@@ -61,10 +61,10 @@ def review_result(done: dict[str, Any], model) -> None:
     else:
         st.markdown(f"The model says **{prediction.label}**, probability **{probability:.1%}**.")
         # measured on reviews: it says nothing of text outside them
-        report = files.read_json(models.model_dir("sentiment") / notes.CALIBRATION_FILE)
+        report = files.read_json(model_paths.model_dir("sentiment") / notes.CALIBRATION_FILE)
         st.caption(notes.calibration_note(report, probability))
     warning = negation.negation_warning(
-        done["text"], files.read_json(models.model_dir("sentiment") / negation.NEGATION_EVAL_FILE))
+        done["text"], files.read_json(model_paths.model_dir("sentiment") / negation.NEGATION_EVAL_FILE))
     if warning:
         st.warning(warning)
     st.caption(notes.details(prediction, done["ms"], done["runtime"]))
@@ -90,7 +90,9 @@ def classify_table(model, precision: str, frame: pd.DataFrame, column: str, sour
 
 def classify_lines(model, precision: str, lines_text: str | None) -> None:
     """The "Classify all lines" button: the typed lines, never a file."""
-    rows = inputs.numbered_lines(lines_text)
+    rows, notice = inputs.numbered_lines(lines_text)
+    if notice:
+        st.warning(notice)
     if rows.empty:
         st.info("Paste some reviews (one per line) first; a CSV file is classified as soon as it is uploaded.")
         return

@@ -6,7 +6,7 @@ from typing import Any
 
 import streamlit as st
 
-from playground import figures, inputs, models
+from playground import figures, inputs, model_paths, models
 from playground import widgets as shared
 from runtime import confidence
 
@@ -22,13 +22,15 @@ def _read_calibrations(path: str, version: tuple) -> dict[str, confidence.Method
 
 def calibrations() -> dict[str, confidence.MethodCalibration]:
     """The translator's confidence.json, per decoding method, read again when the file changes."""
-    return _read_calibrations(str(models.model_dir("translate")),
-                              models.stamp("translate", confidence.CONFIDENCE_FILE))
+    return _read_calibrations(str(model_paths.model_dir("translate")),
+                              model_paths.stamp("translate", confidence.CONFIDENCE_FILE))
 
 
 def translate(model, typed: str, decoding: Decoding, settings: dict[str, Any]) -> None:
     """Translate the typed lines and keep the result with the settings it was made with; a model error is shown."""
-    lines = inputs.split_lines(typed)
+    lines, notice = inputs.split_lines(typed)
+    if notice:
+        st.warning(notice)
     st.session_state.pop("translate_results", None)
     if not lines:
         st.info("Type a sentence (or pick an example) to translate.")

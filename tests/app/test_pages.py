@@ -302,8 +302,19 @@ def test_csv_download_never_runs_a_formula():
 
 
 def test_lines_of_invisible_characters_are_empty():
-    assert inputs.split_lines("Hallo\n\u200b\n \ufeff\u2060 \n\u200d\nWelt") == ["Hallo", "Welt"]
+    assert inputs.split_lines("Hallo\n\u200b\n \ufeff\u2060 \n\u200d\nWelt") == (["Hallo", "Welt"], None)
     assert not inputs.visible("\u200b\u200c\ufeff ") and inputs.visible("a\u200b")
+
+
+def test_lines_over_the_limit_are_cut_with_a_notice_the_page_shows():
+    typed = "\n".join(f"Satz {i}" for i in range(inputs.MAX_LINES + 2))
+    lines, notice = inputs.split_lines(typed)
+    assert len(lines) == inputs.MAX_LINES and lines[-1] == f"Satz {inputs.MAX_LINES - 1}"
+    assert notice == f"{inputs.MAX_LINES + 2} lines given: only the first {inputs.MAX_LINES} are processed."
+    rows, notice = inputs.numbered_lines("\n\n" + typed)
+    assert list(rows["line"])[:2] == [3, 4] and len(rows) == inputs.MAX_LINES and notice.startswith(
+        f"{inputs.MAX_LINES + 2} lines given")
+    assert inputs.split_lines("a\nb")[1] is None and inputs.numbered_lines("a")[1] is None
 
 
 PLAIN_CUDA = "Running on the CPU: CUDA is not available on this machine."
