@@ -16,7 +16,6 @@ pairs: how the defaults were chosen. Nothing here is a test: the numbers depend 
 from __future__ import annotations
 
 import asyncio
-import csv
 import json
 import os
 import time
@@ -28,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from runtime import OnnxTranslator
+from runtime.tsv import read_tsv
 from serve import local
 from serve.settings import ServeSettings
 
@@ -40,19 +40,21 @@ WARMUP_REQUESTS = 300
 
 
 def held_out(models: Path) -> list[str]:
-    with open(models / "translate" / "samples.tsv", encoding="utf-8", newline="") as f:
-        return [row["de"] for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)]
+    return [row["de"] for row in read_tsv(models / "translate" / "samples.tsv")]
 
 
-def in_process_model(models: Path, precision: str, threads: int | None) -> OnnxTranslator:
-    return OnnxTranslator(models / "translate", provider="cpu", precision=precision, threads=threads)
+def in_process_model(models: Path, texts: list[str], precision: str, method: str,
+                     threads: int | None) -> OnnxTranslator:
+    """The in-process baseline's model, warmed up once (its first calls allocate)."""
+    model = OnnxTranslator(models / "translate", provider="cpu", precision=precision, threads=threads)
+    for text in texts[:10]:
+        model.translate([text], src_lang="de", tgt_lang="en", method=method)
+    return model
 
 
 def in_process(model: OnnxTranslator, texts: list[str], method: str, n: int = SERIAL_REQUESTS) -> dict[str, float]:
     """The baseline: the runtime in this process, n sentences one per call (serial), then n 16 per call."""
     kw = {"src_lang": "de", "tgt_lang": "en", "method": method}
-    for text in texts[:10]:
-        model.translate([text], **kw)
     start = time.perf_counter()
     for i in range(n):
         model.translate([texts[i % len(texts)]], **kw)
@@ -228,14 +230,14 @@ def main(argv: list[str] | None = None) -> int:
     bodies = [{"text": texts[i % len(texts)], "src_lang": "de", "tgt_lang": "en", "method": args.method,
                "precision": args.precision} for i in range(max(args.requests, WARMUP_REQUESTS, 1500))]
     out: dict[str, Any] = {"load_1min_before": os.getloadavg()[0], "cpus": os.cpu_count()}
-    model = in_process_model(models, args.precision, args.threads)
+    model = in_process_model(models, texts, args.precision, args.method, args.threads)
     before = in_process(model, texts, args.method)
     print(f"in-process {args.precision} {args.method}: serial {before['serial_rps']:.0f} requests/s, "
           f"batch 16 {before['batch16_rps']:.0f} sentences/s", flush=True)
     settings = ServeSettings(models_dir=str(models), precisions=(args.precision,), threads=args.server_threads,
                              layout=args.layout, replicas=args.replicas, translate_replicas=args.replicas,
                              max_batch_size=args.max_batch_size, batch_wait_timeout_s=args.batch_wait_s,
-                             max_ongoing_requests=max(32, 2 * args.max_batch_size), port=args.port)
+                             max_ongoing_requests=ServeSettings.ongoing_for(args.max_batch_size), port=args.port)
     url = local.start(settings, num_cpus=2, fast_front=not args.python_proxy)
     out["layout"], out["front"] = args.layout, "Python proxy" if args.python_proxy else "HAProxy + direct ingress"
     try:
@@ -243,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
             out["sweep"] = []
             for size, wait in SWEEP:
                 local.deploy(replace(settings, max_batch_size=size, batch_wait_timeout_s=wait,
-                                     max_ongoing_requests=max(32, 2 * size)))
+                                     max_ongoing_requests=ServeSettings.ongoing_for(size)))
                 asyncio.run(load(url, bodies[:200], 16))
                 level = run_level(url, bodies[:1000], 16)
                 out["sweep"].append({"max_batch_size": size, "batch_wait_timeout_s": wait, **level})

@@ -148,14 +148,8 @@ class TextTranslator:
         a direction the model was not trained for, or an unknown method.
         """
         check_texts(texts)
-        if not isinstance(attention, str) or attention not in ATTENTION:
-            raise ValueError(f"attention must be one of {', '.join(map(repr, ATTENTION))}, got {attention!r}")
+        self.check_settings(src_lang, tgt_lang, method, attention)
         recorded = attention == "cross"  # cross-attention from the search's own steps
-        if (src_lang, tgt_lang) not in self.directions:
-            supported = ", ".join(f"{s}->{t}" for s, t in self.directions)
-            raise ValueError(f"this model translates {supported}, not {src_lang}->{tgt_lang}")
-        if method not in METHODS:
-            raise ValueError(f"unknown method {method!r}: choose one of {', '.join(METHODS)}")
         sources = [self.source_ids(text, tgt_lang) for text in texts]
         results: list[Translation | None] = [None] * len(texts)
         for chunk_no, chunk in enumerate(batches_by_length([len(ids) for ids, _ in sources])):
@@ -180,10 +174,26 @@ class TextTranslator:
                 )
         return results  # type: ignore[return-value]
 
+    def check_settings(self, src_lang: str, tgt_lang: str, method: str, attention: str) -> None:
+        """Raise ValueError, with the sentence a user sees, for settings this model cannot translate with (the
+        service checks each request with it before the request joins a batch)."""
+        if not isinstance(attention, str) or attention not in ATTENTION:
+            raise ValueError(f"attention must be one of {', '.join(map(repr, ATTENTION))}, got {attention!r}")
+        if (src_lang, tgt_lang) not in self.directions:
+            supported = ", ".join(f"{s}->{t}" for s, t in self.directions)
+            raise ValueError(f"this model translates {supported}, not {src_lang}->{tgt_lang}")
+        if method not in METHODS:
+            raise ValueError(f"unknown method {method!r}: choose one of {', '.join(METHODS)}")
+
+    @property
+    def source_room(self) -> int:
+        """The most source tokens a text keeps: max_src_len less the language tag and </s>, which always stay."""
+        return self.max_src_len - 2
+
     def source_ids(self, text: str, tgt_lang: str) -> tuple[list[int], bool]:
         """[<2tgt>] + encode(text) + [</s>], cut to max_src_len; and whether it was cut."""
         body = self.tokenizer.encode(text)
-        room = self.max_src_len - 2  # the tag and </s> always stay
+        room = self.source_room
         return [self.tag_ids[tgt_lang]] + body[:room] + [self.tokenizer.eos_id], len(body) > room
 
     def search(self, src_ids: np.ndarray, src_mask: np.ndarray, method: str, beam: int, length_penalty: float,

@@ -51,7 +51,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    ongoing = args.max_ongoing or max(DEFAULTS.max_ongoing_requests, 2 * args.max_batch_size)
+    ongoing = args.max_ongoing or ServeSettings.ongoing_for(args.max_batch_size)
     try:
         settings = ServeSettings(
             models_dir=args.models, host=args.host, port=args.port, provider=args.provider,

@@ -85,6 +85,10 @@ def build_api(backend: Backend, settings: ServeSettings) -> FastAPI:
         """The same call on both model deployments (readiness, info, stats), at once."""
         return await asyncio.gather(backend.call("translate", method), backend.call("sentiment", method))
 
+    @api.exception_handler(ServiceError)
+    async def unanswered(request: Request, e: ServiceError) -> JSONResponse:  # overloaded, a replica gone
+        return problem(e.status, e.message)
+
     @api.exception_handler(Exception)
     async def unexpected(request: Request, e: Exception) -> JSONResponse:  # never a bare traceback
         return problem(500, f"internal error ({type(e).__name__}): {e}")
@@ -117,18 +121,12 @@ def build_api(backend: Backend, settings: ServeSettings) -> FastAPI:
 
     @api.get("/info", summary="What is served: languages, labels, limits, precisions, providers")
     async def info():
-        try:
-            found = await both("info")
-        except ServiceError as e:
-            return problem(e.status, e.message)
+        found = await both("info")
         return {item["task"]: item for item in found} | {"settings": settings.to_dict()}
 
     @api.get("/stats", summary="Batch sizes seen and memory, per deployment replica answering")
     async def stats():
-        try:
-            found = await both("stats")
-        except ServiceError as e:
-            return problem(e.status, e.message)
+        found = await both("stats")
         return {"translate": found[0], "sentiment": found[1], "ingress": {"rss_mb": rss_mb()}}
 
     return api

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from runtime.spec import PRECISIONS
-from runtime.text import ATTENTION, METHODS, check_texts
+from runtime.text import check_texts
 
 MAX_CHARS = 20_000  # read before tokenizing: a longer body is refused without spending the tokenizer on it
 
@@ -44,19 +44,14 @@ def translate_problem(request: dict[str, Any], loaded: dict[str, Any]) -> str | 
     if problem:
         return problem
     model = loaded[request["precision"]]
-    src, tgt = request["src_lang"], request["tgt_lang"]
-    if (src, tgt) not in model.directions:
-        supported = ", ".join(f"{s}->{t}" for s, t in model.directions)
-        return f"this model translates {supported}, not {src}->{tgt}"
-    if request["method"] not in METHODS:
-        return f"unknown method {request['method']!r}: choose one of {', '.join(METHODS)}"
-    if request["attention"] not in ATTENTION:
-        return f"attention must be one of {', '.join(map(repr, ATTENTION))}, got {request['attention']!r}"
-    room = model.max_src_len - 2  # runtime.text.TextTranslator.source_ids: the tag and </s> always stay
+    try:
+        model.check_settings(request["src_lang"], request["tgt_lang"], request["method"], request["attention"])
+    except ValueError as e:
+        return str(e)
     tokens = len(model.tokenizer.encode(request["text"]))
-    if tokens > room and not request["truncate"]:
-        return length_problem(tokens, room, f"its max_src_len {model.max_src_len} less the language tag and </s>",
-                              "translate")
+    if tokens > model.source_room and not request["truncate"]:
+        return length_problem(tokens, model.source_room,
+                              f"its max_src_len {model.max_src_len} less the language tag and </s>", "translate")
     return None
 
 

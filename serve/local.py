@@ -72,25 +72,20 @@ def start(settings: ServeSettings, num_cpus: int | None = None, fast_front: bool
     import ray
     from ray import serve
 
-    from .deployments import APP_NAME, build_app
-
-    settings = replace(settings, models_dir=str(Path(settings.models_dir).resolve()))
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,
              runtime_env={"env_vars": {"PYTHONPATH": path}})
     try:
         serve.start(http_options={"host": settings.host, "port": settings.port,
                                   "request_timeout_s": settings.request_timeout_s + 5})
-        serve.run(build_app(settings), name=APP_NAME, route_prefix="/", blocking=False)
-        url = url_of(settings)
-        wait_ready(url)
+        deploy(settings)
     except BaseException as e:
         why = deploy_problem() if isinstance(e, RuntimeError) else None
         stop()  # never leave Ray running behind a failed start
         if why:
             raise RuntimeError(f"{e}\n{why}") from e
         raise
-    return url
+    return url_of(settings)
 
 
 def deploy_problem() -> str | None:
@@ -120,7 +115,8 @@ def stop() -> None:
 
 
 def deploy(settings: ServeSettings) -> None:
-    """Deploy the application again with other settings on the running Serve (the benchmark's batch sweep)."""
+    """Deploy the application on the running Serve, and wait until it is ready: at start, and again with other
+    settings (the benchmark's batch sweep)."""
     from ray import serve
 
     from .deployments import APP_NAME, build_app
@@ -177,11 +173,12 @@ def serve_processes_cpu_s() -> dict[str, float]:
 
 def serve_processes_rss_mb() -> dict[str, float]:
     """Resident memory of this machine's Serve processes, by name and pid."""
+    from .workers import statm_mb  # imports the runtime: only the benchmark and the tests ask
+
     found: dict[str, float] = {}
-    page = os.sysconf("SC_PAGE_SIZE") / 2**20
     for pid, name in serve_processes().items():
         try:
-            found[f"{name} ({pid})"] = int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page
+            found[f"{name} ({pid})"] = statm_mb(pid)
         except (OSError, IndexError, ValueError):
             continue
     return found

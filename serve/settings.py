@@ -61,6 +61,11 @@ class ServeSettings:
             raise ValueError("batch_wait_timeout_s must be >= 0 and request_timeout_s > 0")
 
     @classmethod
+    def ongoing_for(cls, max_batch_size: int) -> int:
+        """max_ongoing_requests for a batch size: the default, or two batches where that is more."""
+        return max(cls.max_ongoing_requests, 2 * max_batch_size)
+
+    @classmethod
     def from_dict(cls, args: dict[str, Any]) -> ServeSettings:
         """From a Serve config file's `args` (or JSON): unknown keys are an error naming the known ones."""
         known = {f.name for f in fields(cls)}

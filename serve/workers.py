@@ -24,11 +24,11 @@ from runtime import OnnxSentimentClassifier, OnnxTranslator
 
 from . import limits
 
-# The settings a translation group shares: every field of TranslateRequest but the text and truncate.
-GROUP_FIELDS = ("precision", "src_lang", "tgt_lang", "method", "beam", "length_penalty", "patience", "max_len",
-                "temperature", "top_k", "top_p", "seed", "attention")
+# The runtime's search settings, and what a translation group shares: every field of TranslateRequest but the text
+# and truncate.
 SEARCH_FIELDS = ("method", "beam", "length_penalty", "patience", "max_len", "temperature", "top_k", "top_p", "seed",
                  "attention")
+GROUP_FIELDS = ("precision", "src_lang", "tgt_lang", *SEARCH_FIELDS)
 
 
 def error(status: int, message: str) -> dict[str, Any]:
@@ -41,11 +41,16 @@ def maps(arrays) -> list | None:
     return None if arrays is None else [np.round(np.asarray(a, dtype=np.float64), 4).tolist() for a in arrays]
 
 
+def statm_mb(pid: int) -> float:
+    """A process' resident memory now, from Linux /proc (OSError where there is none, or it ended)."""
+    with open(f"/proc/{pid}/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
 def rss_mb() -> float:
     """This process' resident memory now (Linux /proc), else its peak."""
     try:
-        with open(f"/proc/{os.getpid()}/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+        return statm_mb(os.getpid())
     except OSError:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 

@@ -216,3 +216,21 @@ def test_a_replica_of_the_one_layout_refuses_beyond_what_it_may_hold():
     refused, answers, held_after, stats = asyncio.run(burst())
     assert refused.status == 503 and refused.message.startswith("overloaded: this replica already holds 3 requests")
     assert [a["text"] for a in answers] == ["0", "1", "2"] and held_after == 0 and stats["requests"] == 0
+
+
+def test_a_backend_that_cannot_answer_gives_its_status_and_sentence_on_every_route():
+    from fastapi.testclient import TestClient
+
+    from serve.api import ServiceError, build_api
+
+    class GoneBackend:
+        async def call(self, task, method, *args):
+            raise ServiceError(503, f"the {task} replica serving this request stopped")
+
+    client = TestClient(build_api(GoneBackend(), ServeSettings()))
+    for method, path, kw in [("get", "/info", {}), ("get", "/stats", {}),
+                             ("post", "/translate", {"json": body(GERMAN[0])})]:
+        found = getattr(client, method)(path, **kw)
+        assert (found.status_code, found.json()) == (503, {"detail": "the translate replica serving this request "
+                                                                     "stopped"}), path
+    assert client.get("/ready").json()["detail"].startswith("not ready: the translate replica")

@@ -6,7 +6,6 @@ layout runs at a time (HAProxy's stats ports are fixed). Slow: `make test` runs 
 from __future__ import annotations
 
 import asyncio
-import csv
 import json
 import shutil
 import subprocess
@@ -20,6 +19,7 @@ from serve_fixtures import concurrently, free_port, post
 pytest.importorskip("ray.serve")
 
 from runtime import OnnxTranslator  # noqa: E402
+from runtime.tsv import read_tsv  # noqa: E402
 from serve import local  # noqa: E402
 from serve.settings import ServeSettings  # noqa: E402
 
@@ -33,8 +33,7 @@ SETTINGS = {"precisions": ("fp32",), "threads": 1, "max_batch_size": 16, "batch_
 
 
 def held_out() -> list[str]:
-    with open(MODELS / "translate" / "samples.tsv", encoding="utf-8", newline="") as f:
-        return [row["de"] for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)]
+    return [row["de"] for row in read_tsv(MODELS / "translate" / "samples.tsv")]
 
 
 def exported_after_the_model(model_dir: Path) -> bool:
