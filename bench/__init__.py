@@ -21,6 +21,8 @@ BENCHMARKS = {
     "experiments": "runtime.experiments on the shipped translator: the head-importance grid and every other call",
     "serve_load": "the Ray Serve service under load: requests/s, p50/p90/p99, errors, memory; faults with --faults",
     "bare_loop": "the reference the Train page is measured against: a bare training loop on copy or reverse",
+    "alignment": "which cross-attention (layer, head, mean) agrees with Ding word pairs on held-out sentences",
+    "steering": "alternatives at one position (each completed) against plain greedy of the same sentence",
 }
 
 

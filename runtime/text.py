@@ -5,6 +5,10 @@ PyTorch in `tx.inference`).
 the language tag, truncation, batching and padding, decoding, detokenising, and cutting pads
 off attention maps.
 
+Steering, with CTranslate2's option names (`TextTranslator.translate_n_best`): a forced `target_prefix` per text,
+`num_hypotheses` (the n best), `return_alternatives` (the likeliest next tokens after the prefix, each completed),
+and `alignment` (target words to source words from cross-attention, `runtime.alignment`).
+
 Bad input raises `ValueError` with a message meant for the user: empty or whitespace-only text
 ("empty text: ..."), an unsupported language pair, an unknown method. Over-long text is cut to
 the model's maximum length and flagged `truncated=True`; any other string (emoji, CJK, control
@@ -18,10 +22,20 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .alignment import WordAlignment, align
 from .batching import batches_by_length, pad
 from .coverage import coverage
 from .coverage import warning as coverage_warning
-from .decoding import DecoderBackend, Hypothesis, beam_search, greedy, normalized_score, sample
+from .decoding import (
+    DEFAULT_EXTRA_LEN,
+    DecoderBackend,
+    Hypothesis,
+    beam_search,
+    greedy,
+    normalized_score,
+    prefix_log_probs,
+    sample,
+)
 
 DEFAULT_DIRECTIONS = [["de", "en"], ["en", "de"]]
 DEFAULT_MAX_SRC_LEN = 128
@@ -30,6 +44,8 @@ METHODS = ("beam", "greedy", "sample")
 # (encoder, decoder self, cross) from one extra teacher-forced pass over the chosen output.
 ATTENTION = ("none", "cross", "all")
 ATTENTION_KINDS = ("encoder", "self", "cross")
+MAX_ALTERNATIVES = 32  # return_alternatives: each one is a row of the completing search
+MAX_SAMPLES = 32  # num_hypotheses with method="sample": each draw is a row of the search
 
 
 class TextTokenizer(Protocol):
@@ -61,6 +77,9 @@ class Translation:
     "cross": L × (H, T, S), with S = len(src_tokens), T = len(tokens); row t is the step that
     produced tokens[t], whose decoder input was ["<s>"] + tokens[:-1] at position t. With
     attention="cross" only "cross" is filled (recorded by the search itself, no second pass), the others None.
+    `prefix_len`: tokens[:prefix_len] were forced (`target_prefix`); with return_alternatives, tokens[prefix_len]
+    is the alternative and token_probs[prefix_len] its probability. `alignment` (alignment=True): for each target
+    word the source word(s) it aligns to, read from cross-attention (`runtime.alignment`).
     """
 
     text: str
@@ -73,6 +92,55 @@ class Translation:
     warning: str | None = None  # set when the source is mostly outside what the model knows (runtime.coverage)
     token_probs: list[float] = field(default_factory=list)
     confidence: float = 0.0
+    prefix_len: int = 0  # how many of the first tokens were forced by target_prefix (0: none)
+    alignment: WordAlignment | None = None  # per target word, the source word(s) it aligns to (alignment=True)
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """What every search of one translate call shares (grouped so the steering paths pass one value)."""
+
+    method: str  # "beam", "greedy" or "sample"
+    beam: int  # beam size (method "beam")
+    length_penalty: float  # GNMT alpha (method "beam"; every score is normalised with it)
+    max_len: int | None  # most target tokens per text, a prefix included; None: source length + 50
+    temperature: float  # method "sample"
+    top_k: int  # method "sample": 0 = off
+    top_p: float  # method "sample": 1.0 = off
+    patience: float | None  # method "beam": None = exact stopping
+    num_hypotheses: int  # translations per text (or alternatives, with return_alternatives)
+    attention: bool  # record the search's cross-attention
+
+
+def check_steering(n_texts: int, method: str, beam: int, num_hypotheses: int, return_alternatives: bool,
+                   target_prefix: Sequence[str | None] | None) -> None:
+    """Reject steering options that cannot work, with the sentence a user sees."""
+    if isinstance(num_hypotheses, bool) or not isinstance(num_hypotheses, int | np.integer):
+        raise ValueError(f"num_hypotheses must be an integer, got {num_hypotheses!r}")
+    if target_prefix is not None:
+        if isinstance(target_prefix, str):
+            raise ValueError("target_prefix is one prefix per text: wrap the string in a list")
+        if len(target_prefix) != n_texts:
+            raise ValueError(f"target_prefix has {len(target_prefix)} entries for {n_texts} texts: give one per "
+                             f"text (None or '' for no prefix)")
+        for i, prefix in enumerate(target_prefix):
+            if prefix is not None and not isinstance(prefix, str):
+                raise ValueError(f"the target prefix of text #{i} is a {type(prefix).__name__}, not a string")
+    if return_alternatives:
+        if target_prefix is None or any(p is None for p in target_prefix):
+            raise ValueError("return_alternatives takes the alternatives at the position after each text's target "
+                             "prefix: give every text a target_prefix ('' for the first position)")
+        if not 1 <= num_hypotheses <= MAX_ALTERNATIVES:
+            raise ValueError(f"num_hypotheses (the number of alternatives) must be between 1 and "
+                             f"{MAX_ALTERNATIVES}, got {num_hypotheses}")
+        return
+    if method == "beam" and beam >= 1 and not 1 <= num_hypotheses <= beam:  # beam < 1: beam_search says so
+        raise ValueError(f"num_hypotheses must be between 1 and the beam ({beam}), got {num_hypotheses}")
+    if method == "greedy" and num_hypotheses != 1:
+        raise ValueError(f"greedy search finds one translation: num_hypotheses must be 1, got {num_hypotheses} "
+                         f"(use beam search, or sampling, for more)")
+    if method == "sample" and not 1 <= num_hypotheses <= MAX_SAMPLES:
+        raise ValueError(f"num_hypotheses (draws) must be between 1 and {MAX_SAMPLES}, got {num_hypotheses}")
 
 
 def confidence_of(token_log_probs: Sequence[float]) -> float:
@@ -135,44 +203,113 @@ class TextTranslator:
     def translate(self, texts: Sequence[str], src_lang: str = "de", tgt_lang: str = "en", method: str = "beam",
                   beam: int = 4, length_penalty: float = 0.6, max_len: int | None = None, temperature: float = 1.0,
                   top_k: int = 0, top_p: float = 1.0, seed: int | None = None,
-                  attention: str = "none", patience: float | None = None) -> list[Translation]:
+                  attention: str = "none", patience: float | None = None,
+                  target_prefix: Sequence[str | None] | None = None, alignment: bool = False) -> list[Translation]:
         """Translate each text; results come back in input order.
 
         method: "beam" (beam size `beam`, GNMT `length_penalty`, `patience`: None = exact stopping, a number =
         CTranslate2's rule, see `beam_search`), "greedy", or "sample" (`temperature`, `top_k` 0 = off,
         `top_p` 1.0 = off, `seed` for a reproducible draw).
-        max_len: most target tokens per text; None = its source length + 50.
+        max_len: most target tokens per text, a forced prefix included; None = its source length + 50.
         attention: "none"; "cross" (recorded by the search itself, no extra pass); "all" (every kind of map,
         from one extra teacher-forced pass). See `Translation.attention`.
+        target_prefix: per text, a string in the target language the translation must start with (None or ""
+        = no prefix); see `translate_n_best`. alignment: fill `Translation.alignment` (runtime.alignment).
         Raises ValueError for empty/whitespace-only text (message starts with "empty text"),
-        a direction the model was not trained for, or an unknown method.
+        a direction the model was not trained for, an unknown method, or a bad prefix.
+        """
+        return [n_best[0] for n_best in self.translate_n_best(
+            texts, src_lang, tgt_lang, method, beam, length_penalty, max_len, temperature, top_k, top_p, seed,
+            attention, patience, target_prefix=target_prefix, alignment=alignment)]
+
+    def translate_n_best(self, texts: Sequence[str], src_lang: str = "de", tgt_lang: str = "en",
+                         method: str = "beam", beam: int = 4, length_penalty: float = 0.6, max_len: int | None = None,
+                         temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int | None = None,
+                         attention: str = "none", patience: float | None = None,
+                         target_prefix: Sequence[str | None] | None = None, num_hypotheses: int = 1,
+                         return_alternatives: bool = False, alignment: bool = False) -> list[list[Translation]]:
+        """Per text, a list of translations (CTranslate2's `translate_batch` options, by its names); the other
+        arguments as in `translate`, which is this method's first translation of each list.
+
+        target_prefix: one entry per text: a string in the target language, tokenised as targets are (the
+        tokenizer's pieces, no language tag), whose tokens every translation of the text starts with (forced,
+        whatever the model would have chosen; then the method goes on). None or "" = no prefix. The forced
+        tokens count like chosen ones, as in CTranslate2: their `token_probs` are the model's probabilities of
+        them, and `score` and `confidence` include them. `Translation.prefix_len` says how many tokens were forced.
+        num_hypotheses: how many translations per text. Beam search: the n best finished hypotheses
+        (1 <= n <= beam), best score first, all distinct; the first is what `translate` returns. Greedy: 1 only.
+        Sample: n independent draws, duplicates merged (so up to n), best score first.
+        return_alternatives: at the position right after each text's prefix (needs target_prefix, "" for the
+        first position), the num_hypotheses most likely next tokens (1 <= n <= MAX_ALTERNATIVES), each completed
+        to a whole translation by `method` (one batched search over all of them): token i of a translation is
+        the alternative, i = its `prefix_len`, and `token_probs[prefix_len]` its probability; the list is sorted
+        by that probability, most likely first.
+        alignment: fill each translation's `alignment` (runtime.alignment.align; the search records the
+        cross-attention it needs). A text's results do not depend on the texts batched with it, except with
+        method="sample", whose draws follow the batch.
+        Raises ValueError (besides `translate`'s cases) for num_hypotheses out of range, alternatives without a
+        prefix position, a target_prefix list of the wrong length, or a prefix that leaves no room within
+        max_len; a prefix mostly in a script the model never read is translated with a `warning`.
         """
         check_texts(texts)
         self.check_settings(src_lang, tgt_lang, method, attention)
-        recorded = attention == "cross"  # cross-attention from the search's own steps
+        check_steering(len(texts), method, beam, num_hypotheses, return_alternatives, target_prefix)
+        recorded = attention == "cross" or alignment  # cross-attention from the search's own steps
         sources = [self.source_ids(text, tgt_lang) for text in texts]
-        results: list[Translation | None] = [None] * len(texts)
+        prefixes = [self.prefix_ids(None if target_prefix is None else target_prefix[i]) for i in range(len(texts))]
+        for i, ((src, _), prefix) in enumerate(zip(sources, prefixes, strict=True)):
+            self.check_room(i, len(prefix), self.target_limit(len(src), max_len), return_alternatives)
+        options = SearchOptions(method, beam, length_penalty, max_len, temperature, top_k, top_p, patience,
+                                num_hypotheses, recorded)
+        results: list[list[Translation]] = [[] for _ in texts]
         for chunk_no, chunk in enumerate(batches_by_length([len(ids) for ids, _ in sources])):
             src_ids, src_mask = pad([sources[i][0] for i in chunk], self.tokenizer.pad_id)
-            hyps = self.search(src_ids, src_mask, method, beam, length_penalty, max_len, temperature, top_k, top_p,
-                               None if seed is None else seed + chunk_no, recorded, patience)
-            maps = self.attention_maps(src_ids, src_mask, [h.tokens for h in hyps]) if attention == "all" else None
-            for row, (i, hyp) in enumerate(zip(chunk, hyps, strict=True)):
-                src, truncated = sources[i]
-                results[i] = Translation(
-                    text=self.tokenizer.decode(hyp.tokens),
-                    tokens=self.tokenizer.tokens(hyp.tokens),
-                    token_ids=hyp.tokens,
-                    score=normalized_score(hyp.log_prob, len(hyp.tokens), length_penalty),
-                    src_tokens=self.tokenizer.tokens(src),
-                    truncated=truncated,
-                    attention={"encoder": None, "self": None, "cross": search_cross_attention(hyp.attention, len(src))}
-                    if recorded else None if maps is None else cut_pads(maps, row, len(src), len(hyp.tokens)),
-                    warning=coverage_warning(coverage(texts[i], self.tokenizer.tokens(src[1:-1]))),
-                    token_probs=[float(np.exp(lp)) for lp in hyp.token_log_probs],
-                    confidence=confidence_of(hyp.token_log_probs),
-                )
-        return results  # type: ignore[return-value]
+            chunk_seed = None if seed is None else seed + chunk_no
+            chunk_prefixes = [prefixes[i] for i in chunk]
+            if return_alternatives:
+                found = self.alternatives(src_ids, src_mask, chunk_prefixes, options, chunk_seed)
+            else:
+                found = self.search_n_best(src_ids, src_mask, chunk_prefixes, options, chunk_seed)
+            maps = None
+            if attention == "all":  # one teacher-forced pass over every hypothesis of the chunk
+                rows = np.array([row for row, hyps in enumerate(found) for _ in hyps], dtype=np.int64)
+                maps = self.attention_maps(src_ids[rows], src_mask[rows], [h.tokens for hyps in found for h in hyps])
+            flat_row = 0
+            for i, hyps in zip(chunk, found, strict=True):
+                for hyp in hyps:
+                    hyp_maps = None if maps is None else cut_pads(maps, flat_row, len(sources[i][0]), len(hyp.tokens))
+                    results[i].append(self.result(texts[i], sources[i], hyp, length_penalty, attention, hyp_maps,
+                                                  len(prefixes[i]), alignment, target_prefix and target_prefix[i]))
+                    flat_row += 1
+                if return_alternatives:  # by the alternative's own probability, ties in top-k order
+                    results[i].sort(key=lambda t: -t.token_probs[t.prefix_len])
+        return results
+
+    def result(self, text: str, source: tuple[list[int], bool], hyp: Hypothesis, length_penalty: float,
+               attention: str, maps: dict[str, list[np.ndarray]] | None, prefix_len: int, alignment: bool,
+               prefix_text: str | None) -> Translation:
+        """One hypothesis as a `Translation` (attention maps, alignment and warnings included)."""
+        src, truncated = source
+        src_tokens, tokens = self.tokenizer.tokens(src), self.tokenizer.tokens(hyp.tokens)
+        cross = search_cross_attention(hyp.attention, len(src)) if hyp.attention is not None else None
+        warnings = [coverage_warning(coverage(text, self.tokenizer.tokens(src[1:-1])))]
+        if prefix_text and prefix_text.strip():
+            prefix_warning = coverage_warning(coverage(prefix_text, tokens[:prefix_len]))
+            warnings.append(prefix_warning and f"The target prefix: {prefix_warning}")
+        return Translation(
+            text=self.tokenizer.decode(hyp.tokens),
+            tokens=tokens,
+            token_ids=hyp.tokens,
+            score=normalized_score(hyp.log_prob, len(hyp.tokens), length_penalty),
+            src_tokens=src_tokens,
+            truncated=truncated,
+            attention={"encoder": None, "self": None, "cross": cross} if attention == "cross" else maps,
+            warning=" ".join(w for w in warnings if w) or None,
+            token_probs=[float(np.exp(lp)) for lp in hyp.token_log_probs],
+            confidence=confidence_of(hyp.token_log_probs),
+            prefix_len=prefix_len,
+            alignment=align(cross, src_tokens, tokens) if alignment and cross is not None else None,
+        )
 
     def check_settings(self, src_lang: str, tgt_lang: str, method: str, attention: str) -> None:
         """Raise ValueError, with the sentence a user sees, for settings this model cannot translate with (the
@@ -196,10 +333,41 @@ class TextTranslator:
         room = self.source_room
         return [self.tag_ids[tgt_lang]] + body[:room] + [self.tokenizer.eos_id], len(body) > room
 
+    def prefix_ids(self, prefix: str | None) -> list[int]:
+        """A target prefix's tokens: the target side's own tokenisation (no language tag, no </s>)."""
+        if prefix is None or not prefix.strip():
+            return []
+        ids = self.tokenizer.encode(prefix)
+        specials = {self.tokenizer.pad_id, self.tokenizer.bos_id, self.tokenizer.eos_id, *self.tag_ids.values()}
+        if specials.intersection(ids):
+            raise ValueError(f"the target prefix {prefix!r} contains a special token (</s>, <s>, <pad> or a "
+                             f"language tag): a prefix is the start of a translation's text")
+        return ids
+
+    def target_limit(self, source_len: int, max_len: int | None) -> int:
+        """The most target tokens a text of `source_len` tokens (tag and </s> included) may get: as
+        `runtime.decoding.max_lengths` computes it."""
+        limit = max_len if max_len is not None else source_len + DEFAULT_EXTRA_LEN
+        return min(limit, self.backend.max_target_len or limit)
+
+    @staticmethod
+    def check_room(text_no: int, prefix_len: int, limit: int, alternatives: bool) -> None:
+        """A prefix must leave room for a token the method chooses (with alternatives: the alternative and one
+        token after it)."""
+        room = limit - (2 if alternatives else 1)
+        if prefix_len > room:
+            after = "the alternative and a token after it" if alternatives else "at least one token"
+            raise ValueError(f"the target prefix of text #{text_no} has {prefix_len} tokens, more than the room "
+                             f"left: max_len is {limit} target tokens and {after} must follow the prefix, so at "
+                             f"most {max(room, 0)} fit (raise max_len or shorten the prefix)")
+
     def search(self, src_ids: np.ndarray, src_mask: np.ndarray, method: str, beam: int, length_penalty: float,
                max_len: int | None, temperature: float, top_k: int, top_p: float, seed: int | None,
-               attention: bool = False, patience: float | None = None) -> list[Hypothesis]:
-        common = dict(bos_id=self.tokenizer.bos_id, eos_id=self.tokenizer.eos_id, attention=attention)
+               attention: bool = False, patience: float | None = None,
+               target_prefix: Sequence[Sequence[int]] | None = None) -> list[Hypothesis]:
+        """One hypothesis per row: the method's search, each row forced to start with its target_prefix."""
+        common = dict(bos_id=self.tokenizer.bos_id, eos_id=self.tokenizer.eos_id, attention=attention,
+                      target_prefix=target_prefix)
         if method == "beam":
             return beam_search(self.backend, src_ids, src_mask, max_len, beam=beam, length_penalty=length_penalty,
                                patience=patience, **common)
@@ -207,6 +375,38 @@ class TextTranslator:
             return greedy(self.backend, src_ids, src_mask, max_len, **common)
         return sample(self.backend, src_ids, src_mask, max_len, temperature=temperature, top_k=top_k, top_p=top_p,
                       seed=seed, **common)
+
+    def search_n_best(self, src_ids: np.ndarray, src_mask: np.ndarray, prefixes: list[list[int]],
+                      o: SearchOptions, seed: int | None) -> list[list[Hypothesis]]:
+        """Per row, its num_hypotheses best: beam search's n best, or n samples (distinct, best score first)."""
+        n = o.num_hypotheses
+        if o.method == "beam" and n > 1:
+            return beam_search(self.backend, src_ids, src_mask, o.max_len, self.tokenizer.bos_id,
+                               self.tokenizer.eos_id, beam=o.beam, length_penalty=o.length_penalty,
+                               attention=o.attention, patience=o.patience, target_prefix=prefixes, num_hypotheses=n)
+        rows = np.repeat(np.arange(src_ids.shape[0]), n)  # sampling: n draws of each row, side by side
+        hyps = self.search(src_ids[rows], src_mask[rows], o.method, o.beam, o.length_penalty, o.max_len,
+                           o.temperature, o.top_k, o.top_p, seed, o.attention, o.patience,
+                           [prefixes[r] for r in rows])
+        grouped = [hyps[r * n:(r + 1) * n] for r in range(src_ids.shape[0])]
+        if n == 1:
+            return grouped
+        return [sorted({tuple(h.tokens): h for h in reversed(g)}.values(),  # one per distinct output
+                       key=lambda h: -normalized_score(h.log_prob, len(h.tokens), o.length_penalty)) for g in grouped]
+
+    def alternatives(self, src_ids: np.ndarray, src_mask: np.ndarray, prefixes: list[list[int]],
+                     o: SearchOptions, seed: int | None) -> list[list[Hypothesis]]:
+        """Per row, its num_hypotheses most likely next tokens after its prefix (one teacher-forced pass), each
+        completed by the method: one search over rows × n forced prefixes (prefix + alternative)."""
+        n = o.num_hypotheses
+        log_probs = prefix_log_probs(self.backend, src_ids, src_mask, prefixes, self.tokenizer.bos_id)
+        _, top = self.backend.top_k(np.ascontiguousarray(log_probs, dtype=np.float32), n)  # (B, n), likeliest first
+        rows = np.repeat(np.arange(src_ids.shape[0]), top.shape[1])
+        forced = [prefixes[r] + [int(token)] for r, token in zip(rows, top.reshape(-1).tolist(), strict=True)]
+        hyps = self.search(src_ids[rows], src_mask[rows], o.method, o.beam, o.length_penalty, o.max_len,
+                           o.temperature, o.top_k, o.top_p, seed, o.attention, o.patience, forced)
+        width = top.shape[1]
+        return [hyps[r * width:(r + 1) * width] for r in range(src_ids.shape[0])]
 
     def attention_maps(self, src_ids: np.ndarray, src_mask: np.ndarray,
                        outputs: list[list[int]]) -> dict[str, list[np.ndarray]]:

@@ -22,6 +22,7 @@ from .backend import DecoderBackend
 from .beam_tree import BeamObserver
 from .hypothesis import Hypothesis, mask_eos, max_lengths
 from .hypothesis import length_penalty as gnmt_penalty  # the name `length_penalty` is beam_search's alpha
+from .paths import forced_prefixes
 
 NEG_INF, INF = float("-inf"), float("inf")
 
@@ -30,7 +31,8 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
                 max_len: int | Sequence[int] | None = None,
                 bos_id: int = 1, eos_id: int = 2, beam: int = 4, length_penalty: float = 0.6,
                 min_len: int = 0, attention: bool = False, observer: BeamObserver | None = None,
-                patience: float | None = None) -> list[Hypothesis]:
+                patience: float | None = None, target_prefix: Sequence[Sequence[int]] | None = None,
+                num_hypotheses: int = 1) -> list[Hypothesis] | list[list[Hypothesis]]:
     """The best hypothesis per sentence by log_prob / ((5 + len) / 6) ** length_penalty.
 
     src_ids (B, S), src_mask (B, S) True at real tokens; max_len: see `max_lengths`; min_len:
@@ -44,14 +46,24 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
     CTranslate2 and most toolkits do (p = 1: as many as the beam): fewer steps, sometimes another result.
     observer: told each step's ranked candidates (per sentence, its 2k best) and what became of them (see
     `BeamObserver`; `BeamTree` records them as a tree); it changes no result.
+    target_prefix: per sentence, tokens forced first (CTranslate2's name): while a sentence is inside its prefix
+    its one live beam takes the prefix token, scored with the model's log-probability of it, so the prefix counts
+    in log_prob, score and token_log_probs like any chosen token; the beam widens after it.
+    num_hypotheses: 1 returns one Hypothesis per sentence; n (<= beam) returns per sentence a list of its n best
+    (fewer only when fewer ever finished or reached the max length), best first, all distinct. Exact stopping
+    then waits until no live beam can beat the n-th best, so the first is the n = 1 result; with `patience` a
+    sentence stops once max(n, round(beam * patience)) hypotheses have finished.
     """
     if beam < 1:
         raise ValueError(f"beam must be at least 1, got {beam}")
+    if not 1 <= num_hypotheses <= beam:
+        raise ValueError(f"num_hypotheses must be between 1 and the beam ({beam}), got {num_hypotheses}")
     if patience is not None and not patience > 0:
         raise ValueError(f"patience must be > 0 (or None: exact stopping), got {patience}")
     alpha, k = length_penalty, beam
     n_sentences = src_ids.shape[0]
     limits = max_lengths(max_len, src_mask, backend)
+    forced = forced_prefixes(target_prefix, n_sentences, limits)
     state = backend.encode(src_ids, src_mask)
     state = backend.reorder(state, np.repeat(np.arange(n_sentences, dtype=np.int64), k))  # (B) -> (B*k) rows
 
@@ -65,9 +77,9 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
     path_scores: list[list[float]] = [[] for _ in range(n_sentences * k)]
     maps: np.ndarray | None = None  # (B*k, t, L, H, S) cross-attention of each live beam's steps (attention=True)
     last = np.full(n_sentences * k, bos_id, dtype=np.int64)
-    best: list[Hypothesis | None] = [None] * n_sentences
+    best: list[list[Hypothesis]] = [[] for _ in range(n_sentences)]  # per sentence, its n best so far, best first
     finished = [0] * n_sentences  # hypotheses offered per sentence (patience counts them)
-    enough = None if patience is None else max(1, round(beam * patience))  # finished hypotheses that stop one
+    enough = None if patience is None else max(num_hypotheses, round(beam * patience))  # finished ones that stop it
     if observer is not None:
         observer.begin(k, alpha)
 
@@ -78,6 +90,8 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
             maps = weights if maps is None else np.concatenate([maps, weights], axis=1)
         if t < min_len:
             log_probs = mask_eos(log_probs, eos_id)
+        if any(len(forced[s]) > t for s in sentences):
+            log_probs = force_tokens(log_probs, [forced[s][t] if len(forced[s]) > t else None for s in sentences], k)
         length = t + 1
         # Per sentence, its 2k best candidates: even if k of them end in EOS, k live ones remain.
         ranked = top_candidates(scores, log_probs, k, 2 * k, backend.top_k)
@@ -91,16 +105,16 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
             ended, kept = split_candidates(candidates, k, eos_id)
             for rank in ended:
                 score, row, _ = candidates[rank]
-                better = offer(best, s, paths[row] + [eos_id], path_scores[row] + [score], alpha, True,
-                               None if maps is None else maps[row])
+                better = offer(best[s], num_hypotheses, paths[row] + [eos_id], path_scores[row] + [score], alpha,
+                               True, None if maps is None else maps[row])
                 finished[s] += 1
                 if observer is not None:
                     observer.offered(rank, "finished", better)
             if length >= limits[s]:  # out of room: the live beams end here unfinished
                 for rank in kept:
                     score, row, token = candidates[rank]
-                    better = offer(best, s, paths[row] + [token], path_scores[row] + [score], alpha, False,
-                                   None if maps is None else maps[row])
+                    better = offer(best[s], num_hypotheses, paths[row] + [token], path_scores[row] + [score],
+                                   alpha, False, None if maps is None else maps[row])
                     if observer is not None:
                         observer.offered(rank, "max_len", better)
                 live = False
@@ -108,7 +122,9 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
                 # Log-probabilities are <= 0, so a live beam's raw score can only fall; divided by
                 # the largest penalty it can still reach, it bounds every score its extensions can get.
                 reachable_penalty = max(gnmt_penalty(length + 1, alpha), gnmt_penalty(limits[s], alpha))
-                live = bool(kept) and (best[s] is None or candidates[kept[0]][0] / reachable_penalty > best[s].score)
+                # With n hypotheses asked for, a live beam matters while it can still beat the n-th best.
+                full = len(best[s]) == num_hypotheses
+                live = bool(kept) and (not full or candidates[kept[0]][0] / reachable_penalty > best[s][-1].score)
                 live = live and (enough is None or finished[s] < enough)
             if observer is not None:
                 observer.ranked(s, length, candidates, kept, live)
@@ -133,7 +149,19 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
             maps = maps[rows]  # each new beam keeps the steps of the beam it extends (this step's included)
         sentences = [sentences[i] for i in survivors]
     # A sentence ends without any hypothesis only if the model gave every token probability 0.
-    return [h if h is not None else Hypothesis([], NEG_INF, NEG_INF, finished=False) for h in best]
+    found = [kept or [Hypothesis([], NEG_INF, NEG_INF, finished=False)] for kept in best]
+    return found if num_hypotheses > 1 else [kept[0] for kept in found]
+
+
+def force_tokens(log_probs: np.ndarray, tokens: list[int | None], k: int) -> np.ndarray:
+    """Per block of k rows (one sentence), keep only `tokens[i]`'s log-probability (the rest -inf) where it is
+    not None: the block's one live beam must take it. Out of place: the backend's array may be read-only."""
+    rows = np.array([i * k + j for i, token in enumerate(tokens) if token is not None for j in range(k)])
+    columns = np.array([token for token in tokens if token is not None for _ in range(k)])
+    masked = log_probs.copy()
+    masked[rows] = -np.inf
+    masked[rows, columns] = log_probs[rows, columns]
+    return masked
 
 
 Ranked = list[list[tuple[float, int, int]]]  # per sentence, best first: (raw score, batch row it extends, token)
@@ -207,16 +235,19 @@ def distinct(ranked: list[float]) -> bool:
     return all(a > b or b == NEG_INF for a, b in pairwise(ranked))
 
 
-def offer(best: list[Hypothesis | None], sentence: int, tokens: list[int], path_scores: list[float], alpha: float,
+def offer(best: list[Hypothesis], n: int, tokens: list[int], path_scores: list[float], alpha: float,
           finished: bool, maps: np.ndarray | None) -> bool:
-    """Keep the hypothesis if it beats the sentence's best so far (ties keep the earlier one); whether it did.
+    """Keep the hypothesis among a sentence's n best so far (`best`, best first; ties keep the earlier ones
+    first); whether it became the best.
 
     path_scores: its raw score after each token; each token's log-prob is the float32 difference, as the
     search's float32 scores computed it."""
     log_prob = path_scores[-1]
     score = log_prob / gnmt_penalty(len(tokens), alpha)
-    if best[sentence] is None or score > best[sentence].score:
-        token_lps = np.diff(np.array([0.0] + path_scores, dtype=np.float32)).tolist()
-        best[sentence] = Hypothesis(tokens, log_prob, score, finished, token_lps, maps)
-        return True
-    return False
+    place = next((i for i, h in enumerate(best) if score > h.score), len(best))
+    if place >= n:
+        return False
+    token_lps = np.diff(np.array([0.0] + path_scores, dtype=np.float32)).tolist()
+    best.insert(place, Hypothesis(tokens, log_prob, score, finished, token_lps, maps))
+    del best[n:]
+    return place == 0

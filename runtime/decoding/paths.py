@@ -18,11 +18,14 @@ Chooser = Callable[[np.ndarray], np.ndarray]  # log_probs (N, V) float32 -> chos
 
 def extend_paths(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarray,
                  max_len: int | Sequence[int] | None, bos_id: int, eos_id: int, choose: Chooser, min_len: int = 0,
-                 attention: bool = False) -> list[Hypothesis]:
+                 attention: bool = False, target_prefix: Sequence[Sequence[int]] | None = None,
+                 check_room: bool = True) -> list[Hypothesis]:
     """Grow one hypothesis per sentence with `choose` until EOS or its max length; with attention=True each
-    hypothesis also carries the cross-attention its steps computed."""
+    hypothesis also carries the cross-attention its steps computed. target_prefix: per sentence, the tokens it
+    takes first whatever `choose` says (see `forced_prefixes`; a forced EOS ends the sentence)."""
     n_sentences = src_ids.shape[0]
     limits = max_lengths(max_len, src_mask, backend)
+    forced = forced_prefixes(target_prefix, n_sentences, limits if check_room else None)
     state = backend.encode(src_ids, src_mask)
     rows = list(range(n_sentences))  # sentence index of each row still in the batch
     tokens: list[list[int]] = [[] for _ in range(n_sentences)]
@@ -36,6 +39,9 @@ def extend_paths(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndar
         if t < min_len:
             log_probs = mask_eos(log_probs, eos_id)
         chosen = choose(log_probs)
+        if any(len(forced[s]) > t for s in rows):  # rows still inside their prefix take its token
+            picks = zip(rows, chosen.tolist(), strict=True)
+            chosen = np.array([forced[s][t] if len(forced[s]) > t else c for s, c in picks], dtype=np.int64)
         chosen_log_prob = log_probs[np.arange(len(rows)), chosen].tolist()  # (N, V) -> (N,)
         keep: list[int] = []
         for i, (s, token, lp) in enumerate(zip(rows, chosen.tolist(), chosen_log_prob, strict=True)):
@@ -61,33 +67,30 @@ def extend_paths(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndar
 
 def greedy(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarray,
            max_len: int | Sequence[int] | None = None, bos_id: int = 1, eos_id: int = 2, min_len: int = 0,
-           attention: bool = False, prefix: Sequence[int] = ()) -> list[Hypothesis]:
+           attention: bool = False, prefix: Sequence[int] = (),
+           target_prefix: Sequence[Sequence[int]] | None = None) -> list[Hypothesis]:
     """The most probable next token at every step (the first of equals).
 
     src_ids (B, S), src_mask (B, S) True at real tokens; max_len: see `max_lengths`;
     min_len: EOS is forbidden until that many tokens exist. Score = summed log-probability.
     prefix: tokens every sentence takes first, whatever their probability, before the most probable ones (where
     the output goes when one choice is changed); their log-probabilities count in the score like any other.
+    target_prefix: the same, one token list per sentence (CTranslate2's name); it overrides `prefix`.
     """
-    forced = [int(t) for t in prefix]
-    steps_taken = [0]
-
-    def choose(log_probs: np.ndarray) -> np.ndarray:
-        t = steps_taken[0]
-        steps_taken[0] += 1
-        if t < len(forced):
-            return np.full(log_probs.shape[0], forced[t], dtype=np.int64)
-        return log_probs.argmax(axis=-1)
-
-    return extend_paths(backend, src_ids, src_mask, max_len, bos_id, eos_id, choose, min_len, attention)
+    legacy = target_prefix is None and len(prefix) > 0  # `prefix` may end in EOS or run past max_len (as ever)
+    if legacy:
+        target_prefix = [prefix] * src_ids.shape[0]
+    return extend_paths(backend, src_ids, src_mask, max_len, bos_id, eos_id, lambda lp: lp.argmax(axis=-1),
+                        min_len, attention, target_prefix, check_room=not legacy)
 
 
 def sample(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarray,
            max_len: int | Sequence[int] | None = None, bos_id: int = 1, eos_id: int = 2, temperature: float = 1.0,
            top_k: int = 0, top_p: float = 1.0, seed: int | None = None, min_len: int = 0,
-           attention: bool = False) -> list[Hypothesis]:
+           attention: bool = False, target_prefix: Sequence[Sequence[int]] | None = None) -> list[Hypothesis]:
     """Ancestral sampling from softmax(log_probs / temperature), restricted to the top_k most probable
     tokens (0 = all) and to the smallest set holding top_p of the probability (1.0 = all).
+    target_prefix: per sentence, tokens taken first (forced, scored by the model like the sampled ones).
 
     The same seed gives the same output for the same inputs; seed None draws fresh entropy.
     Scores are the model's own (untempered) log-probabilities of the sampled tokens.
@@ -104,7 +107,25 @@ def sample(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarray,
         probs = softmax(keep_top_p(keep_top_k(log_probs / np.float32(temperature), top_k), top_p))
         return draw(probs, rng)
 
-    return extend_paths(backend, src_ids, src_mask, max_len, bos_id, eos_id, choose, min_len, attention)
+    return extend_paths(backend, src_ids, src_mask, max_len, bos_id, eos_id, choose, min_len, attention,
+                        target_prefix)
+
+
+def forced_prefixes(target_prefix: Sequence[Sequence[int]] | None, n_sentences: int,
+                    limits: Sequence[int] | None) -> list[list[int]]:
+    """Each sentence's forced tokens as int lists (none when target_prefix is None), checked: one list per
+    sentence and, given `limits` (each sentence's max length, which counts the prefix), room after each prefix
+    for at least one token the search chooses."""
+    if target_prefix is None:
+        return [[] for _ in range(n_sentences)]
+    if len(target_prefix) != n_sentences:
+        raise ValueError(f"target_prefix has {len(target_prefix)} entries for {n_sentences} sentences")
+    forced = [[int(t) for t in p] for p in target_prefix]
+    for s, (tokens, limit) in enumerate(zip(forced, limits or [], strict=False)):
+        if len(tokens) >= limit:
+            raise ValueError(f"the target prefix of sentence {s} has {len(tokens)} tokens but its max length is "
+                             f"{limit}: at most {limit - 1} fit, one token must follow them")
+    return forced
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
