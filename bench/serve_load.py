@@ -1,10 +1,11 @@
 """The service under load (serve/): requests/s, p50/p90/p99, errors and server memory at several concurrencies,
 against the in-process API called serially and at batch 16; then, with --faults, a replica killed under load, a
-request past its timeout and a burst over the queue.
+request past its timeout, a burst over the queue, and the front's faults (4,200 half-sent requests, a client over
+its connection cap, a replica frozen past the front's timeout).
 
     python -m bench serve_load [--models models] [--concurrency 1 4 16 64] [--requests 2500] [--precision int8]
         [--method greedy] [--max-batch-size 16] [--batch-wait-s 0.01] [--threads N] [--sweep] [--faults]
-        [--json out.json]
+        [--timeout-s 30] [--json out.json]
 
 Starts Ray + Serve on this machine (`ray.init(num_cpus=2)`), the load generator (aiohttp, one thread) in this
 process: generator, HTTP proxy, ingress and replicas share the cores, as the issue's targets assume. Requests
@@ -202,6 +203,90 @@ def faults(url: str, bodies: list[dict[str, Any]], long_text: str, deployment: s
     return found
 
 
+def timed(call) -> tuple[Any, float]:
+    start = time.perf_counter()
+    try:
+        found = call()
+    except OSError as e:  # a timeout: no answer
+        found = (0, {"detail": str(e)})
+    return found, time.perf_counter() - start
+
+
+def front_faults(url: str, request_timeout_s: float, slowloris: int = 4200) -> dict[str, Any]:
+    """The front (HAProxy) against slow clients and a frozen replica: `slowloris` half-sent requests from 127.0.0.1
+    (most stop inside the headers, 100 inside the body) with /health and /translate timed meanwhile, and how long
+    the front holds them; 50 connections over the per-client cap from 127.0.0.2; a request to a replica frozen
+    (SIGSTOP) until the front's backstop answers."""
+    import resource
+    import select
+
+    from serve.front import FrontLimits
+
+    port, limits = int(url.rsplit(":", 1)[1]), FrontLimits.for_service(request_timeout_s)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    slowloris = min(slowloris, hard - 400)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, slowloris + 400)), hard))
+    body = {"text": "Guten Morgen!", "src_lang": "de", "tgt_lang": "en", "method": "greedy"}
+    found: dict[str, Any] = {"slowloris": slowloris}
+    start = time.perf_counter()
+    held, refused = local.half_sent_requests(port, slowloris - 100)
+    held_body, refused_body = local.half_sent_requests(port, 100, first=local.HALF_BODY)
+    opened = time.perf_counter()
+    found["open_s"], found["refused"] = opened - start, len(refused) + len(refused_body)
+    try:
+        (status, _), seconds = timed(lambda: local.get_json(f"{url}/health", timeout=10))
+        found["health"] = {"status": status, "ms": seconds * 1000}
+        (status, _), seconds = timed(lambda: post_json(f"{url}/translate", body, timeout=10))
+        found["translate"] = {"status": status, "ms": seconds * 1000}
+        raw = local.read_until_closed(held_body[0], limits.http_request_s + 10)
+        status, headers, _ = local.parse_answer(raw) if raw else (0, {}, b"")
+        found["body_timeout"] = {"status": status, "content_type": headers.get("content-type"),
+                                 "s": time.perf_counter() - opened}
+        # every connection the front has closed by then (readable: its 408 or the close)
+        poller = select.poll()
+        for s in held + held_body:
+            poller.register(s, select.POLLIN)
+        found["closed_after_s"] = (time.perf_counter() - opened, len(poller.poll(0)), len(held + held_body))
+    finally:
+        for s in held + refused + held_body + refused_body:
+            s.close()
+    capped, capped_refused = local.half_sent_requests(port, limits.conns_per_client + 50, source="127.0.0.2")
+    try:
+        closed = sum(local.read_until_closed(s, 0.2) is not None for s in capped)
+        found["over_cap"] = {"tried": limits.conns_per_client + 50, "turned_away": len(capped_refused) + closed}
+    finally:
+        for s in capped + capped_refused:
+            s.close()
+    resume = local.stop_replica("Service")
+    try:
+        (status, answer), seconds = timed(lambda: post_json(f"{url}/translate", body, timeout=limits.server_s + 30))
+    finally:
+        resume()
+    found["frozen"] = {"status": status, "s": seconds, "detail": answer.get("detail", "")[:120],
+                       "front_timeout_s": limits.server_s}
+    start = time.perf_counter()
+    local.wait_ready(url)
+    found["frozen"]["ready_after_resume_s"] = time.perf_counter() - start
+    return found
+
+
+def post_json(url: str, body: dict[str, Any], timeout: float) -> tuple[int, dict[str, Any]]:
+    """(status, JSON) of a POST; a body that is not JSON is reported as such (the front must never send one)."""
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            status, payload = response.status, response.read()
+    except urllib.error.HTTPError as e:
+        status, payload = e.code, e.read()
+    try:
+        return status, json.loads(payload)
+    except ValueError:
+        return status, {"detail": f"NOT JSON: {payload[:80]!r}"}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = bench_parser("serve_load")
     p.add_argument("--models", default="models")
@@ -220,7 +305,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch-wait-s", type=float, default=ServeSettings.batch_wait_timeout_s)
     p.add_argument("--port", type=int, default=8765)
     p.add_argument("--sweep", action="store_true", help="first try several batch settings at concurrency 16")
-    p.add_argument("--faults", action="store_true", help="then the replica kill, timeout and burst checks")
+    p.add_argument("--faults", action="store_true",
+                   help="then the replica kill, timeout and burst checks, and the front's: slow clients, a client "
+                        "over its connection cap, a frozen replica")
+    p.add_argument("--timeout-s", type=float, default=ServeSettings.request_timeout_s,
+                   help="the service's request timeout (the front's backstop is 2 s past it: the frozen replica's "
+                        "wait)")
     p.add_argument("--rounds", type=int, default=5,
                    help="rounds of in-process and served side by side at concurrency 16 (the targets' ratios)")
     p.add_argument("--json", help="write every number here")
@@ -237,7 +327,8 @@ def main(argv: list[str] | None = None) -> int:
     settings = ServeSettings(models_dir=str(models), precisions=(args.precision,), threads=args.server_threads,
                              layout=args.layout, replicas=args.replicas, translate_replicas=args.replicas,
                              max_batch_size=args.max_batch_size, batch_wait_timeout_s=args.batch_wait_s,
-                             max_ongoing_requests=ServeSettings.ongoing_for(args.max_batch_size), port=args.port)
+                             max_ongoing_requests=ServeSettings.ongoing_for(args.max_batch_size), port=args.port,
+                             request_timeout_s=args.timeout_s)
     url = local.start(settings, num_cpus=2, fast_front=not args.python_proxy)
     out["layout"], out["front"] = args.layout, "Python proxy" if args.python_proxy else "HAProxy + direct ingress"
     try:
@@ -287,6 +378,21 @@ def main(argv: list[str] | None = None) -> int:
             burst = found["burst"]
             print(f"burst of 1,000 at once: {burst['statuses']} in {burst['seconds']:.1f} s; server memory "
                   f"{found['burst_server_mb'][0]:.0f} -> {found['burst_server_mb'][1]:.0f} MB; {burst['details']}")
+            if not args.python_proxy and args.layout == "one":
+                out["front_faults"] = fr = front_faults(url, args.timeout_s)
+                closed = fr["closed_after_s"]
+                print(f"slowloris: {fr['slowloris']:,} half-sent requests from 127.0.0.1 opened in "
+                      f"{fr['open_s']:.1f} s ({fr['refused']} refused); meanwhile /health {fr['health']['status']} in "
+                      f"{fr['health']['ms']:.0f} ms, /translate {fr['translate']['status']} in "
+                      f"{fr['translate']['ms']:.0f} ms; a request without its body got {fr['body_timeout']['status']} "
+                      f"({fr['body_timeout']['content_type']}) after {fr['body_timeout']['s']:.1f} s; "
+                      f"{closed[1]:,} of {closed[2]:,} closed by the front {closed[0]:.1f} s after they opened")
+                print(f"over the per-client cap: {fr['over_cap']['turned_away']} of {fr['over_cap']['tried']} "
+                      "connections from 127.0.0.2 turned away at once")
+                frozen = fr["frozen"]
+                print(f"replica frozen (SIGSTOP): a request got {frozen['status']} after {frozen['s']:.1f} s "
+                      f"(front's backstop {frozen['front_timeout_s']} s): {frozen['detail']!r}; ready "
+                      f"{frozen['ready_after_resume_s']:.1f} s after it resumed")
     finally:
         local.stop()
     deadline = time.monotonic() + 60

@@ -3,6 +3,7 @@
     python -m serve                                   # models/, http://127.0.0.1:8000 (docs at /docs)
     python -m serve run --port 8100 --replicas 2 --threads 1 --max-batch-size 16 --batch-wait-s 0.005
     python -m serve --layout split --translate-replicas 2      # an ingress and a deployment per model
+    python -m serve --expose                          # for other machines: http://0.0.0.0:8000, Ray on this address
 
 `make serve` runs the first line after exporting the shipped models. On a cluster: `serve deploy serve/config.yaml`.
 """
@@ -13,6 +14,7 @@ import signal
 import sys
 import time
 
+from .front import LOOPBACK
 from .local import start, stop
 from .settings import ServeSettings
 
@@ -24,7 +26,8 @@ def parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("command", nargs="?", default="run", choices=["run"], help="run (the default): start and wait")
     p.add_argument("--models", default=DEFAULTS.models_dir, help="the folder holding translate/ and sentiment/")
-    p.add_argument("--host", default=DEFAULTS.host)
+    p.add_argument("--host", default=None,
+                   help=f"address the API listens on (default: {DEFAULTS.host}; 0.0.0.0 with --expose)")
     p.add_argument("--port", type=int, default=DEFAULTS.port)
     p.add_argument("--provider", default=DEFAULTS.provider, help="onnxruntime provider: auto, cpu or cuda")
     p.add_argument("--precision", nargs="+", default=list(DEFAULTS.precisions), help="precisions to load")
@@ -46,15 +49,23 @@ def parser() -> argparse.ArgumentParser:
                    help="requests waiting per model deployment before 503 (-1: no limit)")
     p.add_argument("--timeout-s", type=float, default=DEFAULTS.request_timeout_s, help="504 after this long")
     p.add_argument("--num-cpus", type=int, default=None, help="logical CPUs Ray may schedule on (default: all)")
+    p.add_argument("--expose", action="store_true",
+                   help="listen beyond loopback: the API on --host (default 0.0.0.0), Ray on this machine's address, "
+                        "HAProxy's Prometheus exporter on every interface; without it nothing listens beyond "
+                        "127.0.0.1 (docs/serving.md#the-front-slow-clients-errors-ports)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     ongoing = args.max_ongoing or ServeSettings.ongoing_for(args.max_batch_size)
+    host = args.host or ("0.0.0.0" if args.expose else DEFAULTS.host)
+    if not args.expose and host not in LOOPBACK:
+        print(f"python -m serve: --host {host} listens beyond loopback: add --expose to mean it", file=sys.stderr)
+        return 2
     try:
         settings = ServeSettings(
-            models_dir=args.models, host=args.host, port=args.port, provider=args.provider,
+            models_dir=args.models, host=host, port=args.port, expose=args.expose, provider=args.provider,
             precisions=tuple(args.precision), threads=args.threads, layout=args.layout, replicas=args.replicas,
             translate_replicas=args.translate_replicas,
             sentiment_replicas=args.sentiment_replicas, max_batch_size=args.max_batch_size,

