@@ -396,17 +396,27 @@ class TextTranslator:
 
     def alternatives(self, src_ids: np.ndarray, src_mask: np.ndarray, prefixes: list[list[int]],
                      o: SearchOptions, seed: int | None) -> list[list[Hypothesis]]:
-        """Per row, its num_hypotheses most likely next tokens after its prefix (one teacher-forced pass), each
-        completed by the method: one search over rows × n forced prefixes (prefix + alternative)."""
-        n = o.num_hypotheses
-        log_probs = prefix_log_probs(self.backend, src_ids, src_mask, prefixes, self.tokenizer.bos_id)
-        _, top = self.backend.top_k(np.ascontiguousarray(log_probs, dtype=np.float32), n)  # (B, n), likeliest first
-        rows = np.repeat(np.arange(src_ids.shape[0]), top.shape[1])
-        forced = [prefixes[r] + [int(token)] for r, token in zip(rows, top.reshape(-1).tolist(), strict=True)]
-        hyps = self.search(src_ids[rows], src_mask[rows], o.method, o.beam, o.length_penalty, o.max_len,
-                           o.temperature, o.top_k, o.top_p, seed, o.attention, o.patience, forced)
-        width = top.shape[1]
-        return [hyps[r * width:(r + 1) * width] for r in range(src_ids.shape[0])]
+        """Per row, its num_hypotheses most likely next tokens after its prefix, each completed by the method.
+
+        Greedy and sampling split each row into n at that position inside one search (the source encoded and the
+        prefix decoded once). Beam search takes the n tokens from one teacher-forced pass, then runs one beam
+        search over rows × n forced prefixes (prefix + alternative)."""
+        n, common = o.num_hypotheses, dict(bos_id=self.tokenizer.bos_id, eos_id=self.tokenizer.eos_id,
+                                           attention=o.attention, target_prefix=prefixes, alternatives=o.num_hypotheses)
+        if o.method == "greedy":
+            hyps = greedy(self.backend, src_ids, src_mask, o.max_len, **common)
+        elif o.method == "sample":
+            hyps = sample(self.backend, src_ids, src_mask, o.max_len, temperature=o.temperature, top_k=o.top_k,
+                          top_p=o.top_p, seed=seed, **common)
+        else:
+            log_probs = prefix_log_probs(self.backend, src_ids, src_mask, prefixes, self.tokenizer.bos_id)
+            _, top = self.backend.top_k(np.ascontiguousarray(log_probs, dtype=np.float32), n)  # likeliest first
+            n = top.shape[1]  # fewer when the vocabulary is smaller
+            rows = np.repeat(np.arange(src_ids.shape[0]), n)
+            forced = [prefixes[r] + [int(token)] for r, token in zip(rows, top.reshape(-1).tolist(), strict=True)]
+            hyps = self.search(src_ids[rows], src_mask[rows], o.method, o.beam, o.length_penalty, o.max_len,
+                               o.temperature, o.top_k, o.top_p, seed, o.attention, o.patience, forced)
+        return [[h for h in hyps[r * n:(r + 1) * n] if h is not None] for r in range(src_ids.shape[0])]
 
     def attention_maps(self, src_ids: np.ndarray, src_mask: np.ndarray,
                        outputs: list[list[int]]) -> dict[str, list[np.ndarray]]:

@@ -19,56 +19,76 @@ Chooser = Callable[[np.ndarray], np.ndarray]  # log_probs (N, V) float32 -> chos
 def extend_paths(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarray,
                  max_len: int | Sequence[int] | None, bos_id: int, eos_id: int, choose: Chooser, min_len: int = 0,
                  attention: bool = False, target_prefix: Sequence[Sequence[int]] | None = None,
-                 check_room: bool = True) -> list[Hypothesis]:
+                 check_room: bool = True, alternatives: int = 0) -> list[Hypothesis]:
     """Grow one hypothesis per sentence with `choose` until EOS or its max length; with attention=True each
     hypothesis also carries the cross-attention its steps computed. target_prefix: per sentence, the tokens it
-    takes first whatever `choose` says (see `forced_prefixes`; a forced EOS ends the sentence)."""
+    takes first whatever `choose` says (see `forced_prefixes`; a forced EOS ends the sentence).
+    alternatives=k: at the step right after its prefix each sentence's row splits into k rows, one per token of
+    that step's k most probable (backend.top_k order), and each grows on with `choose`: k hypotheses per sentence,
+    sentence s's j-th at index s * k + j. The prefix is decoded once and the source encoded once for all k."""
     n_sentences = src_ids.shape[0]
+    width = max(alternatives, 1)  # hypotheses per sentence
     limits = max_lengths(max_len, src_mask, backend)
     forced = forced_prefixes(target_prefix, n_sentences, limits if check_room else None)
     state = backend.encode(src_ids, src_mask)
-    rows = list(range(n_sentences))  # sentence index of each row still in the batch
-    tokens: list[list[int]] = [[] for _ in range(n_sentences)]
-    token_lps: list[list[float]] = [[] for _ in range(n_sentences)]
-    maps: list[list[np.ndarray]] = [[] for _ in range(n_sentences)]  # per sentence, (L, H, S) per step
-    results: list[Hypothesis | None] = [None] * n_sentences
+    rows = [s * width for s in range(n_sentences)]  # hypothesis slot of each row still in the batch
+    tokens: dict[int, list[int]] = {slot: [] for slot in rows}
+    token_lps: dict[int, list[float]] = {slot: [] for slot in rows}
+    maps: dict[int, list[np.ndarray]] = {slot: [] for slot in rows}  # per slot, (L, H, S) per step
+    results: list[Hypothesis | None] = [None] * (n_sentences * width)
     last = np.full(n_sentences, bos_id, dtype=np.int64)
     for t in range(max(limits)):
         log_probs, state = backend.step(last, state, attention)
         weights = backend.cross_attention(state) if attention else None  # (N, L, H, S)
         if t < min_len:
             log_probs = mask_eos(log_probs, eos_id)
+        sentences = [slot // width for slot in rows]
         chosen = choose(log_probs)
-        if any(len(forced[s]) > t for s in rows):  # rows still inside their prefix take its token
-            picks = zip(rows, chosen.tolist(), strict=True)
+        if any(len(forced[s]) > t for s in sentences):  # rows still inside their prefix take its token
+            picks = zip(sentences, chosen.tolist(), strict=True)
             chosen = np.array([forced[s][t] if len(forced[s]) > t else c for s, c in picks], dtype=np.int64)
-        chosen_log_prob = log_probs[np.arange(len(rows)), chosen].tolist()  # (N, V) -> (N,)
-        keep: list[int] = []
-        for i, (s, token, lp) in enumerate(zip(rows, chosen.tolist(), chosen_log_prob, strict=True)):
-            tokens[s].append(token)
-            token_lps[s].append(lp)
+        # (row, slot, token) of every hypothesis this step extends: one per row, or k for a row splitting here
+        entries = list(zip(range(len(rows)), rows, chosen.tolist(), strict=True))
+        splitting = [i for i, s in enumerate(sentences) if alternatives and len(forced[s]) == t]
+        if splitting:
+            _, top = backend.top_k(np.ascontiguousarray(log_probs[splitting], dtype=np.float32), alternatives)
+            split_tokens = dict(zip(splitting, top.tolist(), strict=True))
+            entries = [(i, slot + j, token) for i, slot, token in entries
+                       for j, token in (enumerate(split_tokens[i]) if i in split_tokens else [(0, token)])]
+            for i, slot, _ in entries:
+                if slot not in tokens:  # a new alternative: the prefix so far is its own
+                    base = rows[i]
+                    tokens[slot], token_lps[slot], maps[slot] = list(tokens[base]), list(token_lps[base]), \
+                        list(maps[base])
+        entry_rows = np.array([i for i, _, _ in entries], dtype=np.int64)
+        entry_tokens = np.array([token for _, _, token in entries], dtype=np.int64)
+        entry_lps = log_probs[entry_rows, entry_tokens].tolist()  # the model's log-prob of each taken token
+        keep: list[int] = []  # entries that go on
+        for e, ((i, slot, token), lp) in enumerate(zip(entries, entry_lps, strict=True)):
+            tokens[slot].append(token)
+            token_lps[slot].append(lp)
             if weights is not None:
-                maps[s].append(weights[i])
-            if token == eos_id or limits[s] <= t + 1:
-                log_prob = sum(token_lps[s])
-                results[s] = Hypothesis(tokens[s], log_prob, log_prob, token == eos_id, token_lps[s],
-                                        np.stack(maps[s]) if attention else None)
+                maps[slot].append(weights[i])
+            if token == eos_id or limits[slot // width] <= t + 1:
+                log_prob = sum(token_lps[slot])
+                results[slot] = Hypothesis(tokens[slot], log_prob, log_prob, token == eos_id, token_lps[slot],
+                                           np.stack(maps[slot]) if attention else None)
             else:
-                keep.append(i)
+                keep.append(e)
         if not keep:
             break
-        if len(keep) < len(rows):
-            state = backend.reorder(state, np.array(keep, dtype=np.int64))
-            rows = [rows[i] for i in keep]
-            chosen = chosen[keep]
-        last = chosen.astype(np.int64, copy=False)
+        kept_rows = entry_rows[keep]
+        if len(keep) != len(rows) or splitting:
+            state = backend.reorder(state, kept_rows)
+        rows = [entries[e][1] for e in keep]
+        last = entry_tokens[keep]
     return results  # type: ignore[return-value]  # every row ends by its max length
 
 
 def greedy(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarray,
            max_len: int | Sequence[int] | None = None, bos_id: int = 1, eos_id: int = 2, min_len: int = 0,
            attention: bool = False, prefix: Sequence[int] = (),
-           target_prefix: Sequence[Sequence[int]] | None = None) -> list[Hypothesis]:
+           target_prefix: Sequence[Sequence[int]] | None = None, alternatives: int = 0) -> list[Hypothesis]:
     """The most probable next token at every step (the first of equals).
 
     src_ids (B, S), src_mask (B, S) True at real tokens; max_len: see `max_lengths`;
@@ -76,21 +96,26 @@ def greedy(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarray,
     prefix: tokens every sentence takes first, whatever their probability, before the most probable ones (where
     the output goes when one choice is changed); their log-probabilities count in the score like any other.
     target_prefix: the same, one token list per sentence (CTranslate2's name); it overrides `prefix`.
+    alternatives=k: k hypotheses per sentence, one per most probable token right after its prefix, each then
+    completed greedily (see `extend_paths`).
     """
     legacy = target_prefix is None and len(prefix) > 0  # `prefix` may end in EOS or run past max_len (as ever)
     if legacy:
         target_prefix = [prefix] * src_ids.shape[0]
     return extend_paths(backend, src_ids, src_mask, max_len, bos_id, eos_id, lambda lp: lp.argmax(axis=-1),
-                        min_len, attention, target_prefix, check_room=not legacy)
+                        min_len, attention, target_prefix, check_room=not legacy, alternatives=alternatives)
 
 
 def sample(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarray,
            max_len: int | Sequence[int] | None = None, bos_id: int = 1, eos_id: int = 2, temperature: float = 1.0,
            top_k: int = 0, top_p: float = 1.0, seed: int | None = None, min_len: int = 0,
-           attention: bool = False, target_prefix: Sequence[Sequence[int]] | None = None) -> list[Hypothesis]:
+           attention: bool = False, target_prefix: Sequence[Sequence[int]] | None = None,
+           alternatives: int = 0) -> list[Hypothesis]:
     """Ancestral sampling from softmax(log_probs / temperature), restricted to the top_k most probable
     tokens (0 = all) and to the smallest set holding top_p of the probability (1.0 = all).
     target_prefix: per sentence, tokens taken first (forced, scored by the model like the sampled ones).
+    alternatives=k: k hypotheses per sentence, one per most probable token right after its prefix, each then
+    completed by sampling (see `extend_paths`).
 
     The same seed gives the same output for the same inputs; seed None draws fresh entropy.
     Scores are the model's own (untempered) log-probabilities of the sampled tokens.
@@ -108,7 +133,7 @@ def sample(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarray,
         return draw(probs, rng)
 
     return extend_paths(backend, src_ids, src_mask, max_len, bos_id, eos_id, choose, min_len, attention,
-                        target_prefix)
+                        target_prefix, alternatives=alternatives)
 
 
 def forced_prefixes(target_prefix: Sequence[Sequence[int]] | None, n_sentences: int,
