@@ -5,6 +5,12 @@
 tx/confidence.py for how it is measured and how the verdict cuts are chosen); the runtime only reads it.
 A confidence is always placed by the value a reader sees: `percent` is the rounded percentage the app shows
 (f"{confidence:.0%}"), so an output shown as 80% is in the 80–100% band, never in 70–80%.
+
+Format 3 adds, per calibrated method, `scorers`: a score fitted on features of the output (and of its
+back-translation) with the held-out outputs in each score band (runtime.confidence_score); `frequency` places an
+output among them: "of N held-out outputs like this one, about p% were right", a measured frequency in place of a
+label. Files of format 1–2 still read as before (verdicts only); a newer format than FORMAT is refused
+(`format_problem` says why), never half-read.
 """
 from __future__ import annotations
 
@@ -13,9 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .confidence_score import ScoreBand, Scorer, features, parse_scorer
+
 CONFIDENCE_FILE = "confidence.json"
 WRONG, UNCERTAIN, RIGHT = "probably wrong", "uncertain", "probably right"
 VERDICTS = (WRONG, UNCERTAIN, RIGHT)
+FORMAT = 3  # the newest confidence.json this runtime reads (tx.confidence writes it)
+PLAIN, BACK = "plain", "back"  # the two scorers of a method: without and with the back-translation features
 
 
 @dataclass(frozen=True)
@@ -78,6 +88,8 @@ class MethodCalibration:
     # verdict -> (outputs, right) on outputs the cuts were not chosen on (tx.confidence.held_out); {} when the
     # file predates that check
     held_out: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # PLAIN / BACK -> the fitted score and its held-out bands (format 3); {} in older files
+    scorers: dict[str, Scorer] = field(default_factory=dict)
 
     def verdict(self, shown: int) -> str:
         if shown < self.wrong_below:
@@ -163,7 +175,10 @@ def _held_out(entry: dict[str, Any]) -> dict[str, tuple[int, int]]:
 
 
 def parse_calibration(report: Any) -> dict[str, MethodCalibration]:
-    """{method: MethodCalibration} from a confidence.json's content; {} when it is not one."""
+    """{method: MethodCalibration} from a confidence.json's content; {} when it is not one, or is of a newer
+    format than this runtime reads (format_problem)."""
+    if format_problem(report):
+        return {}
     try:
         found = {}
         rule = dict(report.get("rule") or {})
@@ -175,10 +190,20 @@ def parse_calibration(report: Any) -> dict[str, MethodCalibration]:
             found[method] = MethodCalibration(
                 method, True, dict(entry.get("settings") or {}), int(entry["outputs"]), int(entry["right"]),
                 _bands(entry["bands"]), _cut(entry["probably_wrong_below"]) or 0.0,
-                _cut(entry.get("probably_right_from")), rule=rule, held_out=_held_out(entry))
+                _cut(entry.get("probably_right_from")), rule=rule, held_out=_held_out(entry),
+                scorers={kind: parse_scorer(scorer) for kind, scorer in (entry.get("scorers") or {}).items()})
         return found
     except (TypeError, KeyError, ValueError, AttributeError):
         return {}
+
+
+def format_problem(report: Any) -> str | None:
+    """Why a confidence.json's content cannot be read by this runtime (a newer format), else None."""
+    found = report.get("format", 1) if isinstance(report, dict) else 1
+    if isinstance(found, int) and found > FORMAT:
+        return (f"confidence.json is format {found}, newer than this runtime reads (up to {FORMAT}): update the "
+                "runtime, or write the file again with `python -m tx confidence MODEL_DIR`")
+    return None
 
 
 def read_calibration(model_dir: str | Path) -> dict[str, MethodCalibration]:
@@ -197,3 +222,37 @@ def judge(calibrations: dict[str, MethodCalibration], method: str, confidence: f
         return Verdict(None, shown, None, calibration)
     band = next((b for b in calibration.bands if b.holds(shown)), None)
     return Verdict(calibration.verdict(shown), shown, band, calibration)
+
+
+@dataclass(frozen=True)
+class Frequency:
+    """Where one output's score falls among the held-out judged outputs of its method: `band` holds how many of
+    them scored alike and how many of those were right."""
+    score: float
+    band: ScoreBand
+    method: str
+    back: bool  # whether the score used the back-translation
+
+    @property
+    def words(self) -> str:
+        """'of 120 held-out hand-judged beam-search outputs with a score like this one (0.20–0.40), about 30% (36)
+        were right'."""
+        return (f"of {self.band.outputs} held-out hand-judged {outputs_name(self.method)} outputs with a score like "
+                f"this one ({self.band.label}), about {self.band.share:.0%} ({self.band.right}) were right")
+
+
+def frequency(calibrations: dict[str, MethodCalibration], method: str, translation: Any, source: str,
+              direction: str, back: Any | None = None) -> Frequency | None:
+    """The measured frequency for an output of `method` (`back`: its back-translation, used where the method has
+    a scorer for it); None where the calibration has no scorer (format < 3, method not calibrated, direction not
+    fitted)."""
+    calibration = calibrations.get(method)
+    if calibration is None or not calibration.calibrated:
+        return None
+    kind = BACK if back is not None and BACK in calibration.scorers else PLAIN
+    scorer = calibration.scorers.get(kind)
+    if scorer is None or direction not in scorer.intercepts:
+        return None
+    score = scorer.score(features(translation, source, back if kind == BACK else None), direction)
+    band = scorer.band(score)
+    return None if band is None else Frequency(score, band, method, kind == BACK)

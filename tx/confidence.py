@@ -37,7 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from runtime.confidence import RIGHT, UNCERTAIN, WRONG, percent
+from runtime.confidence import BACK, FORMAT, PLAIN, RIGHT, UNCERTAIN, WRONG, percent
+from runtime.confidence_score import BACK_FEATURES, FEATURES, features
 
 from .inference import Translator
 
@@ -45,6 +46,9 @@ JUDGED_FILE = "everyday_judged.tsv"
 EDGES = (0, 30, 40, 50, 60, 70, 80, 90, 100)  # band edges, in shown percent
 RULE = {"wrong_at_most": 0.25, "right_at_least": 0.75, "min_band_outputs": 10, "min_region_outputs": 20}
 SAMPLING = {"temperature": 1.0, "top_k": 0, "top_p": 1.0, "seed": 0}
+SCORERS = {PLAIN: tuple(f for f in FEATURES if f not in BACK_FEATURES), BACK: FEATURES}
+L2 = 1.0  # ridge penalty on the standardised weights: keeps a fit on ~120 outputs from chasing noise
+SCORE_EDGES = tuple(round(0.1 * i, 1) for i in range(11))
 
 
 def auroc(scores: np.ndarray, right: np.ndarray) -> float:
@@ -156,20 +160,114 @@ def calibrate(kept: dict[str, list[tuple[float, bool]]], skipped: int, settings:
                            for d, ps in sorted(kept.items())}}
 
 
-def matching(translator: Translator, rows: list[dict[str, str]], **settings: Any):
-    """(counted (confidence, right) pairs per direction, outputs that differ from the judged text)."""
+def matching(translator: Translator, rows: list[dict[str, str]], back: bool = False, **settings: Any):
+    """(counted (confidence, right) pairs per direction, outputs that differ from the judged text, and each counted
+    output's features per direction (runtime.confidence_score.features; with `back`, translated back greedily as
+    the app does))."""
     kept: dict[str, list[tuple[float, bool]]] = {}
+    found: dict[str, list[dict[str, float]]] = {}
     skipped = 0
     for direction in sorted({r["direction"] for r in rows}):
         src, tgt = direction.split("-")
         part = [r for r in rows if r["direction"] == direction]
         outputs = translator.translate([r["source"] for r in part], src, tgt, **settings)
-        for row, out in zip(part, outputs, strict=True):
-            if out.text != row["hypothesis"]:
-                skipped += 1  # the judgement is about another text
-                continue
+        counted = [(row, out) for row, out in zip(part, outputs, strict=True) if out.text == row["hypothesis"]]
+        skipped += len(part) - len(counted)  # the judgement is about another text
+        backs = (translator.translate([out.text or "." for _, out in counted], tgt, src, method="greedy")
+                 if back and counted else [None] * len(counted))
+        for (row, out), returned in zip(counted, backs, strict=True):
             kept.setdefault(direction, []).append((out.confidence, row["correct"] == "yes"))
-    return kept, skipped
+            found.setdefault(direction, []).append(features(out, row["source"], returned))
+    return kept, skipped, found
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, groups: np.ndarray, n_groups: int,
+                 l2: float = L2) -> tuple[np.ndarray, np.ndarray]:
+    """(weights on the columns of x, one intercept per group) maximising the log-likelihood less l2/2 |w|^2 (the
+    intercepts unpenalised), by Newton's method; x is already standardised."""
+    design = np.concatenate([np.eye(n_groups)[groups], x], axis=1)
+    penalty = np.diag(np.r_[np.zeros(n_groups), np.full(x.shape[1], l2)])
+    theta = np.zeros(design.shape[1])
+    for _ in range(100):
+        p = 1 / (1 + np.exp(-design @ theta))
+        gradient = design.T @ (p - y) + penalty @ theta
+        hessian = (design * (p * (1 - p))[:, None]).T @ design + penalty + 1e-9 * np.eye(len(theta))
+        step = np.linalg.solve(hessian, gradient)
+        theta -= step
+        if np.abs(step).max() < 1e-10:
+            break
+    return theta[n_groups:], theta[:n_groups]
+
+
+def fit_scorer(rows: list[tuple[str, dict[str, float], bool]], names: tuple[str, ...],
+               directions: list[str]) -> dict[str, Any]:
+    """A scorer's confidence.json entry (runtime.confidence_score.parse_scorer) fitted on (direction, features,
+    right) rows: the standardisation, the weights and the per-direction intercepts."""
+    x = np.array([[f[n] for n in names] for _, f, _ in rows], dtype=float)
+    mean, scale = x.mean(0), x.std(0)
+    scale = np.where(scale > 0, scale, 1.0)  # a constant feature gets weight on nothing
+    groups = np.array([directions.index(d) for d, _, _ in rows])
+    weights, intercepts = fit_logistic((x - mean) / scale, np.array([ok for *_, ok in rows], dtype=float),
+                                       groups, len(directions))
+    return {"features": list(names), "mean": [round(float(v), 6) for v in mean],
+            "scale": [round(float(v), 6) for v in scale], "weights": [round(float(v), 6) for v in weights],
+            "intercepts": {d: round(float(b), 6) for d, b in zip(directions, intercepts, strict=True)}}
+
+
+def score_bands(scores: np.ndarray, right: np.ndarray, min_outputs: int,
+                edges: tuple[float, ...] = SCORE_EDGES) -> list[dict[str, Any]]:
+    """Held-out outputs by score: fixed bands (edges), each merged upward with its neighbours until it holds at
+    least min_outputs; a short last band joins the one below. The last band includes its upper edge."""
+    def count(lo: float, hi: float, last: bool) -> tuple[int, int]:
+        m = (scores >= lo) & ((scores < hi) | (last & (scores == hi)))
+        return int(m.sum()), int(right[m].sum())
+
+    bands: list[list[float]] = []
+    lo = edges[0]
+    for hi in edges[1:]:
+        if count(lo, hi, hi == edges[-1])[0] >= min_outputs:
+            bands.append([lo, hi])
+            lo = hi
+    if lo != edges[-1]:
+        if bands:
+            bands[-1][1] = edges[-1]
+        else:
+            bands.append([lo, edges[-1]])
+    found = []
+    for lo, hi in bands:
+        n, k = count(lo, hi, hi == edges[-1])
+        found.append({"from": lo, "to": hi, "outputs": n, "right": k, "share_right": share(k, n)})
+    return found
+
+
+def scorers(found: dict[str, list[dict[str, float]]], kept: dict[str, list[tuple[float, bool]]],
+            rule: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """({PLAIN/BACK: entry with held-out bands and AUROC}, '') or ({}, why not) for one method (module docstring)."""
+    directions = sorted(kept)
+    rows = [(d, f, ok) for d in directions for f, (_, ok) in zip(found[d], kept[d], strict=True)]
+    parts = [[r for d in directions for r in [x for x in rows if x[0] == d][start::2]] for start in (0, 1)]
+    if len(rows) < rule["min_region_outputs"] or any(len({ok for *_, ok in part}) < 2 for part in parts):
+        return {}, (f"too few outputs to fit a score on: {len(rows)} counted, each half needs right and wrong ones "
+                    f"and all together at least {rule['min_region_outputs']}")
+    result = {}
+    for kind, names in SCORERS.items():
+        if any(n not in rows[0][1] for n in names):
+            continue  # measured without a back-translation
+        held: list[tuple[str, float, bool]] = []
+        for k in (0, 1):
+            entry = fit_scorer(parts[1 - k], names, directions)
+            w, m, sc = (np.array(entry[key]) for key in ("weights", "mean", "scale"))
+            for d, f, ok in parts[k]:
+                z = entry["intercepts"][d] + float(w @ ((np.array([f[n] for n in names]) - m) / sc))
+                held.append((d, 1 / (1 + np.exp(-z)), ok))
+        scores, right = np.array([s for _, s, _ in held]), np.array([ok for *_, ok in held], dtype=bool)
+        entry = fit_scorer(rows, names, directions)
+        entry["held_out_auroc"] = {"all": rounded_auroc(scores, right)} | {
+            d: rounded_auroc(scores[[h[0] == d for h in held]], right[[h[0] == d for h in held]])
+            for d in directions}
+        entry["bands"] = score_bands(scores, right, rule["min_region_outputs"])
+        result[kind] = entry
+    return result, ""
 
 
 def measure(model_dir: Path, rows: list[dict[str, str]], beam: int, length_penalty: float,
@@ -178,13 +276,16 @@ def measure(model_dir: Path, rows: list[dict[str, str]], beam: int, length_penal
     translator = Translator.from_dir(model_dir)
     methods = {}
     for method, settings in (("beam", {"beam": beam, "length_penalty": length_penalty}), ("greedy", {})):
-        kept, skipped = matching(translator, rows, method=method, **settings)
+        kept, skipped, found = matching(translator, rows, back=True, method=method, **settings)
         methods[method] = calibrate(kept, skipped, settings, rule)
-    kept, skipped = matching(translator, rows, method="sample", **SAMPLING)
+        methods[method]["scorers"], why = scorers(found, kept, rule)
+        if why:
+            methods[method]["scorer_reason"] = why
+    kept, skipped, _ = matching(translator, rows, method="sample", **SAMPLING)
     matched = sum(len(ps) for ps in kept.values())
     methods["sample"] = {
         "calibrated": False, "settings": SAMPLING, "outputs": len(rows), "matched": matched,
         "reason": (f"a sampled output is random, so it is rarely the text that was judged: sampled once "
                    f"(temperature 1, seed 0), {matched} of {len(rows)} outputs matched the judged translation")}
-    return {"format": 2, "judged_file": JUDGED_FILE, "judged_outputs": len(rows),
+    return {"format": FORMAT, "judged_file": JUDGED_FILE, "judged_outputs": len(rows),
             "rule": {**rule, "edges_percent": list(EDGES)}, "methods": methods}

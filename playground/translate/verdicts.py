@@ -1,6 +1,11 @@
 """The Translate page's words: what each output's verdict says, where the verdicts come from, and the result
 table. Pure (no streamlit): runtime Translations and confidence Verdicts in, strings and tables out. A message
-comes as (kind, text), kind "warning" or "info": the page never shows a model output as a green success."""
+comes as (kind, text), kind "warning" or "info": the page never shows a model output as a green success.
+
+Where confidence.json has a fitted score (format 3), an output is told a measured frequency ("of 120 held-out
+outputs with a score like this one, about 30% were right"), never a bare label. Where the page holds a hand
+judgement of the source (a curated example, examples.tsv), that judgement leads, with the model's number beside
+it, and no verdict label is shown: a label that contradicts the ✓ next to it teaches the user to ignore both."""
 from __future__ import annotations
 
 from typing import Any
@@ -8,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from runtime import confidence
-from runtime.confidence import MethodCalibration, Verdict
+from runtime.confidence import Frequency, MethodCalibration, Verdict
 from runtime.text import Translation
 
 Message = tuple[str, str]  # ("warning" | "info", text)
@@ -85,10 +90,42 @@ def check_words(cal: MethodCalibration | None, verdict: str | None) -> str:
     return said
 
 
+def frequency_words(f: Frequency) -> str:
+    """'About 30% right: of 120 held-out … (0.20–0.30), about 30% (36) were right.'"""
+    return f"About {f.band.share:.0%} right: {f.words}"
+
+
+def model_number(v: Verdict, f: Frequency | None) -> str:
+    """The model's own number without a label: the measured frequency, else the confidence and its band's count."""
+    if f is not None:
+        return f"{f.words} (score {f.score:.2f}; confidence {v.percent}%)"
+    return f"confidence {v.percent}%" + (f": {v.evidence}" if v.evidence else "")
+
+
+def hand_message(known: dict[str, str], result_text: str, v: Verdict, f: Frequency | None) -> Message:
+    """The box above a curated example's output: the hand judgement first, the model's number beside it, no
+    verdict label (module docstring)."""
+    judged = known.get("output") or ""
+    same = ("this output is that text" if result_text == judged else
+            f"this output differs from the judged one ({judged!r})" if judged else "")
+    number = f"The model's own number: {model_number(v, f)}."
+    if known.get("verdict") == "works":
+        return "info", f"✓ Judged right by hand (this model's beam-4 output{'; ' + same if same else ''}). {number}"
+    note = known.get("note") or "see the card"
+    return "warning", (f"✗ A known failure of this model: judged wrong by hand ({note}"
+                       f"{'; ' + same if same else ''}). {number}")
+
+
 def verdict_message(v: Verdict, cal: MethodCalibration | None, used: dict[str, Any],
-                    calibrations: dict[str, MethodCalibration]) -> Message:
-    """The box above a single output: its verdict, its confidence, the evidence behind it, and how the verdict
-    fared on held-out outputs; a verdict those do not back is called weak, never sure."""
+                    calibrations: dict[str, MethodCalibration], f: Frequency | None = None,
+                    known: dict[str, str] | None = None, result_text: str = "") -> Message:
+    """The box above a single output: a hand judgement where there is one (hand_message); else the measured
+    frequency where the model has a score (format 3); else its verdict, its confidence, the evidence behind it,
+    and how the verdict fared on held-out outputs; a verdict those do not back is called weak, never sure."""
+    if known and known.get("verdict") in ("works", "fails"):
+        return hand_message(known, result_text, v, f)
+    if f is not None:
+        return ("warning" if f.band.share < 0.5 else "info"), f"{frequency_words(f)}. Confidence {v.percent}%."
     shown = f"Confidence {v.percent}%"
     why = "; ".join(part for part in (v.evidence, v.region) if part)
     checked = check_words(cal, v.verdict)
@@ -105,8 +142,16 @@ def verdict_message(v: Verdict, cal: MethodCalibration | None, used: dict[str, A
     return "info", f"No verdict: {no_verdict_reason(cal, used['method'], calibrations)}. {shown}."
 
 
-def verdict_name(v: Verdict) -> str:
-    """The verdict as the batch table and its CSV name it: "probably wrong", "probably right (weak)"..."""
+def verdict_name(v: Verdict, f: Frequency | None = None, known: dict[str, str] | None = None) -> str:
+    """The verdict as the batch table and its CSV name it: "✓ judged right by hand" where a hand judgement exists
+    (with the model's frequency beside it), "about 30% right (of 120 held out)" where the model has a score,
+    else "probably wrong", "probably right (weak)"..."""
+    said = f"about {f.band.share:.0%} right (of {f.band.outputs} held out)" if f is not None else ""
+    if known and known.get("verdict") in ("works", "fails"):
+        hand = "✓ judged right by hand" if known["verdict"] == "works" else "✗ judged wrong by hand"
+        return hand + (f"; model: {said}" if said else f"; model: confidence {v.percent}%")
+    if said:
+        return said
     if v.verdict is None:
         return "no verdict"
     return f"{v.verdict} (weak)" if v.weak else v.verdict
@@ -123,12 +168,24 @@ def confidence_caption(result: Translation, v: Verdict, said: str) -> str:
 
 
 def batch_messages(verdicts: list[Verdict], cal: MethodCalibration | None, used: dict[str, Any],
-                   calibrations: dict[str, MethodCalibration]) -> list[Message]:
-    """Above a batch's table: the lines of each verdict, one box per verdict that any line got."""
-    grouped = {verdict: ", ".join(str(i + 1) for i, v in enumerate(verdicts) if v.verdict == verdict)
-               for verdict in confidence.VERDICTS}
+                   calibrations: dict[str, MethodCalibration], frequencies: list[Frequency | None] | None = None,
+                   hand: list[bool] | None = None) -> list[Message]:
+    """Above a batch's table: the lines of each verdict, one box per verdict that any line got; lines with a
+    measured frequency (format 3) or a hand judgement (`hand`) are read in the table and get no label here."""
+    frequencies = frequencies or [None] * len(verdicts)
+    hand = hand or [False] * len(verdicts)
+    found: list[Message] = []
+    if any(f is not None for f in frequencies):
+        found.append(("info", "The verdict column gives each line's measured frequency: of the held-out hand-judged "
+                              "outputs whose score was like the line's, the share that were right."))
+    if any(hand):
+        found.append(("info", f"Line(s) {', '.join(str(i + 1) for i, h in enumerate(hand) if h)} were judged by "
+                              "hand (the page's examples): the table shows that judgement beside the model's "
+                              "number."))
+    labelled = [f is None and not h for f, h in zip(frequencies, hand, strict=True)]
+    grouped = {verdict: ", ".join(str(i + 1) for i, v in enumerate(verdicts)
+                                  if v.verdict == verdict and labelled[i]) for verdict in confidence.VERDICTS}
     weak = {verdict: cal is not None and cal.weak(verdict) for verdict in confidence.VERDICTS}
-    found = []
     if grouped[confidence.WRONG]:
         said = "leans wrong; a weak verdict, see below" if weak[confidence.WRONG] else "probably wrong"
         found.append(("warning", f"Low confidence ({said}): line(s) {grouped[confidence.WRONG]}."))
@@ -139,7 +196,7 @@ def batch_messages(verdicts: list[Verdict], cal: MethodCalibration | None, used:
                                  f"{grouped[confidence.RIGHT]}."))
     elif grouped[confidence.RIGHT]:
         found.append(("info", f"Probably right (not a guarantee): line(s) {grouped[confidence.RIGHT]}."))
-    if any(v.verdict is None for v in verdicts):
+    if any(v.verdict is None and labelled[i] for i, v in enumerate(verdicts)):
         found.append(("info", f"No verdict: {no_verdict_reason(cal, used['method'], calibrations)}."))
     return found
 
@@ -161,10 +218,15 @@ def outside_warning(results: list[Translation]) -> str | None:
             "(German and English only): their translations mean little.")
 
 
-def results_table(lines: list[str], results: list[Translation], verdicts: list[Verdict]) -> pd.DataFrame:
+def results_table(lines: list[str], results: list[Translation], verdicts: list[Verdict],
+                  frequencies: list[Frequency | None] | None = None,
+                  known: list[dict[str, str] | None] | None = None) -> pd.DataFrame:
     """One row per line: what the page shows as a batch and what the CSV download holds."""
+    frequencies = frequencies or [None] * len(verdicts)
+    known = known or [None] * len(verdicts)
     return pd.DataFrame({"source": lines, "translation": [r.text for r in results],
-                         "verdict": [verdict_name(v) for v in verdicts],
+                         "verdict": [verdict_name(v, f, k) for v, f, k in zip(verdicts, frequencies, known,
+                                                                               strict=True)],
                          "confidence": [round(r.confidence, 3) for r in results],
                          "score": [round(r.score, 4) for r in results],
                          "truncated": [r.truncated for r in results]})
@@ -218,3 +280,24 @@ def rule_note(cal: MethodCalibration) -> str:
                  f"probably right: at least {rule['right_at_least']:.0%} were; uncertain between. The cuts "
                  "sit on band edges.")
     return said
+
+
+def score_table(cal: MethodCalibration | None, kind: str) -> str | None:
+    """The held-out outputs per score band of the method's scorer `kind` (what each frequency the page quotes
+    rests on) as a markdown table, with how well the score and the confidence rank; None without that scorer."""
+    scorer = cal.scorers.get(kind) if cal is not None else None
+    if scorer is None:
+        return None
+    rows = [f"| {b.label} | {b.outputs} | {b.right} | {b.share:.0%} |" for b in scorer.bands]
+    auroc = ", ".join(f"{d} {v:.3f}" for d, v in scorer.held_out_auroc.items() if v is not None)
+    return ("| score | held-out outputs | right | share right |\n|---|--:|--:|--:|\n" + "\n".join(rows)
+            + f"\n\nHeld-out AUROC of this score: {auroc}.")
+
+
+def score_note(kind: str) -> str:
+    """How the score was made and checked, in a sentence."""
+    back = " and of the output translated back greedily (chrF against the source, its confidence)" if kind == \
+        confidence.BACK else ""
+    return ("Score: a logistic regression over the output's mean and lowest token log-probability and its length"
+            f"{back}, fitted on one half of the hand-judged outputs and each output of the other half scored, then "
+            "the halves swapped: every count above is of outputs the score was not fitted on.")

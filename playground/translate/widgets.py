@@ -42,7 +42,21 @@ def translate(model, typed: str, decoding: Decoding, settings: dict[str, Any]) -
         models.show_error(e, "translate")
     else:
         st.session_state["translate_results"] = {"lines": lines, "results": results, "ms": ms,
-                                                 "settings": settings, "provider": model.provider}
+                                                 "settings": settings, "provider": model.provider,
+                                                 "back": back_translations(model, results, decoding)}
+
+
+def back_translations(model, results: list, decoding: Decoding) -> list | None:
+    """Each output translated back greedily, where the method's score uses it (runtime.confidence_score: one
+    more greedy pass); None where it does not, or the pass failed (the score then goes without it)."""
+    cal = calibrations().get(decoding.method)
+    if cal is None or confidence.BACK not in cal.scorers:
+        return None
+    src, tgt = decoding.direction
+    try:
+        return model.translate([r.text or "." for r in results], tgt, src, method="greedy")
+    except Exception:  # the verdict is a side note: a failed back-translation must not lose the translation
+        return None
 
 
 def kept_result(settings: dict[str, Any]) -> dict[str, Any] | None:
@@ -63,15 +77,13 @@ def show(box: verdicts.Message) -> None:
 
 
 def one_output(done: dict[str, Any], verdict: confidence.Verdict, cal, calibrated: dict,
-               known: dict[str, str] | None) -> None:
+               known: dict[str, str] | None, frequency: confidence.Frequency | None = None) -> None:
     """A single line's output: its verdict, the output in a plain copyable box, what its confidence means."""
     result, used = done["results"][0], done["settings"]
-    show(verdicts.verdict_message(verdict, cal, used, calibrated))
+    show(verdicts.verdict_message(verdict, cal, used, calibrated, frequency, known, result.text))
     # A plain, copyable box, never a green "success": the model is often wrong.
     st.code(result.text or "(empty output)", language=None, wrap_lines=True)
     st.caption(verdicts.confidence_caption(result, verdict, verdicts.basis(cal, used)))
-    if known and known.get("verdict") == "fails":
-        st.warning(f"A known failure of this model: judged wrong by hand ({known.get('note') or 'see the card'}).")
 
 
 def how_measured(cal: confidence.MethodCalibration | None) -> None:
@@ -86,6 +98,12 @@ def how_measured(cal: confidence.MethodCalibration | None) -> None:
         if checked:
             st.markdown(checked)
             st.caption(verdicts.held_out_note(cal))
+        for kind in (confidence.BACK, confidence.PLAIN):
+            scored = verdicts.score_table(cal, kind)
+            if scored:
+                st.markdown(scored)
+                st.caption(verdicts.score_note(kind))
+                break
 
 
 def result(done: dict[str, Any], model, calibrated: dict, by_source: dict[str, dict[str, str]]) -> None:
@@ -94,6 +112,10 @@ def result(done: dict[str, Any], model, calibrated: dict, by_source: dict[str, d
     lines, results, used = done["lines"], done["results"], done["settings"]
     cal = calibrated.get(used["method"])
     judged = [confidence.judge(calibrated, used["method"], r.confidence) for r in results]
+    direction, back = "-".join(used["direction"]), done.get("back") or [None] * len(results)
+    frequencies = [confidence.frequency(calibrated, used["method"], r, line, direction, b)
+                   for r, line, b in zip(results, lines, back, strict=True)]
+    known = [by_source.get(line) for line in lines]
     cut = verdicts.truncation_warning(results, model.max_src_len)
     if cut:
         st.warning(cut)
@@ -108,10 +130,11 @@ def result(done: dict[str, Any], model, calibrated: dict, by_source: dict[str, d
     elif outside:
         st.warning(outside)
     if single and not results[0].warning:
-        one_output(done, judged[0], cal, calibrated, by_source.get(lines[0]))
-    table = verdicts.results_table(lines, results, judged)
+        one_output(done, judged[0], cal, calibrated, known[0], frequencies[0])
+    table = verdicts.results_table(lines, results, judged, frequencies, known)
     if not single:
-        for box in verdicts.batch_messages(judged, cal, used, calibrated):
+        hand = [bool(k and k.get("verdict") in ("works", "fails")) for k in known]
+        for box in verdicts.batch_messages(judged, cal, used, calibrated, frequencies, hand):
             show(box)
         st.dataframe(table, hide_index=True, width="stretch")
         said = verdicts.basis(cal, used)

@@ -81,6 +81,7 @@ def boxes(at: AppTest) -> list[str]:
 
 def test_the_verdict_comes_from_the_calibration_of_the_method_used(translate_page):
     at = translate_page()
+    at.text_area(key="translate_text_de").input(GERMAN[3]).run()  # not a hand-judged example: a label shows
     at.button(key="translate_go").click().run()
     clean(at)
     assert not at.success and len(values(at.code)) == 1
@@ -115,6 +116,7 @@ def test_a_verdict_that_held_out_outputs_do_not_back_says_it_is_weak(translate_p
                                                           "probably right": {"outputs": 30, "right": 26}}}
     (root / "translate" / "confidence.json").write_text(json.dumps(report), encoding="utf-8")
     at = translate_page(root)
+    at.text_area(key="translate_text_de").input(GERMAN[3]).run()  # not a hand-judged example: a label shows
     at.button(key="translate_go").click().run()
     clean(at)
     (wrong,) = [w for w in values(at.warning) if w.startswith("Low confidence")]
@@ -129,7 +131,7 @@ def test_a_verdict_that_held_out_outputs_do_not_back_says_it_is_weak(translate_p
 def test_a_batch_gives_each_line_one_verdict(translate_page):
     at = translate_page()
     at.selectbox(key="translate_method").select("greedy").run()
-    at.text_area(key="translate_text_de").input("\n".join(GERMAN[:3])).run()
+    at.text_area(key="translate_text_de").input("\n".join(GERMAN[3:6])).run()
     at.button(key="translate_go").click().run()
     clean(at)
     table = at.dataframe[0].value
@@ -137,8 +139,8 @@ def test_a_batch_gives_each_line_one_verdict(translate_page):
     assert any(w.startswith("Uncertain: line(s) 1, 2, 3") for w in values(at.warning))
     at.selectbox(key="translate_line").set_value(1).run()
     links = {link.proto.page: parse_qs(link.proto.query_string) for link in at.main.get("page_link")}
-    assert links["Walkthrough"] == {"model": ["translate:de-en"], "text": [GERMAN[1]], "step": ["dec_cross"]}
-    assert links["Decoding_explorer"] == {"direction": ["de-en"], "text": [GERMAN[1]]}  # the chosen line
+    assert links["Walkthrough"] == {"model": ["translate:de-en"], "text": [GERMAN[4]], "step": ["dec_cross"]}
+    assert links["Decoding_explorer"] == {"direction": ["de-en"], "text": [GERMAN[4]]}  # the chosen line
 
 
 def test_a_confidence_is_placed_in_the_band_its_shown_value_reads_as():
@@ -395,6 +397,7 @@ def test_translate_marks_low_confidence_and_never_shows_a_green_success(open_pag
     """The fixture's confidence.json puts the cut at 0.9 (random weights are far less sure): a warning, the
     output in a plain box; with the cut at 0 the same output gets no warning and says what its confidence meant."""
     at = open_page("translate")
+    at.text_area(key="translate_text_de").input(GERMAN[3]).run()  # not a hand-judged example: a label shows
     at.button(key="translate_go").click().run()
     clean(at)
     assert not at.success and len(values(at.code)) == 1
@@ -407,6 +410,7 @@ def test_translate_marks_low_confidence_and_never_shows_a_green_success(open_pag
     report["methods"]["beam"]["probably_wrong_below"] = 0.0
     (root / "translate" / "confidence.json").write_text(json.dumps(report), encoding="utf-8")
     at = open_page("translate", root=root)
+    at.text_area(key="translate_text_de").input(GERMAN[3]).run()  # not a hand-judged example: a label shows
     at.button(key="translate_go").click().run()
     clean(at)
     assert not any("Low confidence" in w for w in values(at.warning))
@@ -415,7 +419,7 @@ def test_translate_marks_low_confidence_and_never_shows_a_green_success(open_pag
 
 def test_translate_batch_flags_low_confidence_lines(open_page):
     at = open_page("translate")
-    at.text_area(key="translate_text_de").input("\n".join(GERMAN[:3])).run()
+    at.text_area(key="translate_text_de").input("\n".join(GERMAN[3:6])).run()
     at.button(key="translate_go").click().run()
     clean(at)
     table = at.dataframe[0].value
@@ -435,3 +439,54 @@ def test_typed_text_survives_a_round_trip_through_the_other_direction(open_page)
     assert at.text_area(key="translate_text_de").value == "Mein eigener Satz."
     at.radio(key="translate_direction").set_value(("en", "de")).run()
     assert at.text_area(key="translate_text_en").value == "My own sentence."
+
+
+# ---------------------------------------------------------------- issue 43, 5: verdicts that hold
+def test_the_pages_own_checked_examples_never_get_a_label_that_contradicts_their_mark(open_page):
+    """The fixture's confidence.json calls every output of the random models "probably wrong" (cut at 0.9): picked
+    as ✓ examples, alone or in a batch, they show the hand judgement beside the model's number and no label."""
+    at = open_page("translate")
+    for src, checked in (("de", GERMAN[2]), ("en", ENGLISH[2])):
+        if src == "en":
+            at.radio(key="translate_direction").set_value(("en", "de")).run()
+        at.selectbox(key=f"translate_example_{src}").select(checked).run()
+        at.button(key="translate_go").click().run()
+        clean(at)
+        said = boxes(at)
+        assert any(b.startswith("✓ Judged right by hand (this model's beam-4 output; this output differs from the "
+                                "judged one") and "The model's own number: confidence " in b for b in said), said
+        assert not any(label in b.lower() for b in said for label in ("probably wrong", "low confidence", "leans",
+                                                                       "uncertain")), said
+    at.text_area(key="translate_text_en").input(f"{ENGLISH[2]}\n{ENGLISH[3]}").run()
+    at.button(key="translate_go").click().run()
+    clean(at)
+    verdict = list(at.dataframe[0].value["verdict"])
+    assert verdict[0].startswith("✓ judged right by hand; model: confidence ") and verdict[1] == "probably wrong"
+    assert any(w.startswith("Low confidence (probably wrong): line(s) 2.") for w in values(at.warning))
+
+
+def test_a_format_3_file_shows_the_measured_frequency_with_the_back_translation(translate_page, calibrated_root,
+                                                                                 tmp_path):
+    """With a fitted score, an output is told "of N held-out outputs like this one, about p% were right"; the
+    scorer that uses the back-translation is preferred (its intercept puts every output in the top band)."""
+    def scorer(intercept: float, names: tuple[str, ...]) -> dict:
+        return {"features": list(names), "mean": [0.0] * len(names), "scale": [1.0] * len(names),
+                "weights": [0.0] * len(names), "intercepts": {"de-en": intercept, "en-de": intercept},
+                "bands": [{"from": 0.0, "to": 0.5, "outputs": 120, "right": 36},
+                          {"from": 0.5, "to": 1.0, "outputs": 40, "right": 34}]}
+
+    from runtime.confidence_score import FEATURES
+    root = tmp_path / "models"
+    shutil.copytree(calibrated_root, root)
+    report = json.loads(json.dumps(CALIBRATION))
+    report["format"] = 3
+    report["methods"]["beam"]["scorers"] = {"plain": scorer(-5.0, FEATURES[:3]), "back": scorer(5.0, FEATURES)}
+    (root / "translate" / "confidence.json").write_text(json.dumps(report), encoding="utf-8")
+    at = translate_page(root)
+    at.text_area(key="translate_text_de").input(GERMAN[3]).run()
+    at.button(key="translate_go").click().run()
+    clean(at)
+    assert any(b.startswith("About 85% right: of 40 held-out hand-judged beam-search outputs with a score like "
+                            "this one (0.50–1.00), about 85% (34) were right. Confidence ") for b in values(at.info))
+    assert not any("probably" in b or b.startswith("Uncertain") for b in boxes(at))
+    assert "| 0.50–1.00 | 40 | 34 | 85% |" in " ".join(values(at.markdown))

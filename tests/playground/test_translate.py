@@ -2,11 +2,14 @@
 result is kept under, the verdict wording, the result table and the cross-attention figure."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from playground.translate import cross, settings, verdicts
-from runtime import confidence
+from runtime import confidence, confidence_score
 from runtime.text import Translation
+from runtime.tsv import read_tsv
 
 CALIBRATION = {"rule": {"wrong_at_most": 0.1, "right_at_least": 0.8}, "methods": {
     "beam": {"calibrated": True, "settings": {"beam": 4, "length_penalty": 0.6}, "outputs": 100, "right": 50,
@@ -195,3 +198,59 @@ def test_without_a_held_out_check_nothing_is_called_weak():
     cal = CALIBRATIONS["beam"]
     assert not cal.held_out and not cal.weak(confidence.WRONG) and verdicts.held_out_table(cal) is None
     assert verdicts.check_words(cal, confidence.WRONG) == ""
+
+
+# ---------------------------------------------------------------- issue 43, 5: verdicts that hold
+SHIPPED = Path(__file__).resolve().parents[2] / "models" / "translate"
+LABELS = ("probably wrong", "probably right", "uncertain", "low confidence", "leans")
+
+
+def scorer_entry(intercept: float, bands: list[tuple[float, float, int, int]], back: bool = False) -> dict:
+    names = list(confidence_score.FEATURES if back else confidence_score.FEATURES[:3])
+    return {"features": names, "mean": [0.0] * len(names), "scale": [1.0] * len(names),
+            "weights": [0.0] * len(names), "intercepts": {"de-en": intercept, "en-de": intercept},
+            "held_out_auroc": {"all": 0.9},
+            "bands": [{"from": lo, "to": hi, "outputs": n, "right": k} for lo, hi, n, k in bands]}
+
+
+def test_the_pages_own_checked_examples_never_get_a_label_that_contradicts_their_mark():
+    """Issue 43, 5: every ✓ example of the shipped examples.tsv, read against the shipped confidence.json, whatever
+    confidence and score its output gets (0.1%–100%, every method): the hand judgement leads, the model's number
+    stands beside it, and no verdict label is shown, in the box over one output and in the batch table."""
+    calibrations = confidence.read_calibration(SHIPPED)
+    assert calibrations["beam"].scorers  # the shipped file has a fitted score (format 3)
+    checked = [row for row in read_tsv(SHIPPED / "examples.tsv") if row["verdict"] == "works"]
+    assert len(checked) >= 7
+    for row in checked:
+        direction = row["direction"]
+        for method in ("beam", "greedy", "sample"):
+            for p in (0.001, 0.3, 0.45, 0.64, 0.8, 0.95, 1.0):
+                out = translation(row["output"], p, token_probs=[p] * 4)
+                v = confidence.judge(calibrations, method, p)
+                f = confidence.frequency(calibrations, method, out, row["source"], direction)
+                kind, said = verdicts.verdict_message(v, calibrations.get(method), {"method": method}, calibrations,
+                                                      f, row, out.text)
+                assert said.startswith("✓ Judged right by hand (this model's beam-4 output; this output is that "
+                                       "text). The model's own number: "), said
+                assert not any(label in said.lower() for label in LABELS), said
+                name = verdicts.verdict_name(v, f, row)
+                assert name.startswith("✓ judged right by hand; model: ") and not any(
+                    label in name.lower() for label in LABELS), name
+
+
+def test_a_scored_output_is_told_the_measured_frequency_of_its_band():
+    report = {"format": 3, "methods": {"beam": {
+        **CALIBRATION["methods"]["beam"],
+        "scorers": {"plain": scorer_entry(-2.0, [(0.0, 0.5, 120, 36), (0.5, 1.0, 30, 27)])}}}}
+    calibrations = confidence.parse_calibration(report)
+    out = translation(confidence_=0.3)
+    f = confidence.frequency(calibrations, "beam", out, "Guten Morgen.", "de-en")
+    assert round(f.score, 6) == round(1 / (1 + np.exp(2.0)), 6)  # all weights 0: sigmoid(intercept)
+    v = confidence.judge(calibrations, "beam", 0.3)
+    kind, said = verdicts.verdict_message(v, calibrations["beam"], {"method": "beam"}, calibrations, f)
+    assert (kind, said) == ("warning", "About 30% right: of 120 held-out hand-judged beam-search outputs with a "
+                                       "score like this one (0.00–0.50), about 30% (36) were right. Confidence 30%.")
+    assert verdicts.verdict_name(v, f) == "about 30% right (of 120 held out)"
+    assert "| 0.00–0.50 | 120 | 36 | 30% |" in verdicts.score_table(calibrations["beam"], confidence.PLAIN)
+    boxes = verdicts.batch_messages([v], calibrations["beam"], {"method": "beam"}, calibrations, [f], [False])
+    assert not any("probably" in text or "Uncertain" in text for _, text in boxes)

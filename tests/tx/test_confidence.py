@@ -3,6 +3,7 @@ outputs, sit on band edges and follow the documented rule."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -112,3 +113,114 @@ def test_cli_measures_each_method_on_the_models_own_judged_outputs(capsys):
 def test_cli_says_when_there_is_nothing_judged(tmp_path, capsys):
     assert main([str(tmp_path)]) == 2
     assert "everyday_judged.tsv" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- issue 43, 5: the score and format 3
+def test_chrf_by_hand():
+    from runtime.confidence_score import chrf
+
+    assert chrf("abc", "abc") == 1.0 and chrf("abc", "xyz") == 0.0
+    # "ab" vs "abc": 1-grams P 2/2 R 2/3, 2-grams P 1/1 R 1/2 (3-grams longer than "ab": left out)
+    p, r = 1.0, (2 / 3 + 1 / 2) / 2
+    assert abs(chrf("ab", "abc") - 5 * p * r / (4 * p + r)) < 1e-12
+    assert chrf("a b", "ab") == 1.0  # spaces removed, as sacrebleu does
+
+
+def test_the_logistic_fit_has_a_zero_gradient_and_heavy_penalty_leaves_the_group_rates():
+    from tx.confidence import fit_logistic
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(60, 2))
+    groups = np.arange(60) % 2
+    y = (x[:, 0] + 0.5 * rng.normal(size=60) > 0).astype(float)
+    w, b = fit_logistic(x, y, groups, 2, l2=1.0)
+    p = 1 / (1 + np.exp(-(b[groups] + x @ w)))
+    assert np.abs(x.T @ (p - y) + 1.0 * w).max() < 1e-6  # the penalised likelihood's gradient is zero
+    assert all(abs(np.sum(p[groups == g] - y[groups == g])) < 1e-6 for g in (0, 1))  # intercepts unpenalised
+    assert w[0] > 1 and abs(w[1]) < abs(w[0])
+    y = np.array([1.0, 0, 0, 0] * 15)  # group 0 right 1 in 2, group 1 never... with a huge penalty:
+    w, b = fit_logistic(x, y, groups, 2, l2=1e9)
+    assert np.abs(w).max() < 1e-6 and abs(b[0] - 0.0) < 1e-6 and b[1] < -15  # logit(1/2) = 0, logit(0) → -inf
+
+
+def test_score_bands_merge_fixed_bands_until_each_holds_enough():
+    from tx.confidence import score_bands
+
+    scores = np.array([0.05] * 3 + [0.15] * 2 + [0.55] * 4 + [1.0])
+    right = np.array([0, 0, 0, 1, 0, 1, 1, 0, 1, 1], dtype=bool)
+    bands = score_bands(scores, right, 3)
+    # 0–0.1 holds 3; 0.1–0.6 holds 2 + 4 (first reaching 3 at 0.6); 0.6–1.0 holds 1, too few: joins the one below
+    assert [(b["from"], b["to"], b["outputs"], b["right"]) for b in bands] == [(0.0, 0.1, 3, 0), (0.1, 1.0, 7, 5)]
+
+
+def test_the_score_is_reported_on_outputs_it_was_not_fitted_on_and_the_runtime_computes_the_same():
+    """Held-out AUROC is of each half scored by the fit on the other half alone, and the runtime's Scorer gives the
+    score tx fitted (same standardisation, weights and intercepts)."""
+    from runtime.confidence_score import FEATURES, parse_scorer
+    from tx.confidence import RULE, fit_scorer, scorers
+
+    rng = np.random.default_rng(1)
+    kept, found = {}, {}
+    for d in ("de-en", "en-de"):
+        right = rng.random(60) < 0.4
+        kept[d] = [(0.5, bool(r)) for r in right]
+        found[d] = [{"mean_log_prob": float(r) + rng.normal(0, 0.7), "min_log_prob": rng.normal(),
+                     "log_tokens": rng.normal(), "back_chrf": rng.normal(), "back_mean_log_prob": rng.normal()}
+                    for r in right]
+    result, why = scorers(found, kept, RULE)
+    assert not why and set(result) == {"plain", "back"}
+    assert all(0.7 < v < 1 for v in result["plain"]["held_out_auroc"].values())  # one informative feature
+    assert sum(b["outputs"] for b in result["back"]["bands"]) == 120
+    assert all(b["outputs"] >= RULE["min_region_outputs"] for b in result["back"]["bands"])
+    rows = [(d, f, ok) for d in kept for f, (_, ok) in zip(found[d], kept[d], strict=True)]
+    entry = fit_scorer(rows, ("mean_log_prob", "min_log_prob", "log_tokens"), ["de-en", "en-de"])
+    scorer = parse_scorer({**entry, "bands": [{"from": 0, "to": 1, "outputs": 1, "right": 1}]})
+    by_hand = entry["intercepts"]["en-de"] + sum(
+        w * (rows[70][1][n] - m) / s for n, w, m, s in zip(entry["features"], entry["weights"], entry["mean"],
+                                                           entry["scale"], strict=True))
+    assert abs(scorer.score(rows[70][1], "en-de") - 1 / (1 + np.exp(-by_hand))) < 1e-12
+    with pytest.raises(ValueError, match="no score fitted for direction 'fr-en'"):
+        scorer.score(rows[70][1], "fr-en")
+    # held out means it: each half scored by the fit on the other half alone (the halves of tx.confidence.halves)
+    halves_ = [[r for d in kept for r in [x for x in rows if x[0] == d][start::2]] for start in (0, 1)]
+    scores, labels = [], []
+    for k in (0, 1):
+        other = parse_scorer({**fit_scorer(halves_[1 - k], FEATURES, ["de-en", "en-de"]),
+                              "bands": [{"from": 0, "to": 1, "outputs": 1, "right": 1}]})
+        scores += [other.score(f, d) for d, f, _ in halves_[k]]
+        labels += [ok for *_, ok in halves_[k]]
+    assert result["back"]["held_out_auroc"]["all"] == round(auroc(np.array(scores), np.array(labels)), 4)
+    result, why = scorers({"de-en": found["de-en"][:6]}, {"de-en": kept["de-en"][:6]}, RULE)
+    assert result == {} and why.startswith("too few outputs to fit a score on: 6 counted")
+
+
+def test_old_files_read_as_before_and_newer_ones_are_refused_clearly():
+    from runtime.confidence import format_problem, frequency, parse_calibration
+
+    old = {"format": 2, "methods": {"beam": {"calibrated": True, "outputs": 10, "right": 5, "bands": [
+        {"from": 0.0, "to": 1.0, "outputs": 10, "right": 5}], "probably_wrong_below": 0.5}}}
+    calibrations = parse_calibration(old)
+    assert calibrations["beam"].wrong_below == 50 and calibrations["beam"].scorers == {}
+    assert frequency(calibrations, "beam", None, "x", "de-en") is None  # no score: the page keeps the verdicts
+    assert format_problem(old) is None
+    newer = {**old, "format": 4}
+    assert parse_calibration(newer) == {}
+    assert format_problem(newer).startswith("confidence.json is format 4, newer than this runtime reads (up to 3)")
+    broken = json.loads(json.dumps(old))
+    broken["format"] = 3
+    broken["methods"]["beam"]["scorers"] = {"plain": {"features": ["no_such_feature"], "mean": [0], "scale": [1],
+                                                      "weights": [0], "intercepts": {}, "bands": []}}
+    assert parse_calibration(broken) == {}  # never half-read
+
+
+def test_the_shipped_score_ranks_better_held_out_than_the_confidence():
+    """The committed confidence.json (issue 43, 5): the back-translation score's held-out AUROC beats the
+    confidence's on both methods and directions."""
+    report = json.loads((Path(__file__).resolve().parents[2] / "models" / "translate" / CONFIDENCE_FILE)
+                        .read_text(encoding="utf-8"))
+    assert report["format"] == 3
+    for method in ("beam", "greedy"):
+        entry = report["methods"][method]
+        held = entry["scorers"]["back"]["held_out_auroc"]
+        assert held["all"] > entry["auroc"] + 0.03
+        assert all(held[d] > entry["directions"][d]["auroc"] for d in ("de-en", "en-de"))
