@@ -1,4 +1,5 @@
 """python -m export ct2 MODEL_DIR [--out DIR] [--quantization int8|float32] [--check N | --test-sentences N]
+                        [--steering]
 
 Converts a `tx` translator to CTranslate2, the engine people pick for fast CPU translation, so that
 every speed claim of `export` can be measured against it on the same weights (`python -m bench runtimes`
@@ -8,6 +9,8 @@ What must match for identical output (measured): the position table is written o
 (tx interleaves sin on even and cos on odd dimensions, CTranslate2's built-in table does not);
 embeddings are scaled by √d_model; Q/K/V become one fused matrix (cross-attention: K/V fused);
 LayerNorm ε 1e-5; the source is the `<2xx>` tag, the BPE pieces and `</s>`; decoding starts from `<s>`.
+`--steering` also compares the steering options (target_prefix, return_alternatives with num_hypotheses 5,
+greedy) on the same sentences, prefix = the first half of each reference translation.
 After converting, `--check N` translates the first N sample sentences (samples.tsv; `--test-sentences N`: N
 held-out ones, the export's sample of data/processed/translate/test.tsv) greedily in every direction with both
 and counts identical outputs (token for token); the command fails when any differs in fp32 (int8 differs more
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -142,6 +146,59 @@ class Ct2TextTranslator(Ct2Translator):
         return [SimpleNamespace(token_ids=row) for row in ids]
 
 
+@dataclass
+class SteeringAgreement:
+    """CTranslate2 against tx on the steering options, over the same sentences and prefixes (greedy, fp32)."""
+
+    sentences: int
+    same_prefixed: int  # greedy with target_prefix: identical tokens (prefix, continuation and </s>)
+    same_alternative_sets: int  # return_alternatives: the same set of tokens right after the prefix
+    same_alternative_order: int  # ... in the same order (most probable first)
+    same_completions: int  # ... and every alternative completed to the same tokens
+    differences: list[str]  # one line per sentence that differs anywhere, saying where
+
+
+def reference_prefix(reference: str) -> str:
+    """The first half of a reference translation's words (at least one): the start a user might type."""
+    words = reference.split()
+    return " ".join(words[:max(1, len(words) // 2)])
+
+
+def steering_check(model_dir: Path, ct2_dir: Path, rows: list[dict[str, str]], src: str, tgt: str,
+                   alternatives: int = 5, max_len: int = 128) -> SteeringAgreement:
+    """tx's target_prefix and return_alternatives (greedy) against CTranslate2's, prefix = the first half of each
+    row's reference translation (`reference_prefix`), tokenised alike."""
+    ours = Translator.from_dir(model_dir)
+    peer = Ct2Translator(model_dir, ct2_dir)
+    tok = ours.tokenizer
+    texts, prefixes = [r[src] for r in rows], [reference_prefix(r[tgt]) for r in rows]
+    sources = [tok.tokens(ours.source_ids(t, tgt)[0]) for t in texts]
+    prefix_tokens = [tok.tokens(ours.prefix_ids(p)) for p in prefixes]
+    limit = min(max_len, ours.backend.max_target_len)
+    kw = dict(beam_size=1, max_decoding_length=limit, return_end_token=True)
+    prefixed = ours.translate(texts, src, tgt, method="greedy", max_len=limit, target_prefix=prefixes)
+    theirs = peer.engine.translate_batch(sources, target_prefix=prefix_tokens, **kw)
+    alts = ours.translate_n_best(texts, src, tgt, method="greedy", max_len=limit, target_prefix=prefixes,
+                                 return_alternatives=True, num_hypotheses=alternatives)
+    their_alts = peer.engine.translate_batch(sources, target_prefix=prefix_tokens, return_alternatives=True,
+                                             num_hypotheses=alternatives, **kw)
+    counts = [0, 0, 0, 0]
+    differences = []
+    for i, (mine, their, my_alts, their_alt) in enumerate(zip(prefixed, theirs, alts, their_alts, strict=True)):
+        n = len(prefix_tokens[i])
+        their_rows = [[tok.token_to_id(t) for t in h] for h in their_alt.hypotheses]
+        same = [mine.token_ids == [tok.token_to_id(t) for t in their.hypotheses[0]],
+                {a.token_ids[n] for a in my_alts} == {h[n] for h in their_rows},
+                [a.token_ids[n] for a in my_alts] == [h[n] for h in their_rows],
+                [a.token_ids for a in my_alts] == their_rows]
+        counts = [c + ok for c, ok in zip(counts, same, strict=True)]
+        if not all(same):
+            what = ", ".join(name for name, ok in zip(("prefixed greedy", "alternative set", "alternative order",
+                                                      "completions"), same, strict=True) if not ok)
+            differences.append(f"{src}->{tgt} #{i} {texts[i]!r} (prefix {prefixes[i]!r}): {what} differ")
+    return SteeringAgreement(len(rows), *counts, differences)
+
+
 def check(model_dir: Path, ct2_dir: Path, texts: list[str], src: str, tgt: str) -> tuple[int, int]:
     """(identical greedy outputs, total) of CTranslate2 against tx's PyTorch model on `texts`."""
     want = [t.token_ids for t in Translator.from_dir(model_dir).translate(texts, src, tgt, method="greedy",
@@ -175,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--test-sentences", type=int, default=0,
                         help="compare on this many held-out sentences (DATA_DIR/translate/test.tsv) instead")
     parser.add_argument("--data-dir", type=Path, default=Path("data/processed"))
+    parser.add_argument("--steering", action="store_true",
+                        help="also compare target_prefix and return_alternatives (greedy) on the same sentences")
     args = parser.parse_args(argv)
     try:
         import ctranslate2  # noqa: F401
@@ -196,4 +255,12 @@ def main(argv: list[str] | None = None) -> int:
             if args.quantization == "float32" and same != total:
                 print("error: fp32 CTranslate2 must equal PyTorch token for token", file=sys.stderr)
                 return 1
+            if args.steering:
+                a = steering_check(args.model_dir, out, rows.rows, src, tgt)
+                print(f"{src}->{tgt} steering, prefix = first half of the reference: greedy with the prefix identical "
+                      f"for {a.same_prefixed} of {a.sentences}; 5 alternatives the same set for "
+                      f"{a.same_alternative_sets}, same order for {a.same_alternative_order}, every completion "
+                      f"identical for {a.same_completions}")
+                for line in a.differences:
+                    print(f"  {line}")
     return 0

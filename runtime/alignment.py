@@ -35,10 +35,10 @@ class AlignmentHeads:
         return f"{layer}, {head}, shift {self.shift}"
 
 
-# The best agreement with Ding-confirmed word pairs on held-out sentences (docs/alignment.md): the shipped
-# translator's last decoder layer (2 of 0-2), its heads averaged, at the step that produced the piece: 0.65 of
-# the confirmed target words on the half that did not choose it, against 0.59 for all layers' mean, 0.41 for the
-# diagonal, and at most 0.24 for any shift-1 reading outside layer 0-1's few "next word" heads.
+# The best agreement with Ding-confirmed word pairs on held-out sentences (docs/alignment.md, 1,500 test pairs a
+# direction, 9,372 scored target words): the shipped translator's last decoder layer (2 of 0-2), its heads
+# averaged, at the step that produced the piece: 0.683 on the half that did not choose it (best on both halves),
+# against 0.671 for its best single head, 0.636 for all layers' mean and 0.458 for the diagonal.
 DEFAULT_HEADS = AlignmentHeads(layer=-1, head=None, shift=0)
 
 

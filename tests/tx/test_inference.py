@@ -5,7 +5,7 @@ import torch
 from conftest import tiny_classifier, tiny_seq2seq
 
 import tx
-from runtime.decoding import greedy, top_k_numpy
+from runtime.decoding import beam_search, greedy, prefix_log_probs, top_k_numpy
 from runtime.text import TextClassifier, TextTranslator
 from tx.decoding import TorchBackend
 from tx.inference import Prediction, SentimentAnalyzer, Translation, Translator
@@ -195,6 +195,24 @@ def test_text_translator_works_over_any_backend(tokenizer):
     assert backend.steps > 0
     assert [t.token_ids for t in out] == \
         [t.token_ids for t in Translator(model, tokenizer, TRANSLATE_META).translate(GERMAN[:2], max_len=5)]
+
+
+def test_steering_through_the_text_api_equals_the_searches_on_the_torch_backend(translator, tokenizer):
+    """tx.inference.Translator steers through TextTranslator over its own TorchBackend: the same tokens as the
+    searches run by hand on that backend with the same forced prefix (and, for alternatives, the same top-k)."""
+    prefix = tokenizer.encode("The weather")
+    ids = np.array([[TO_EN] + tokenizer.encode(GERMAN[2]) + [tokenizer.eos_id]])
+    backend = TorchBackend(translator.model)
+    [t] = translator.translate([GERMAN[2]], method="greedy", max_len=9, target_prefix=["The weather"])
+    [h] = greedy(backend, ids, ids != 0, max_len=9, target_prefix=[prefix])
+    assert t.token_ids == h.tokens and t.token_ids[:len(prefix)] == prefix and t.prefix_len == len(prefix)
+    [n_best] = translator.translate_n_best([GERMAN[2]], method="beam", beam=3, num_hypotheses=3, max_len=9)
+    assert [x.token_ids for x in n_best] == [x.tokens for x in beam_search(backend, ids, ids != 0, 9, beam=3,
+                                                                             num_hypotheses=3)[0]]
+    [alternatives] = translator.translate_n_best([GERMAN[2]], method="greedy", max_len=9, target_prefix=["The"],
+                                                 return_alternatives=True, num_hypotheses=3)
+    after = prefix_log_probs(backend, ids, ids != 0, [tokenizer.encode("The")])[0]
+    assert [a.token_ids[a.prefix_len] for a in alternatives] == np.argsort(-after, kind="stable")[:3].tolist()
 
 
 # --- SentimentAnalyzer -------------------------------------------------------------------------------------------
