@@ -218,7 +218,6 @@ def front_faults(url: str, request_timeout_s: float, slowloris: int = 4200) -> d
     the front holds them; 50 connections over the per-client cap from 127.0.0.2; a request to a replica frozen
     (SIGSTOP) until the front's backstop answers."""
     import resource
-    import select
 
     from serve.front import FrontLimits
 
@@ -243,16 +242,14 @@ def front_faults(url: str, request_timeout_s: float, slowloris: int = 4200) -> d
         found["body_timeout"] = {"status": status, "content_type": headers.get("content-type"),
                                  "s": time.perf_counter() - opened}
         # every connection the front has closed by then (readable: its 408 or the close)
-        poller = select.poll()
-        for s in held + held_body:
-            poller.register(s, select.POLLIN)
-        found["closed_after_s"] = (time.perf_counter() - opened, len(poller.poll(0)), len(held + held_body))
+        closed = local.closed_by_peer(held + held_body, wait_s=5, at_least=len(held + held_body))
+        found["closed_after_s"] = (time.perf_counter() - opened, closed, len(held + held_body))
     finally:
         for s in held + refused + held_body + refused_body:
             s.close()
     capped, capped_refused = local.half_sent_requests(port, limits.conns_per_client + 50, source="127.0.0.2")
     try:
-        closed = sum(local.read_until_closed(s, 0.2) is not None for s in capped)
+        closed = local.closed_by_peer(capped, wait_s=3, at_least=50 - len(capped_refused))
         found["over_cap"] = {"tried": limits.conns_per_client + 50, "turned_away": len(capped_refused) + closed}
     finally:
         for s in capped + capped_refused:

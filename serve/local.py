@@ -329,6 +329,22 @@ def read_until_closed(sock, wait_s: float) -> bytes | None:
         return None
 
 
+def closed_by_peer(socks: list, wait_s: float, at_least: int) -> int:
+    """How many of `socks` the other end has closed (or answered), polled together until at_least are or wait_s
+    passes (one wait for all: waiting on each in turn would outlast the front's own timeouts)."""
+    import select
+
+    poller = select.poll()
+    for s in socks:
+        poller.register(s, select.POLLIN)
+    deadline, ready = time.monotonic() + wait_s, 0
+    while True:
+        ready = len(poller.poll(0))
+        if ready >= at_least or time.monotonic() >= deadline:
+            return ready
+        time.sleep(0.1)
+
+
 def parse_answer(raw: bytes) -> tuple[int, dict[str, str], bytes]:
     """(status, headers with lower-case names, body) of a raw HTTP/1.1 answer."""
     head, _, body = raw.partition(b"\r\n\r\n")
