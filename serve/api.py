@@ -4,22 +4,32 @@ In the service the backend is the Ray deployment handles (deployments.py), whose
 requests; in tests it can be the workers in this process (inprocess.py). Either way a request gets JSON back, or a
 status with {"detail": a sentence}: 422 for input the model cannot take (the runtime's own messages), 503 when the
 service is overloaded or a replica died under the request, 504 past the request's timeout. Never a 500 for input.
+Every error body is one sentence (errors.py), FastAPI's own validation and parse errors included; a body over
+MAX_BODY_BYTES is refused (413) before it is read.
 OpenAPI docs: /docs (Swagger UI) and /openapi.json.
 """
 from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 from typing import Any, Protocol
 
 from fastapi import FastAPI, Header, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from .errors import PARSE_ERROR, validation_sentence
 from .schemas import SentimentRequest, TranslateRequest
 from .settings import ServeSettings
 from .workers import rss_mb
 
-READY_TIMEOUT_S = 5.0
+READY_TIMEOUT_S = 0.8  # /ready answers 503 by then: the models' info is read on this loop, never behind a search
+# 20,000 characters (limits.MAX_CHARS), each at most 6 bytes as a JSON escape, and the settings: a larger body is
+# refused before it is read.
+MAX_BODY_BYTES = 128 * 1024
+KNOWN_FIELDS = {"/translate": list(TranslateRequest.model_fields), "/sentiment": list(SentimentRequest.model_fields)}
 TIMEOUT_HEADER = "X-Request-Timeout"  # seconds; lowers (never raises) the service's request_timeout_s
 
 
@@ -85,6 +95,27 @@ def build_api(backend: Backend, settings: ServeSettings) -> FastAPI:
         """The same call on both model deployments (readiness, info, stats), at once."""
         return await asyncio.gather(backend.call("translate", method), backend.call("sentiment", method))
 
+    @api.middleware("http")
+    async def bounded_body(request: Request, call_next):
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+            return problem(413, f"the request body is {length} bytes; this service takes at most {MAX_BODY_BYTES} "
+                                "(one text of at most 20,000 characters per request)")
+        return await call_next(request)
+
+    @api.exception_handler(RequestValidationError)
+    async def invalid(request: Request, e: RequestValidationError) -> JSONResponse:
+        return problem(422, validation_sentence(e.errors(), KNOWN_FIELDS.get(request.url.path, ())))
+
+    @api.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, e: StarletteHTTPException) -> JSONResponse:
+        said = PARSE_ERROR if e.status_code == 400 and "parsing the body" in str(e.detail) else str(e.detail)
+        if e.status_code == 404:
+            said = f"no such route: {request.method} {request.url.path} (the API: /docs)"
+        elif e.status_code == 405:
+            said = f"{request.url.path} does not take {request.method} (the API: /docs)"
+        return JSONResponse({"detail": said}, status_code=e.status_code, headers=getattr(e, "headers", None))
+
     @api.exception_handler(ServiceError)
     async def unanswered(request: Request, e: ServiceError) -> JSONResponse:  # overloaded, a replica gone
         return problem(e.status, e.message)
@@ -117,12 +148,13 @@ def build_api(backend: Backend, settings: ServeSettings) -> FastAPI:
             found = await asyncio.wait_for(both("info"), READY_TIMEOUT_S)
         except (ServiceError, TimeoutError) as e:
             return problem(503, f"not ready: {getattr(e, 'message', None) or 'a model deployment did not answer'}")
-        return {"ready": True, "models": {info["task"]: info["model_dir"] for info in found}}
+        return {"ready": True, "models": {info["task"]: info["model"] for info in found}}
 
     @api.get("/info", summary="What is served: languages, labels, limits, precisions, providers")
     async def info():
         found = await both("info")
-        return {item["task"]: item for item in found} | {"settings": settings.to_dict()}
+        public = settings.to_dict() | {"models_dir": Path(settings.models_dir).name}  # never the machine's path
+        return {item["task"]: item for item in found} | {"settings": public}
 
     @api.get("/stats", summary="Batch sizes seen and memory, per deployment replica answering")
     async def stats():

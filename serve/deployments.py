@@ -1,7 +1,7 @@
 """The Ray Serve application, in one of two layouts (`ServeSettings.layout`):
 
 - "one" (the default): one deployment, `Service`, is the HTTP ingress (FastAPI) and holds both models. Its
-  `@serve.batch` methods gather the requests that reach the replica together. With Serve's HAProxy front and
+  lanes (batcher.py) gather the requests that reach the replica together. With Serve's HAProxy front and
   direct ingress (serve/local.py turns them on) a request crosses one process boundary, not three: the fastest
   layout measured on one machine (docs/serving.md#two-layouts).
 - "split": an `Ingress` (FastAPI) in front of a `Translator` and a `Sentiment` deployment, each with its own
@@ -9,8 +9,10 @@
 
     serve deploy serve/config.yaml        # import_path: serve.deployments:app_builder, args: ServeSettings fields
 
-A `@serve.batch` method receives the requests that arrived within `batch_wait_timeout_s` of each other (at most
-`max_batch_size`) and runs its worker on them; what arrives meanwhile forms the next batch. Beyond
+Each model's requests are batched by its `Lanes` (batcher.py): a light and a heavy lane, each gathering the
+requests that wait (at most `max_batch_size`, the first waiting `batch_wait_timeout_s` for company) and running
+its worker on them in a thread, so the replica's event loop keeps answering /health, /ready and timeouts while a
+search runs; what arrives meanwhile forms the next batch. Beyond
 `max_ongoing_requests` + `max_queued_requests` a request gets 503: from the replica itself in "one" (ReplicaBackend),
 from Serve's back-pressure on the ingress' calls in "split" (HandleBackend).
 """
@@ -23,8 +25,9 @@ from ray.exceptions import RayActorError
 from ray.serve.exceptions import BackPressureError, DeploymentUnavailableError, RequestCancelledError
 
 from .api import ServiceError, build_api
+from .batcher import Lanes
 from .settings import ServeSettings
-from .workers import SentimentWorker, TranslationWorker
+from .workers import SentimentWorker, TranslationWorker, Worker
 
 APP_NAME = "tx"
 OVERLOADED = ("overloaded: {n} requests are already waiting for the {task} model (max_queued_requests); "
@@ -36,39 +39,30 @@ DIED = ("the {task} replica serving this request stopped ({kind}); Serve is star
         "seconds")
 
 
-def batched(settings: ServeSettings, *methods) -> None:
-    """Apply the settings' batch size and wait to `@serve.batch` methods (their decorator's values are defaults)."""
-    for method in methods:
-        method.set_max_batch_size(settings.max_batch_size)
-        method.set_batch_wait_timeout_s(settings.batch_wait_timeout_s)
-
-
-# Every `@serve.batch` method here runs its search on the replica's event loop, blocking it: the requests that
-# arrive meanwhile wait (in Ray's queue, or unread on the replica's HTTP socket) and form the next batch. In a thread
-# instead (asyncio.to_thread), the search's Python held the GIL against the loop taking requests in: batches of
-# 1.5, a third of the throughput (measured, docs/serving.md#choosing-the-batch).
+def lanes_of(worker: Worker, settings: ServeSettings, name: str) -> Lanes:
+    """A worker's light and heavy lanes with the settings' batch size and wait."""
+    return Lanes(worker.run, worker.heavy, settings.max_batch_size, settings.batch_wait_timeout_s, name=name)
 
 
 class BatchedModel:
-    """What both model deployments of the "split" layout share: the worker, the batch settings applied, the info
-    and stats calls."""
+    """What both model deployments of the "split" layout share: the worker and its lanes, the info and stats
+    calls."""
 
     worker_class: type = TranslationWorker
 
     def __init__(self, settings: dict[str, Any]):
         s = ServeSettings.from_dict(settings)
         self.worker = self.worker_class.load(s.models_dir, s.provider, s.precisions, s.threads)
-        batched(s, self.run)
+        self.lanes = lanes_of(self.worker, s, self.worker_class.task)
 
-    @serve.batch(max_batch_size=16, batch_wait_timeout_s=0.01)  # replaced in __init__ by the settings' values
-    async def run(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return self.worker.run(requests)
+    async def run(self, request: dict[str, Any]) -> dict[str, Any]:
+        return await self.lanes.submit(request)
 
     def info(self) -> dict[str, Any]:
         return self.worker.info()
 
     def stats(self) -> dict[str, Any]:
-        return self.worker.stats()
+        return self.worker.stats() | self.lanes.load()
 
 
 @serve.deployment(ray_actor_options={"num_cpus": 0.5})
@@ -88,7 +82,7 @@ class Sentiment(BatchedModel):
 
 
 class ReplicaBackend:
-    """The API's backend in the "one" layout: the models in this same replica, through its batch methods. It
+    """The API's backend in the "one" layout: the models in this same replica, through their lanes. It
     bounds what the replica holds itself: behind HAProxy (direct ingress) Serve's max_ongoing/max_queued limits
     let a burst of 160 requests through to the batch queues (measured), so beyond their sum a request gets 503."""
 
@@ -96,16 +90,18 @@ class ReplicaBackend:
         self.service = service
         s = service.settings
         self.limit = None if s.max_queued_requests == -1 else s.max_ongoing_requests + s.max_queued_requests
-        self.held = 0  # requests in this replica's batch methods now, waiting or in a search (one event loop)
+        self.held = 0  # requests in this replica's lanes now, waiting or in a search (counted on one event loop)
 
     async def call(self, task: str, method: str, *args: Any) -> Any:
+        if method == "stats":
+            return self.service.workers[task].stats() | self.service.lanes[task].load()
         if method != task:
             return getattr(self.service.workers[task], method)()
         if self.limit is not None and self.held >= self.limit:
             raise ServiceError(503, HELD.format(n=self.held, task=task))
         self.held += 1
         try:
-            return await self.service.batch_methods[task](*args)
+            return await self.service.lanes[task].submit(*args)
         finally:
             self.held -= 1
 
@@ -119,16 +115,7 @@ class Service:
         self.settings = s = ServeSettings.from_dict(settings)
         load = (s.models_dir, s.provider, s.precisions, s.threads)
         self.workers = {"translate": TranslationWorker.load(*load), "sentiment": SentimentWorker.load(*load)}
-        self.batch_methods = {"translate": self.translate_batch, "sentiment": self.sentiment_batch}
-        batched(s, *self.batch_methods.values())
-
-    @serve.batch(max_batch_size=16, batch_wait_timeout_s=0.01)  # replaced in __init__ by the settings' values
-    async def translate_batch(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return self.workers["translate"].run(requests)
-
-    @serve.batch(max_batch_size=16, batch_wait_timeout_s=0.01)
-    async def sentiment_batch(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return self.workers["sentiment"].run(requests)
+        self.lanes = {task: lanes_of(worker, s, task) for task, worker in self.workers.items()}
 
     def __serve_build_asgi_app__(self):
         return build_api(ReplicaBackend(self), self.settings)

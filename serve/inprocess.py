@@ -1,26 +1,30 @@
-"""The API's backend without Ray: the workers in this process, one request per call (no batching). The tests of
-the API's validation use it, and so can anyone who wants the HTTP API on one process."""
+"""The API's backend without Ray: the workers in this process, behind the same lanes (batching in threads) as a
+replica. The tests of the API's validation and isolation use it, and so can anyone who wants the HTTP API on one
+process."""
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
+from .batcher import Lanes
 from .settings import ServeSettings
 from .workers import SentimentWorker, TranslationWorker, Worker
 
 
 class InProcessBackend:
-    def __init__(self, workers: dict[str, Worker]):
+    def __init__(self, workers: dict[str, Worker], settings: ServeSettings | None = None):
+        s = settings or ServeSettings()
         self.workers = workers
+        self.lanes = {task: Lanes(worker.run, worker.heavy, s.max_batch_size, s.batch_wait_timeout_s, name=task)
+                      for task, worker in workers.items()}
 
     @classmethod
     def load(cls, settings: ServeSettings) -> InProcessBackend:
         args = (settings.models_dir, settings.provider, settings.precisions, settings.threads)
-        return cls({"translate": TranslationWorker.load(*args), "sentiment": SentimentWorker.load(*args)})
+        return cls({"translate": TranslationWorker.load(*args), "sentiment": SentimentWorker.load(*args)}, settings)
 
     async def call(self, task: str, method: str, *args: Any) -> Any:
-        worker = self.workers[task]
         if method == task:
-            [found] = await asyncio.to_thread(worker.run, list(args))
-            return found
-        return getattr(worker, method)()
+            return await self.lanes[task].submit(*args)
+        if method == "stats":
+            return self.workers[task].stats() | self.lanes[task].load()
+        return getattr(self.workers[task], method)()

@@ -1,7 +1,10 @@
 """Whether one request can be served by the loaded runtime model, with the runtime's own limits and messages.
 
 The worker checks every request alone before it joins a batch: the runtime raises for a whole call when one text
-in it is bad, and one user's empty line must not fail fifteen other users' requests. The messages are the
+in it is bad, and one user's empty line must not fail fifteen other users' requests. Whatever a check raises is
+that request's problem (workers.Worker.run: a 422 with the exception's sentence), never the batch's: a lone
+surrogate once reached the tokenizer, whose TypeError failed 2-15 of 31 valid requests beside it (issue 42,
+finding 1); text_problem now names it. The messages are the
 runtime's (tests/serve/test_serve_api.py compares them with what `OnnxTranslator.translate` raises); over-long
 text, which the runtime cuts and flags, is refused here unless the request says truncate=true.
 """
@@ -12,17 +15,27 @@ from typing import Any
 from runtime.spec import PRECISIONS
 from runtime.text import check_texts
 
+from .costs import TranslatorSize, translate_cost_problem
+
 MAX_CHARS = 20_000  # read before tokenizing: a longer body is refused without spending the tokenizer on it
 
 
 def text_problem(text: str) -> str | None:
+    if not isinstance(text, str):
+        return f"text must be a string, got {type(text).__name__}"
+    if len(text) > MAX_CHARS:
+        return f"text too long: {len(text)} characters, the service takes at most {MAX_CHARS} per request"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:  # JSON can carry "\ud800"; no tokenizer can read it
+        return (f"text is not valid Unicode: a lone surrogate U+{ord(text[e.start]):04X} at character {e.start} "
+                "(half of a UTF-16 pair); send the whole character, or remove it")
     try:
         check_texts([text])
     except ValueError as e:
         return str(e)
-    if len(text) > MAX_CHARS:
-        return f"text too long: {len(text)} characters, the service takes at most {MAX_CHARS} per request"
     return None
+
 
 
 def precision_problem(precision: str, loaded: dict[str, Any]) -> str | None:
@@ -38,8 +51,9 @@ def length_problem(tokens: int, room: int, why: str, verb: str) -> str:
             f"truncate=true to {verb} its first {room} tokens")
 
 
-def translate_problem(request: dict[str, Any], loaded: dict[str, Any]) -> str | None:
-    """The first reason `request` cannot be translated by `loaded` (precision -> OnnxTranslator), or None."""
+def translate_problem(request: dict[str, Any], loaded: dict[str, Any], size: TranslatorSize) -> str | None:
+    """The first reason `request` cannot be translated by `loaded` (precision -> OnnxTranslator of `size`): bad
+    text, settings, length or a cost limit (costs.py); or None."""
     problem = text_problem(request["text"]) or precision_problem(request["precision"], loaded)
     if problem:
         return problem
@@ -52,7 +66,7 @@ def translate_problem(request: dict[str, Any], loaded: dict[str, Any]) -> str | 
     if tokens > model.source_room and not request["truncate"]:
         return length_problem(tokens, model.source_room,
                               f"its max_src_len {model.max_src_len} less the language tag and </s>", "translate")
-    return None
+    return translate_cost_problem(request, min(tokens, model.source_room) + 2, size)
 
 
 def sentiment_problem(request: dict[str, Any], loaded: dict[str, Any]) -> str | None:

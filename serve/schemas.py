@@ -1,6 +1,8 @@
 """The JSON bodies the service takes, with their types and ranges (FastAPI answers 422 for a wrong type or a number
 out of range, naming the field). What depends on the model (languages, length in tokens, loaded precisions) is
-checked against the loaded runtime model itself: limits.py."""
+checked against the loaded runtime model itself: limits.py; what a request may cost: costs.py. NaN and infinity
+are refused in every number (allow_inf_nan=False): JSON has neither, Python's parser accepts both.
+"""
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -10,7 +12,7 @@ EXAMPLE_GERMAN = "Wo ist der Bahnhof?"
 
 class TranslateRequest(BaseModel):
     """One text to translate; concurrent requests are batched inside the service, so send lines in parallel."""
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, json_schema_extra={"examples": [
         {"text": EXAMPLE_GERMAN, "src_lang": "de", "tgt_lang": "en", "method": "greedy", "precision": "int8"}]})
 
     text: str = Field(description="the source text (one sentence or a short paragraph)")
@@ -32,7 +34,7 @@ class TranslateRequest(BaseModel):
 
 
 class SentimentRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, json_schema_extra={"examples": [
         {"text": "a gem of a film, warm and funny", "precision": "int8"}]})
 
     text: str = Field(description="the review")

@@ -7,6 +7,12 @@ search takes one set of settings per call. Sampled requests never share a call: 
 seeded request would draw other tokens beside strangers than alone. Every answer says how big its batch was and
 how long its group's search took; `stats()` counts the batch sizes seen, which is how the tests see batching
 happen inside the deployment.
+
+One request's failure never fails another's: each is checked alone first (limits.py, any exception it raises is
+its own 422), and where a shared search still raises, each of its requests is searched again alone, so only the
+one that fails gets the error. Searches are cut to at most `CostLimits.search_rows` rows (beam × texts): a batch
+of wide beams runs as several bounded searches, and a text's answer does not depend on how it was cut (the
+runtime's batched search equals its one-by-one search).
 """
 from __future__ import annotations
 
@@ -21,8 +27,9 @@ from typing import Any
 import numpy as np
 
 from runtime import OnnxSentimentClassifier, OnnxTranslator
+from runtime.model_files import read_model_config
 
-from . import limits
+from . import costs, limits
 
 # The runtime's search settings, and what a translation group shares: every field of TranslateRequest but the text
 # and truncate.
@@ -77,10 +84,16 @@ class Worker:
                     "batch_sizes": {str(k): v for k, v in sorted(self.batch_sizes.items())}}
 
     def info(self) -> dict[str, Any]:
+        """What a client may know: the model's name (its folder's, never the machine's path), precisions,
+        provider, threads and the cost limits."""
         any_model = next(iter(self.models.values()))
-        return {"task": self.task, "model_dir": str(any_model.model_dir), "precisions": list(self.models),
+        return {"task": self.task, "model": Path(any_model.model_dir).name, "precisions": list(self.models),
                 "provider": any_model.provider, "provider_note": any_model.provider_note,
-                "threads": any_model.threads}
+                "threads": any_model.threads, "limits": {"max_chars": limits.MAX_CHARS, **costs.LIMITS.as_dict()}}
+
+    def heavy(self, request: dict[str, Any]) -> bool:
+        """Whether `request` takes the heavy lane (batcher.Lanes)."""
+        raise NotImplementedError
 
     def run(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """One answer per request, in order: the result, or {"error": message, "status": HTTP status}."""
@@ -88,24 +101,43 @@ class Worker:
         answers: list[dict[str, Any] | None] = [None] * len(requests)
         groups: dict[tuple, list[int]] = {}
         for i, request in enumerate(requests):
-            problem = self.problem(request)
+            try:  # whatever a bad request makes a check raise is its own 422
+                problem = self.problem(request)
+                key = None if problem else self.group_key(i, request)
+            except Exception as e:
+                problem = f"this request cannot be served ({type(e).__name__}: {e})"
             if problem:
                 answers[i] = error(422, problem)
             else:
-                groups.setdefault(self.group_key(i, request), []).append(i)
-        for rows in groups.values():
-            start = time.perf_counter()
-            try:
-                results = self.search([requests[i] for i in rows])
-            except ValueError as e:  # a limit the checks above missed: still the user's input
-                results = [error(422, str(e))] * len(rows)
-            except Exception as e:
-                results = [error(500, f"{type(e).__name__}: {e}")] * len(rows)
-            timings = {"batch_size": len(requests), "group_size": len(rows),
-                       "model_ms": (time.perf_counter() - start) * 1000}
-            for i, result in zip(rows, results, strict=True):
-                answers[i] = result if "error" in result else {**result, "timings": timings}
+                groups.setdefault(key, []).append(i)
+        for group in groups.values():
+            for rows in self.cut(group, requests):
+                start = time.perf_counter()
+                results = self.search_apart([requests[i] for i in rows])
+                timings = {"batch_size": len(requests), "group_size": len(rows),
+                           "model_ms": (time.perf_counter() - start) * 1000}
+                for i, result in zip(rows, results, strict=True):
+                    answers[i] = result if "error" in result else {**result, "timings": timings}
         return answers  # type: ignore[return-value]
+
+    def search_apart(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """One search for the group; if it raises, each request searched alone, so the error is only the
+        failing request's (a ValueError is the input's: 422; anything else the service's: 500)."""
+        try:
+            return self.search(requests)
+        except Exception as e:
+            if len(requests) > 1:
+                return [found for request in requests for found in self.search_apart([request])]
+            return [error(422 if isinstance(e, ValueError) else 500,
+                          str(e) if isinstance(e, ValueError) else f"internal error ({type(e).__name__}): {e}")]
+
+    def cut(self, rows: list[int], requests: list[dict[str, Any]]) -> list[list[int]]:
+        """A group's rows as searches of at most CostLimits.search_rows rows (beam × texts) each."""
+        per_search = max(1, costs.LIMITS.search_rows // self.rows_per_text(requests[rows[0]]))
+        return [rows[i:i + per_search] for i in range(0, len(rows), per_search)]
+
+    def rows_per_text(self, request: dict[str, Any]) -> int:
+        return 1
 
     def problem(self, request: dict[str, Any]) -> str | None:
         raise NotImplementedError
@@ -120,17 +152,28 @@ class Worker:
 class TranslationWorker(Worker):
     task = "translate"
 
+    def __init__(self, models: dict[str, Any], size: costs.TranslatorSize | None = None):
+        super().__init__(models)
+        self.size = size or costs.TranslatorSize.from_config(
+            read_model_config(next(iter(models.values())).model_dir)["config"])
+
     @classmethod
     def load(cls, models_dir: str | Path, provider: str, precisions, threads: int | None) -> TranslationWorker:
         return cls({p: OnnxTranslator(Path(models_dir) / "translate", provider=provider, precision=p, threads=threads)
                     for p in precisions})
+
+    def heavy(self, request: dict[str, Any]) -> bool:
+        return costs.is_heavy_translation(request)
+
+    def rows_per_text(self, request: dict[str, Any]) -> int:
+        return request["beam"] if request["method"] == "beam" else 1
 
     def info(self) -> dict[str, Any]:
         model = next(iter(self.models.values()))
         return {**super().info(), "directions": [list(d) for d in model.directions], "max_src_len": model.max_src_len}
 
     def problem(self, request: dict[str, Any]) -> str | None:
-        return limits.translate_problem(request, self.models)
+        return limits.translate_problem(request, self.models, self.size)
 
     def group_key(self, i: int, request: dict[str, Any]) -> tuple:
         alone = i if request["method"] == "sample" else None
@@ -160,6 +203,9 @@ class SentimentWorker(Worker):
         model = next(iter(self.models.values()))
         return {**super().info(), "labels": model.labels, "max_len": model.max_len,
                 "temperature": model.files.config.get("temperature")}
+
+    def heavy(self, request: dict[str, Any]) -> bool:
+        return costs.is_heavy_classification(request)
 
     def problem(self, request: dict[str, Any]) -> str | None:
         return limits.sentiment_problem(request, self.models)

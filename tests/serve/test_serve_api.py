@@ -16,6 +16,7 @@ from export_fixtures import ENGLISH, GERMAN, REVIEWS
 from serve_fixtures import post, running_api, tiny_models_root
 
 from runtime import OnnxSentimentClassifier, OnnxTranslator
+from serve import costs
 from serve.api import answer
 from serve.settings import ServeSettings
 from serve.workers import TranslationWorker
@@ -117,10 +118,11 @@ def test_a_request_past_its_timeout_gets_504_and_a_bad_timeout_422(url):
 
 
 def test_an_answer_that_comes_back_after_the_timeout_is_a_504_too():
-    """In the "one" layout the search blocks the event loop the timeout's timer runs on: the answer arrives late
-    instead of the timer firing. The client asked for none after its timeout, so it still gets the 504."""
+    """Should a backend block the event loop the timeout's timer runs on (the replica's searches did, before they
+    moved to the lanes' threads), the answer arrives late instead of the timer firing. The client asked for none
+    after its timeout, so it still gets the 504."""
 
-    class BlockingBackend:  # what the replica's own batch method does to the loop
+    class BlockingBackend:  # what a search on the loop does to it
         async def call(self, task, method, *args):
             time.sleep(0.05)
             return {"text": "late"}
@@ -184,8 +186,8 @@ def test_the_serve_config_file_is_valid_for_serve_deploy():
 
 @pytest.mark.slow  # imports Ray
 def test_a_replica_of_the_one_layout_refuses_beyond_what_it_may_hold():
-    """ReplicaBackend counts the requests in its batch methods (Serve's own limits let a burst through behind
-    HAProxy) and answers 503 beyond max_ongoing + max_queued; the count falls back as answers leave."""
+    """ReplicaBackend counts the requests in its lanes (Serve's own limits let a burst through behind HAProxy) and
+    answers 503 beyond max_ongoing + max_queued; the count falls back as answers leave."""
     pytest.importorskip("ray.serve")
     from serve.api import ServiceError
     from serve.deployments import ReplicaBackend
@@ -195,12 +197,15 @@ def test_a_replica_of_the_one_layout_refuses_beyond_what_it_may_hold():
 
         def __init__(self):
             self.release = asyncio.Event()
-            self.batch_methods = {"translate": self.wait}
-            self.workers = {"translate": TranslationWorker({})}
+            self.lanes = {"translate": self}
+            self.workers = {"translate": TranslationWorker({}, size=costs.TranslatorSize(1, 1, 1, 8))}
 
-        async def wait(self, request):
+        async def submit(self, request):
             await self.release.wait()
             return {"text": request["text"]}
+
+        def load(self):
+            return {}
 
     async def burst():
         service = FakeService()
