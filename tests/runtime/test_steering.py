@@ -7,10 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from conftest import tiny_seq2seq
+from decoding_fixtures import EosRamp, padded_batch
 from export_fixtures import ENGLISH, GERMAN, exported
 
 from runtime import OnnxTranslator
 from runtime.alignment import AlignmentHeads, align, words
+from runtime.decoding import BeamTree, beam_search
+from tx.decoding import TorchBackend
 from tx.inference import Translator
 
 pytestmark = pytest.mark.exports
@@ -102,6 +106,38 @@ def test_n_best_are_sorted_distinct_scored_by_the_model_and_start_with_plain_bea
             forced = forced_log_probs(translator, text, h.token_ids)
             assert h.score == pytest.approx(gnmt(forced[np.arange(len(h.token_ids)), h.token_ids].sum(),
                                                  len(h.token_ids)), abs=1e-4)
+
+
+def offered_paths(tree: BeamTree, sentence: int) -> list[tuple[float, list[int]]]:
+    """Every hypothesis the search offered for `sentence` (finished or at its max length), as (score, tokens),
+    best first, read from the observer's records by following parent links: independent of how the search keeps
+    its n best."""
+    nodes = {r["id"]: r for r in tree.nodes() if r["sentence"] == sentence}
+    out = []
+    for record in nodes.values():
+        if record["status"] in ("finished", "max_len"):
+            tokens, node = [], record
+            while node is not None:
+                tokens.append(node["token"])
+                node = nodes.get(node["parent"])
+            out.append((record["score"], tokens[::-1]))
+    return sorted(out, key=lambda x: -x[0])
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_n_best_are_the_best_of_everything_the_search_offered(n):
+    """A model whose EOS grows likelier every step, so hypotheses finish at many lengths (not in score order)."""
+    backend = EosRamp(TorchBackend(tiny_seq2seq()), ramp=1.0)
+    src, mask = padded_batch([5, 9, 3, 7], seed=4)
+    tree = BeamTree()
+    n_best = beam_search(backend, src, mask, max_len=10, beam=4, num_hypotheses=n, observer=tree)
+    plain = beam_search(backend, src, mask, max_len=10, beam=4)
+    for s, hyps in enumerate(n_best):
+        offered = offered_paths(tree, s)
+        assert len({len(tokens) for _, tokens in offered}) > 1  # they did finish at different lengths
+        assert [h.tokens for h in hyps] == [tokens for _, tokens in offered[:n]]
+        assert [h.score for h in hyps] == pytest.approx([score for score, _ in offered[:n]], abs=1e-5)
+        assert hyps[0].tokens == plain[s].tokens
 
 
 def test_n_best_with_a_prefix_all_start_with_it(translator):
