@@ -74,7 +74,7 @@ def export_main(argv: list[str]) -> int:
     parser.add_argument("--weight-type", choices=("int8", "uint8"),
                         help="int8 weight type (default: int8 where this CPU has VNNI, else uint8; see quantize.py)")
     parser.add_argument("--block-size", type=int, default=None,
-                        help="0: per-channel dynamic int8 MatMuls; 16..256: blockwise 8-bit MatMulNBits with this "
+                        help="0: per-row int8 MatMulIntegers; 16..256: blockwise 8-bit MatMulNBits with this "
                              "block (default: 64 where this CPU has VNNI, else 0; see export/quantize.py)")
     parser.add_argument("--keep-fp32", default="",
                         help="comma-separated torch module prefixes left fp32 in int8 files (e.g. output)")

@@ -84,15 +84,20 @@ def describe_scheme(scheme: Int8Scheme, vnni: bool) -> dict[str, object]:
                   "faithful and faster at batch, its files need VNNI" if scheme.row_output else "")
                + " (docs/export-and-runtime.md)")
     elif scheme.weight_type == "uint8":
-        why = ("unsigned 8-bit weights: onnxruntime's u8 x u8 kernel sums in int32 on any CPU (no VNNI needed); "
-               "measured the most faithful scheme at the same size (docs/export-and-runtime.md)")
+        why = ("unsigned 8-bit weights by activations quantised per row: onnxruntime's u8 x u8 MatMulInteger sums "
+               "in int32 on any CPU (no VNNI needed) and no activation scale spans the batch, so a sentence's "
+               "translation does not depend on its batch mates; measured the most faithful scheme at the same "
+               "size (docs/export-and-runtime.md)")
     elif scheme.weight_bits == 7:
         why = "signed 7-bit weights (reduce_range): safe from the int16 saturation of CPUs without VNNI"
     elif vnni:
         why = "signed 8-bit weights: this CPU has VNNI (int32 accumulation), the fastest int8 kernel"
     else:
         why = "signed 8-bit weights without VNNI, as asked: the int8 files will refuse to load on this CPU"
-    return scheme.as_dict() | {"cpu_vnni": vnni, "why": why}
+    # how the activations are scaled: what makes a sentence's translation independent of its batch mates (a file
+    # from before had one scale per tensor, spanning the batch: export/report.py's stale_reason re-exports it)
+    activations = "per row and block" if scheme.block_size else "per row"
+    return scheme.as_dict() | {"cpu_vnni": vnni, "activations": activations, "why": why}
 
 
 def shown_graphs(shape: ModelShape, walkthrough: bool = True, experiments: bool = True) -> list[GraphSpec]:

@@ -48,7 +48,13 @@ from onnxruntime.quantization import QuantType, quantize_dynamic
 from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
 
 from runtime.files import atomic_write
-from runtime.spec import META_INT8_BLOCK_SIZE, META_INT8_WEIGHT_BITS, META_INT8_WEIGHT_TYPE, META_PRECISION
+from runtime.spec import (
+    META_INT8_ACTIVATIONS,
+    META_INT8_BLOCK_SIZE,
+    META_INT8_WEIGHT_BITS,
+    META_INT8_WEIGHT_TYPE,
+    META_PRECISION,
+)
 
 from .fused_attention import tidy_fused_outputs
 from .onnx_export import set_metadata
@@ -69,7 +75,8 @@ class Int8Scheme:
     weight_bits: int = 8  # 7 = reduce_range
     weight_type: str = "uint8"  # "int8": onnxruntime's u8 x s8 kernel; "uint8": its u8 x u8 kernel
     keep_fp32: tuple[str, ...] = ()  # module-path prefixes left in fp32
-    # 0: the MatMuls run onnxruntime's dynamic int8 kernels (one activation scale per tensor per call);
+    # 0: every weight MatMul becomes the per-row MatMulInteger of `per_row_matmuls` (activations with their own
+    # scale and zero point per row, weights as quantize_dynamic makes them), the embeddings int8 tables;
     # 16..256 (a power of 2): they become MatMulNBits with 8-bit weights, one scale per block of this many
     # input rows, activations quantised per row and block at run time (accuracy_level 4: int8 dot products),
     # and the embedding Gathers stay fp32 (int8 tables cost agreement there: docs/export-and-runtime.md);
@@ -90,8 +97,8 @@ BLOCK_SIZE_WITH_VNNI = 64  # the measured middle: 32 is more faithful and slower
 
 def default_scheme(vnni: bool) -> Int8Scheme:
     """The measured best scheme for this CPU (see the module doc): blockwise 8-bit MatMulNBits where the CPU has
-    VNNI (its int8 dot-product kernels need it), unsigned 8-bit per-channel weights on onnxruntime's dynamic
-    u8 x u8 kernel (no int16 saturation, full resolution) where it lacks VNNI."""
+    VNNI (its int8 dot-product kernels need it), unsigned 8-bit per-channel weights by u8 rows quantised per row
+    on onnxruntime's u8 x u8 MatMulInteger (no int16 saturation, full resolution) where it lacks VNNI."""
     if vnni:
         return Int8Scheme(weight_type="int8", block_size=BLOCK_SIZE_WITH_VNNI, row_output=True)
     return Int8Scheme(weight_type="uint8")
@@ -99,7 +106,7 @@ def default_scheme(vnni: bool) -> Int8Scheme:
 
 def check_block_size(block_size: int) -> None:
     if block_size and not (16 <= block_size <= 256 and block_size & (block_size - 1) == 0):
-        raise ValueError(f"block_size must be 0 (per-channel dynamic int8) or a power of 2 from 16 to 256, "
+        raise ValueError(f"block_size must be 0 (per-row MatMulInteger) or a power of 2 from 16 to 256, "
                          f"got {block_size}")
 
 
@@ -162,6 +169,112 @@ def per_row_matmul(model: onnx.ModelProto, node_name: str) -> None:
     model.graph.initializer.extend(numpy_helper.from_array(value, f"{p}_{name}") for name, value in constants.items())
 
 
+def row_quantized_weight(weight: np.ndarray, weight_type: str, weight_bits: int,
+                         per_channel: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(quantised weight, scale per column (or one), zero point per column (or one) or None): quantize_dynamic's
+    weights. uint8: asymmetric over [min(W, 0), max(W, 0)], 0..255 (0..127 with 7 bits); int8: symmetric,
+    ±127 (±63 with 7 bits), zero point 0 (left out of the MatMulInteger)."""
+    axis = 0 if per_channel else None  # over the inputs K: one scale per output column c
+    if weight_type == "uint8":
+        qmax = 2 ** weight_bits - 1
+        low = np.minimum(weight.min(axis=axis), 0.0)
+        high = np.maximum(weight.max(axis=axis), 0.0)
+        scale = (high - low) / qmax
+        scale = np.where(scale == 0, 1.0, scale)  # an all-zero column: any scale gives zeros
+        zero_point = np.clip(np.round(-low / scale), 0, qmax)
+        quantized = np.clip(np.round(weight / scale) + zero_point, 0, qmax).astype(np.uint8)
+        return quantized, np.atleast_1d(scale).astype(np.float32), np.atleast_1d(zero_point).astype(np.uint8)
+    qmax = 2 ** (weight_bits - 1) - 1
+    scale = np.abs(weight).max(axis=axis) / qmax
+    scale = np.where(scale == 0, 1.0, scale)
+    quantized = np.clip(np.round(weight / scale), -qmax, qmax).astype(np.int8)
+    return quantized, np.atleast_1d(scale).astype(np.float32), None
+
+
+def per_row_matmuls(model: onnx.ModelProto, node_names: list[str], weight_type: str = "uint8",
+                    weight_bits: int = 8, per_channel: bool = True) -> None:
+    """Replace each MatMul of `node_names` (activations x a float weight initializer) in place by the arithmetic of
+    onnxruntime's dynamic int8 kernels with the activation scale taken per row (per token) instead of per tensor,
+    so that no row's result depends on the other rows of its batch (padding rows included):
+    - each activation row r: scale s_r = (max(x_r, 0) - min(x_r, 0)) / 255 and zero point z_r = round(-min / s_r),
+      u8 (DynamicQuantizeLinear's rule, per row); computed once per input tensor, shared by the MatMuls reading
+      it (Q, K and V);
+    - each weight column c as quantize_dynamic makes it (`row_quantized_weight`): scale t_c, zero point zb_c;
+    - MatMulInteger takes no per-row zero point in onnxruntime (only one per tensor), so it multiplies the raw u8
+      rows and the row's zero point comes off after: int32 sums - z_r · Σ_k (W_kc - zb_c) (exact in int32),
+      then y = sums · s_r · t_c.
+    u8 x u8 (weight_type "uint8") widens to int16 and sums in int32 on any CPU; u8 x s8 needs VNNI (module doc)."""
+    nodes = {n.name: n for n in model.graph.node if n.name in node_names and n.op_type == "MatMul"}
+    inits = {i.name: i for i in model.graph.initializer}
+    opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+    added: list[onnx.TensorProto] = []
+    row_inputs: dict[str, str] = {}  # activation tensor -> the prefix of its quantised row tensors
+
+    def constant(name: str, value: np.ndarray) -> str:
+        added.append(numpy_helper.from_array(value, name))
+        return name
+
+    def reduce(op: str, x: str, out: str) -> onnx.NodeProto:
+        return (helper.make_node(op, [x, f"{out}_axes"], [out], keepdims=1) if opset >= 18
+                else helper.make_node(op, [x], [out], axes=[-1], keepdims=1))
+
+    def quantize_rows(x: str, p: str) -> list[onnx.NodeProto]:
+        for name in (f"{p}_min_axes", f"{p}_max_axes"):
+            constant(name, np.array([-1], np.int64))
+        zero, tiny = constant(f"{p}_zero", np.array(0, np.float32)), constant(f"{p}_tiny", np.array(1e-30, np.float32))
+        return [
+            reduce("ReduceMin", x, f"{p}_min"), reduce("ReduceMax", x, f"{p}_max"),  # (..., 1): each row's own
+            helper.make_node("Min", [f"{p}_min", zero], [f"{p}_low"]),  # the range holds 0: zero stays exact
+            helper.make_node("Max", [f"{p}_max", zero], [f"{p}_high"]),
+            helper.make_node("Sub", [f"{p}_high", f"{p}_low"], [f"{p}_range"]),
+            helper.make_node("Max", [f"{p}_range", tiny], [f"{p}_range_safe"]),  # an all-zero row: no 0/0
+            helper.make_node("Mul", [f"{p}_range_safe", constant(f"{p}_inv255", np.array(1 / 255, np.float32))],
+                             [f"{p}_scale"]),
+            helper.make_node("Div", [f"{p}_low", f"{p}_scale"], [f"{p}_low_q"]),
+            helper.make_node("Round", [f"{p}_low_q"], [f"{p}_minus_zp"]),  # -z_r, half to even as DynamicQuantize
+            helper.make_node("Div", [x, f"{p}_scale"], [f"{p}_scaled"]),
+            helper.make_node("Round", [f"{p}_scaled"], [f"{p}_rounded"]),
+            helper.make_node("Sub", [f"{p}_rounded", f"{p}_minus_zp"], [f"{p}_shifted"]),
+            helper.make_node("Clip", [f"{p}_shifted", zero, constant(f"{p}_255", np.array(255, np.float32))],
+                             [f"{p}_clipped"]),
+            helper.make_node("Cast", [f"{p}_clipped"], [f"{p}_u8"], to=onnx.TensorProto.UINT8),
+            helper.make_node("Cast", [f"{p}_minus_zp"], [f"{p}_minus_zp_i32"], to=onnx.TensorProto.INT32),
+        ]
+
+    for name, node in nodes.items():
+        weight = numpy_helper.to_array(inits[node.input[1]]).astype(np.float32)  # (K, N)
+        quantized, col_scale, col_zero_point = row_quantized_weight(weight, weight_type, weight_bits, per_channel)
+        sums = quantized.astype(np.int32) - (col_zero_point.astype(np.int32) if col_zero_point is not None else 0)
+        x, y, p = node.input[0], node.output[0], f"{name}_rowq"
+        new: list[onnx.NodeProto] = []
+        if x not in row_inputs:
+            row_inputs[x] = f"{p}_rows"
+            new += quantize_rows(x, row_inputs[x])
+        r = row_inputs[x]
+        integer_inputs = [f"{r}_u8", constant(f"{p}_weight", quantized)]
+        if col_zero_point is not None:
+            integer_inputs += ["", constant(f"{p}_zero_point", col_zero_point)]  # "": the rows' zero point is 0
+        new += [
+            helper.make_node("MatMulInteger", integer_inputs, [f"{p}_int32"]),
+            helper.make_node("Mul", [f"{r}_minus_zp_i32", constant(f"{p}_col_sums", sums.sum(axis=0, dtype=np.int32))],
+                             [f"{p}_zp_term"]),  # -z_r · Σ_k (W_kc - zb_c)
+            helper.make_node("Add", [f"{p}_int32", f"{p}_zp_term"], [f"{p}_centred"]),
+            helper.make_node("Cast", [f"{p}_centred"], [f"{p}_float"], to=onnx.TensorProto.FLOAT),
+            helper.make_node("Mul", [f"{p}_float", f"{r}_scale"], [f"{p}_by_row"]),
+            helper.make_node("Mul", [f"{p}_by_row", constant(f"{p}_col_scale", col_scale)], [y]),
+        ]
+        at = list(model.graph.node).index(node)
+        model.graph.node.remove(node)
+        for offset, made in enumerate(new):
+            made.name = f"{p}_{offset}_{made.op_type}"
+            model.graph.node.insert(at + offset, made)
+    used = {i for n in model.graph.node for i in n.input}
+    for init in list(model.graph.initializer):  # the float weights, unless another node still reads one
+        if init.name in {n.input[1] for n in nodes.values()} and init.name not in used:
+            model.graph.initializer.remove(init)
+    model.graph.initializer.extend(added)
+
+
 def modules_of(node: onnx.NodeProto) -> list[str]:
     """The torch module paths a dynamo-exported node came from (its `pkg.torch.onnx.name_scopes`)."""
     for prop in node.metadata_props:
@@ -178,6 +291,13 @@ def nodes_in(model: onnx.ModelProto, module_prefixes: tuple[str, ...]) -> list[s
             and any(m == p or m.startswith(p + ".") for m in modules_of(n) for p in module_prefixes)]
 
 
+
+def weight_matmuls(model: onnx.ModelProto, excluded: list[str]) -> list[str]:
+    """The MatMuls by a float weight initializer (attention's activation-by-activation products stay fp32)."""
+    inits = {i.name for i in model.graph.initializer}
+    return [n.name for n in model.graph.node if n.op_type == "MatMul" and n.input[1] in inits
+            and n.name not in excluded]
+
 def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = True, weight_bits: int = 8,
                   weight_type: str = "uint8", keep_fp32: tuple[str, ...] = (), block_size: int = 0,
                   row_output: bool = False) -> float:
@@ -186,7 +306,8 @@ def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = True, we
     per_channel: one scale per output column instead of per tensor; weight_bits: 7 (reduce_range) or 8;
     weight_type: "int8" (onnxruntime's u8 x s8 kernel: 8 bits need VNNI) or "uint8" (its u8 x u8 kernel, which
     sums in int32 on any CPU); keep_fp32: module-path prefixes whose MatMuls/Gathers stay fp32 (`nodes_in`);
-    block_size: > 0 makes the MatMuls blockwise MatMulNBits (`blockwise_matmuls`), leaves the embedding
+    block_size: 0 makes every other weight MatMul per-row (`per_row_matmuls`) and the embeddings int8 tables
+    (quantize_dynamic); > 0 makes the MatMuls blockwise MatMulNBits (`blockwise_matmuls`), leaves the embedding
     Gathers fp32 and the other arguments unused; row_output (with block_size): the generator's MatMul, unless
     kept fp32, becomes the per-row MatMulInteger of `per_row_matmul` instead. The module doc says why each;
     docs/export-and-runtime.md has the measurements.
@@ -213,21 +334,26 @@ def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = True, we
                 for name in per_row:
                     per_row_matmul(quantized, name)
             else:
+                # the embedding tables by quantize_dynamic (a Gather's rows dequantised one by one: no activation
+                # scale), the MatMuls per row by our own rewrite (its activation scale spans the batch)
                 onnx.save(model, "fp32.onnx")
                 quantize_dynamic("fp32.onnx", "int8.onnx", weight_type=WEIGHT_TYPES[weight_type],
                                  per_channel=per_channel,
                                  reduce_range=weight_bits == 7,  # see the module doc: int16 saturation w/o VNNI
-                                 op_types_to_quantize=QUANTIZED_OPS, nodes_to_exclude=excluded,
+                                 op_types_to_quantize=["Gather"], nodes_to_exclude=excluded,
                                  # DefaultTensorType: the fused attention's outputs have no type that onnx's
                                  # shape inference knows (a contrib op); they are float
-                                 extra_options={"MatMulConstBOnly": True,
-                                                "DefaultTensorType": onnx.TensorProto.FLOAT})
+                                 extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
                 quantized = onnx.load("int8.onnx")
+                per_row_matmuls(quantized, weight_matmuls(quantized, excluded), weight_type, weight_bits,
+                                per_channel)
         finally:
             root.setLevel(previous_level)  # the caller's logging is not ours to change
     tidy_fused_outputs(quantized)  # the types of the fused attention's outputs, cleared above
     scheme = {META_PRECISION: "int8", META_INT8_WEIGHT_TYPE: weight_type, META_INT8_KEPT_FP32: ",".join(keep_fp32),
-              META_INT8_BLOCK_SIZE: str(block_size)}
+              META_INT8_BLOCK_SIZE: str(block_size),
+              # the loader refuses int8 files without it: their one activation scale per tensor spans the batch
+              META_INT8_ACTIVATIONS: "per_row_and_block" if block_size else "per_row"}
     # The loader refuses 8-bit signed weights without VNNI, where the dynamic u8 x s8 kernel saturates; unsigned
     # ones never saturate, and blockwise files run MatMulNBits (exact int32 sums everywhere): they load anywhere.
     if weight_type == "int8" and not block_size:

@@ -105,6 +105,8 @@ def stale_reason(model_dir: Path, precisions: list[str], file_names: list[str],
         return f"exported with interface version {report.get('spec_version')}, now {SPEC_VERSION}"
     if report.get("graph_layout", TRACED_LAYOUT) != layout:
         return f"exported with graph layout {report.get('graph_layout', TRACED_LAYOUT)!r}, now {layout!r}"
+    if "int8" in precisions and "activations" not in (report.get("int8") or {}):
+        return "its int8 activations share one scale per batch (quantize.py now scales them per row)"
     if not set(precisions) <= set(report.get("precisions", [])):
         return f"the last export lacks precision(s) {sorted(set(precisions) - set(report.get('precisions', [])))}"
     onnx_dir = model_dir / ONNX_DIR

@@ -16,6 +16,8 @@ from .cpu import cpu_has_vnni
 from .providers import ProviderError, SessionHandle, check_provider, shared_session
 from .spec import (
     META_GRAPH,
+    META_INT8_ACTIVATIONS,
+    META_INT8_BLOCK_SIZE,
     META_INT8_WEIGHT_BITS,
     META_INT8_WEIGHT_TYPE,
     META_PRECISION,
@@ -171,6 +173,12 @@ class ModelFiles:
         if precision == "int8" and signed and metadata.get(META_INT8_WEIGHT_BITS) == "8" and not cpu_has_vnni():
             raise ModelLoadError(f"{path}: its int8 weights use all 8 bits, made for a CPU with VNNI; this CPU has "
                                  f"none, so its int8 sums would saturate. Re-export on this machine: {fix}")
+        # dynamic int8 MatMuls from before the activations were scaled per row: one scale per tensor spans the
+        # batch, so a sentence's translation changed with its batch mates (MatMulNBits files were per row already)
+        if precision == "int8" and META_INT8_ACTIVATIONS not in metadata \
+                and metadata.get(META_INT8_BLOCK_SIZE, "0") == "0":
+            raise ModelLoadError(f"{path}: its int8 activations share one scale per batch, so a sentence's "
+                                 f"translation would depend on the others in its batch; re-export: {fix}")
 
     def check_tokenizer(self, tokenizer: Any, handle: SessionHandle) -> None:
         """The tokenizer must be the one the graphs were exported with, and fit their vocabulary."""

@@ -36,7 +36,9 @@ META_MAX_LEN = "tx.max_len"  # positions the positional-encoding table covers
 META_TOKENIZER_SHA256 = "tx.tokenizer_sha256"  # tokenizer.json the export was made with ("" if none)
 META_INT8_WEIGHT_BITS = "tx.int8_weight_bits"  # "7" (runs well on any CPU) or "8" (needs VNNI): see quantize.py
 META_INT8_WEIGHT_TYPE = "tx.int8_weight_type"  # "int8" | "uint8": which onnxruntime kernel the file runs on
-META_INT8_BLOCK_SIZE = "tx.int8_block_size"  # "0": per-channel dynamic MatMuls; else MatMulNBits' block (quantize.py)
+META_INT8_BLOCK_SIZE = "tx.int8_block_size"  # "0": per-row MatMulInteger; else MatMulNBits' block (quantize.py)
+# "per_row" | "per_row_and_block"; absent: one activation scale per tensor, spanning the batch (refused to load)
+META_INT8_ACTIVATIONS = "tx.int8_activations"
 
 
 @dataclass(frozen=True)
