@@ -1,33 +1,38 @@
-"""int8 quantisation of an exported fp32 graph: onnxruntime's dynamic int8 kernels (quantize_dynamic) or,
-where the CPU has VNNI, its blockwise 8-bit MatMulNBits.
+"""int8 quantisation of an exported fp32 graph: every weight MatMul as a per-row MatMulInteger (`per_row_matmuls`)
+or, where the CPU has VNNI, onnxruntime's blockwise 8-bit MatMulNBits.
 
-Weights become int8 once; activations are quantised per call (one scale per tensor, or per row and block of
-`block_size` inputs for MatMulNBits), so no calibration data is needed. `default_scheme` is the scheme measured
+Weights become int8 once; activations are quantised per call, per row (per token), or per row and block of
+`block_size` inputs for MatMulNBits, so no calibration data is needed, and never with one scale across the rows of
+a batch: int8 is batch-independent on every CPU (a sentence translates the same alone and among others;
+tests/export/test_int8_batch_independence.py). `default_scheme` is the scheme measured
 the most faithful at a similar size and speed on the shipped translator by the export's own check (held-out
 sentences each way, greedy int8 vs fp32); every scheme tried, with its agreement, BLEU drop, size and time, is
 in docs/export-and-runtime.md#int8-schemes.
-- Without VNNI: every MatMul and embedding int8 on the dynamic kernels, unsigned 8-bit weights with per-channel
-  scales. The errors come from the per-tensor activation scales spread over every layer, not from one
-  sensitive layer, so keeping a layer fp32 gains little; MatMulNBits is more faithful but its int8 dot
-  products have no fast kernel there (no faster than fp32).
+- Without VNNI: every MatMul and embedding int8, unsigned 8-bit weights with per-channel scales, activations with
+  their own scale and zero point per row (`per_row_matmuls`: DynamicQuantizeLinear's rule per row) on the u8 x u8
+  MatMulInteger. onnxruntime's dynamic kernels (quantize_dynamic, the default until issue 42) do the same with one
+  activation scale per tensor, which spans the batch: 65 of 400 held-out greedy translations changed with their
+  batch mates, against 0 per row; per row is also finer (88.5% of greedy outputs identical to fp32 instead of
+  83.0%) at the same speed (docs/export-and-runtime.md#int8-schemes). MatMulNBits is more faithful still but its
+  int8 dot products have no fast kernel there (no faster than fp32).
 - With VNNI: MatMulNBits with blocks of 64 and fp32 embeddings, the most faithful and the fastest at batch 1
   (slower than the dynamic kernels from batch 4 on: its int32 block sums are scaled to float block by block).
-  It quantises activations per row and block, so a sentence's translation does not depend on its batch mates,
-  where the dynamic kernels' one activation scale spans the batch. The generator alone is per row instead
-  (`per_row_matmul`): no layer follows it, so its rounding does not add up, and it runs as one GEMM.
+  It quantises activations per row and block, so it is batch-independent too. The generator alone is per row
+  instead (`per_row_matmul`): no layer follows it, so its rounding does not add up, and it runs as one GEMM.
 Why the weight type matters:
 - without VNNI (AVX2 only, like the older AMD EPYC machines), onnxruntime's u8 x s8 kernel adds pairs of products in
   int16 (vpmaddubsw), which full-range signed 8-bit weights saturate: hence the old `reduce_range` (7-bit)
   weights, or unsigned 8-bit weights, whose u8 x u8 kernel widens to int16 and sums in int32 (no saturation,
   full resolution, asymmetric; a little slower than s8);
 - with VNNI (avx512_vnni / avx_vnni in /proc/cpuinfo, `cpu_has_vnni`) the u8 x s8 kernel accumulates in int32,
-  so signed 8-bit weights are safe and take its fastest dynamic kernel (`--block-size 0`). Such files are marked
+  so signed 8-bit weights are safe (`--block-size 0 --weight-type int8`: per-row u8 x s8). Such files are marked
   (`tx.int8_weight_bits` = "8") and refuse to load on a CPU without VNNI instead of quietly saturating; unsigned
   files carry no such mark (`tx.int8_weight_type` = "uint8") and run the same everywhere, as do MatMulNBits
   files (`tx.int8_block_size` > 0), whose kernels sum in int32 on any CPU.
 Three things the quantiser needs on our dynamo-exported graphs (measured):
 - `graph.value_info` cleared first, else its shape inference fails on the exporter's symbolic dims;
-- a temp working directory: it leaves ~20 MB `<uuid>.data` files in the current directory;
+- a temp working directory: it leaves ~20 MB `<uuid>.data` files in the current directory (quantize_dynamic now
+  makes only the embedding tables; the MatMuls are ours);
 - no initializer shared by a Gather and a MatMul (tied embeddings): it transposes the weight in
   place; `wrappers.LogSoftmaxOutput` gives the output projection its own copy.
 """
@@ -219,8 +224,9 @@ def per_row_matmuls(model: onnx.ModelProto, node_names: list[str], weight_type: 
                 else helper.make_node(op, [x], [out], axes=[-1], keepdims=1))
 
     def quantize_rows(x: str, p: str) -> list[onnx.NodeProto]:
-        for name in (f"{p}_min_axes", f"{p}_max_axes"):
-            constant(name, np.array([-1], np.int64))
+        if opset >= 18:  # ReduceMin/Max take their axes as an input from opset 18 on, an attribute before
+            for name in (f"{p}_min_axes", f"{p}_max_axes"):
+                constant(name, np.array([-1], np.int64))
         zero, tiny = constant(f"{p}_zero", np.array(0, np.float32)), constant(f"{p}_tiny", np.array(1e-30, np.float32))
         return [
             reduce("ReduceMin", x, f"{p}_min"), reduce("ReduceMax", x, f"{p}_max"),  # (..., 1): each row's own

@@ -14,7 +14,7 @@ import pytest
 from export_fixtures import fresh_copy
 from onnx import TensorProto, helper, numpy_helper
 
-from export.quantize import per_row_matmul, quantize_int8
+from export.quantize import per_row_matmul, per_row_matmuls, quantize_int8, row_quantized_weight
 from runtime import ModelLoadError, OnnxTranslator
 from runtime.cpu import cpu_has_vnni
 
@@ -78,6 +78,56 @@ def test_a_row_gets_the_same_output_whatever_its_batch_mates_and_a_zero_row_give
     alone = session.run(None, {"x": x[:1]})[0]
     assert np.array_equal(together[:1], alone)  # bitwise: nothing of the batch mates reaches row 0
     assert np.array_equal(together[3], np.zeros_like(together[3]))  # no 0/0
+
+
+def two_matmuls(first: np.ndarray, second: np.ndarray, opset: int) -> onnx.ModelProto:
+    """x · first and x · second: two MatMuls reading one input, as Q, K and V read the LayerNorm's output."""
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w1"], ["y1"], name="q"), helper.make_node("MatMul", ["x", "w2"], ["y2"],
+                                                                                  name="k")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "rows", K])],
+        [helper.make_tensor_value_info(y, TensorProto.FLOAT, ["batch", "rows", N]) for y in ("y1", "y2")],
+        [numpy_helper.from_array(first, "w1"), numpy_helper.from_array(second, "w2")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
+
+
+def per_row_u8_reference(x: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """What per_row_matmuls promises for u8 weights, in numpy: each row its own asymmetric u8 scale and zero point
+    (DynamicQuantizeLinear's rule per row), exact integer sums against the centred u8 columns, then both scales."""
+    low, high = np.minimum(x.min(-1, keepdims=True), 0), np.maximum(x.max(-1, keepdims=True), 0)
+    scale = np.maximum(high - low, 1e-30).astype(np.float32) * np.float32(1 / 255)
+    zero_point = -np.round(low / scale)
+    rows = np.clip(np.round(x / scale) + zero_point, 0, 255) - zero_point
+    columns, col_scale, col_zero_point = row_quantized_weight(weight, "uint8", 8, True)
+    sums = rows.astype(np.int64) @ (columns.astype(np.int64) - col_zero_point.astype(np.int64))
+    return sums.astype(np.float32) * scale * col_scale
+
+
+@pytest.mark.parametrize("opset", [17, 20])
+def test_per_row_u8_matmuls_compute_what_they_promise_on_any_cpu_and_ignore_batch_mates(opset):
+    """The non-VNNI scheme's MatMuls (u8 x u8: no saturation without VNNI, so no skip): the arithmetic, one row
+    quantisation shared by two MatMuls reading one input, bitwise batch independence, and no NaN from a zero row."""
+    rng = np.random.default_rng(2)
+    first, second = rng.normal(size=(K, N)).astype(np.float32), rng.normal(size=(K, N)).astype(np.float32) + 0.3
+    model = two_matmuls(first, second, opset)
+    per_row_matmuls(model, ["q", "k"], weight_type="uint8")
+    onnx.checker.check_model(model)
+    ops = [n.op_type for n in model.graph.node]
+    assert ops.count("MatMulInteger") == 2 and ops.count("ReduceMin") == 1 and "MatMul" not in ops
+    assert not {"w1", "w2"} & {i.name for i in model.graph.initializer}  # the float weights are gone
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    x = rng.normal(size=(4, 3, K)).astype(np.float32)
+    x[0, 1, 7] = -40.0  # a one-sided outlier: its row's range only
+    x[1:3] *= 1000  # far louder batch mates: one scale for the batch would crush row 0
+    x[3] = 0.0
+    together = session.run(None, {"x": x})
+    for out, weight in zip(together, (first, second), strict=True):
+        assert np.allclose(out, per_row_u8_reference(x, weight), rtol=1e-5, atol=1e-4)
+        exact = x[0] @ weight
+        assert np.abs(out[0] - exact).max() / np.abs(exact).max() < 0.03  # close to fp32 despite the outlier
+        assert np.array_equal(out[3], np.zeros_like(out[3]))  # no 0/0
+    alone = session.run(None, {"x": x[:1]})
+    assert all(np.array_equal(t[:1], a) for t, a in zip(together, alone, strict=True))  # bitwise
 
 
 def test_the_decoder_file_has_one_per_row_matmul_and_refuses_to_load_without_vnni(monkeypatch):
