@@ -195,12 +195,55 @@ def faults(url: str, bodies: list[dict[str, Any]], long_text: str, deployment: s
     local.wait_ready(url)
     found["recovered_s"] = time.perf_counter() - start
     found["new_pid"] = local.get_json(f"{url}/stats")[1]["translate"]["pid"] != pid
-    slow = {**bodies[0], "text": long_text, "method": "beam", "beam": 16, "max_len": 300}
+    slow = {**bodies[0], "text": long_text, "method": "beam", "beam": 16, "truncate": True}
     found["timeout"] = asyncio.run(load(url, [slow], 1, headers={"X-Request-Timeout": "0.05"}))
+    found["heavy"] = heavy_neighbours(url, bodies, long_text)
     before = server_mb()
     found["burst"] = asyncio.run(load(url, (bodies * 2)[:1000], 1000))
     found["burst_server_mb"] = (before, server_mb())
     return found
+
+
+def heavy_neighbours(url: str, bodies: list[dict[str, Any]], long_text: str, heavy: int = 4,
+                     light: int = 40) -> dict[str, Any]:
+    """Issue 42's finding 2: `heavy` sampled requests (temperature 10: they never end early, max_len at the cost
+    limit, attention="all") on a long text, sent together, while one client sends `light` greedy requests one after
+    another: the light ones' latency beside them, and the heavy ones' time and answer size."""
+    heavy_body = {**bodies[0], "text": long_text, "method": "sample", "temperature": 10.0, "attention": "all",
+                  "truncate": True, "precision": "fp32"}
+    info = local.get_json(f"{url}/info")[1]["translate"]
+    limits = info["limits"]
+    # The longest target the limits allow for this text: 2 × its tokens + 50, cut to what attention="all" may answer.
+    heavy_body["max_len"] = 2 * (len(long_text) // 4) + limits["max_len_extra"]
+
+    async def run() -> dict[str, Any]:
+        import aiohttp
+
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120)) as session:
+            async def one(body):
+                start = time.perf_counter()
+                async with session.post(f"{url}/translate", json=body) as response:
+                    data = await response.read()
+                    return response.status, time.perf_counter() - start, len(data), json.loads(data or b"{}")
+
+            status, _, _, said = await one(heavy_body)  # the limit may refuse it: lower max_len until it fits
+            while status == 422 and heavy_body["max_len"] > 20:
+                heavy_body["max_len"] = int(heavy_body["max_len"] * 0.8)
+                status, _, _, said = await one(heavy_body)
+            alone = [(await one(bodies[i % len(bodies)]))[1] for i in range(10)]
+            heavies = [asyncio.create_task(one(heavy_body)) for _ in range(heavy)]
+            await asyncio.sleep(0.05)
+            beside = []
+            for i in range(light):
+                beside.append((await one(bodies[i % len(bodies)]))[1])
+                if all(h.done() for h in heavies):
+                    break
+            done = await asyncio.gather(*heavies)
+        return {"heavy_max_len": heavy_body["max_len"], "heavy_statuses": [d[0] for d in done],
+                "heavy_s": [d[1] for d in done], "heavy_mb": max(d[2] for d in done) / 2**20,
+                "light_alone_ms": 1000 * float(np.median(alone)), "light_beside_ms": [1000 * t for t in beside]}
+
+    return asyncio.run(run())
 
 
 def timed(call) -> tuple[Any, float]:
@@ -372,6 +415,12 @@ def main(argv: list[str] | None = None) -> int:
                   f"({kill['details']}), new replica: {found['new_pid']}, ready again after "
                   f"{found['recovered_s']:.1f} s from the start of the run")
             print(f"timeout: {found['timeout']['details']} after {found['timeout']['p50_ms']:.0f} ms")
+            hv = found["heavy"]
+            print(f"{len(hv['heavy_s'])} heavy requests (sample, temperature 10, max_len {hv['heavy_max_len']}, "
+                  f"attention='all'): {hv['heavy_statuses']} in {max(hv['heavy_s']):.1f} s, answers up to "
+                  f"{hv['heavy_mb']:.1f} MB; {len(hv['light_beside_ms'])} light greedy requests beside them: median "
+                  f"{np.median(hv['light_beside_ms']):.0f} ms, max {max(hv['light_beside_ms']):.0f} ms "
+                  f"(alone: {hv['light_alone_ms']:.0f} ms)")
             burst = found["burst"]
             print(f"burst of 1,000 at once: {burst['statuses']} in {burst['seconds']:.1f} s; server memory "
                   f"{found['burst_server_mb'][0]:.0f} -> {found['burst_server_mb'][1]:.0f} MB; {burst['details']}")

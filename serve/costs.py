@@ -6,8 +6,9 @@ finding 2). The limits bound each kind of work by the source it serves, so a req
 
 - target length: max_len at most `max_len_per_source` × the source's tokens + `max_len_extra` (the runtime's own
   default, source + 50, always fits), and never past the model's positional table;
-- beam work: beam × target length at most `beam_steps` row-steps; a batch's searches are cut to at most
-  `search_rows` rows each (workers.py), so a batch of wide beams runs as several bounded searches;
+- search work: rows × target length at most `beam_steps` row-steps (rows: the beam, times the alternatives
+  with return_alternatives; one per hypothesis or alternative for greedy and sampling); a batch's searches are
+  cut to at most `search_rows` rows each (workers.py), so a batch of wide beams runs as several bounded searches;
 - attention="all": the answer's attention values (encoder S², decoder self T² and cross T × S, per layer and
   head, T the longest target asked for) at most `attention_values` (about 7 bytes of JSON each);
 - sampling: one search per request (a seeded draw must not depend on strangers), its length bounded as above,
@@ -78,9 +79,13 @@ def translate_cost_problem(request: dict[str, Any], src_tokens: int, size: Trans
                 f"{limits.max_len_per_source} × its {src_tokens} source tokens + {limits.max_len_extra} = {cap} "
                 "(GET /info lists the limits)")
     tgt = target_len(request, src_tokens, size.max_target_len)
-    if request["method"] == "beam" and request["beam"] * tgt > limits.beam_steps:
-        return (f"beam {request['beam']} × {tgt} target tokens is {request['beam'] * tgt} row-steps, over this "
-                f"service's limit of {limits.beam_steps}: ask for a narrower beam or a lower max_len")
+    rows = rows_per_text(request)
+    if rows * tgt > limits.beam_steps:
+        what = f"beam {request['beam']}" if request["method"] == "beam" else f"{rows} {request['method']} rows"
+        if request["method"] == "beam" and rows > request["beam"]:
+            what = f"beam {request['beam']} × {rows // request['beam']} alternatives"
+        return (f"{what} × {tgt} target tokens is {rows * tgt} row-steps, over this service's limit of "
+                f"{limits.beam_steps}: ask for a narrower beam, fewer hypotheses or a lower max_len")
     if request["attention"] == "all":
         values = attention_values(size, src_tokens, tgt)
         if values > limits.attention_values:
@@ -90,15 +95,23 @@ def translate_cost_problem(request: dict[str, Any], src_tokens: int, size: Trans
     return None
 
 
+def rows_per_text(request: dict[str, Any]) -> int:
+    """The rows one text takes in a search: beam's width (times the alternatives, each a beam of its own); greedy
+    and sampling one row per hypothesis or alternative."""
+    n, method = request.get("num_hypotheses", 1), request.get("method")
+    if method == "beam":
+        return request.get("beam", 4) * (n if request.get("return_alternatives") else 1)
+    return n if (request.get("return_alternatives") or method == "sample") else 1
+
+
 def is_heavy_translation(request: dict[str, Any], limits: CostLimits = LIMITS) -> bool:
     """Whether a translate request takes the heavy lane. Read from the fields alone (no tokenizing on the event
     loop): a third of the text's characters stands in for its tokens (the shipped tokenizers average 4-5
     characters per token on everyday text, so this errs towards the heavy lane)."""
     if request.get("method") == "sample" or request.get("attention") == "all":
         return True
-    rows = request.get("beam", 4) if request.get("method") == "beam" else 1
     steps = request.get("max_len") or len(request.get("text", "")) // 3 + DEFAULT_EXTRA_LEN
-    return rows * steps > limits.heavy_steps
+    return rows_per_text(request) * steps > limits.heavy_steps
 
 
 def is_heavy_classification(request: dict[str, Any]) -> bool:

@@ -60,6 +60,9 @@ class FrontLimits:
     retries: int = 2
     # The service's own timeout (the 504's sentence names both).
     request_timeout_s: float = 30.0
+    # /health and /ready wait this long for the replica, then the front's JSON 504: a probe must learn that a
+    # stopped or swamped replica is not answering within a second, not after the 32 s backstop (finding 7).
+    probe_s: float = 1.0
     # False: the stats page, the Prometheus exporter and the API listen on loopback only. True (`--expose`, a
     # cluster): the API and the exporter listen where Serve's http_options say; the stats page stays on loopback.
     expose: bool = False
@@ -89,8 +92,8 @@ ERRORS = {
     501: "the front does not implement what this request asks",
     502: "the service's replica closed the connection without a valid answer; retry in a few seconds",
     503: "no replica of the service is available now (starting, restarting or overloaded); retry in a few seconds",
-    504: "no answer within {server_s} s (the service's own timeout is {request_timeout_s:g} s), so the front gave up "
-         "waiting",
+    504: "no answer within {server_s} s (the service's own timeout is {request_timeout_s:g} s; /health and /ready "
+         "wait {probe_s:g} s), so the front gave up waiting",
 }
 REASONS = {400: "Bad Request", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout",
            410: "Gone", 413: "Payload Too Large", 425: "Too Early", 429: "Too Many Requests",
@@ -241,6 +244,13 @@ def patch_config(text: str, limits: FrontLimits, errors: dict[int, Path]) -> str
         return body[:bind.end()] + "\n".join(ours) + "\n" + body[bind.end():]
 
     text = _edit_section(text, "frontend http_frontend", frontend)
+    # Each app's backend (Ray names it after the app; none yet before the first deploy): the probes' own timeout.
+    for name in re.findall(r"^backend (\S+)[ \t]*$", text, re.M):
+        if name != "default_backend":
+            text = _edit_section(text, f"backend {name}", lambda body: (
+                f"{MARK} /health and /ready learn within {limits.probe_s:g} s that the replica is not answering\n"
+                f"    http-request set-timeout server {int(limits.probe_s * 1000)}ms if {{ path /health /ready }}\n"
+                + body))
     if not limits.expose:  # Prometheus' exporter: on a cluster the scraper is another machine
         text = _edit_section(text, "frontend prometheus", lambda body: _sub_once(
             r"^(\s*bind )\S*:(\d+)", r"\g<1>127.0.0.1:\2", body, "the Prometheus exporter's bind"))

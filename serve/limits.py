@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from runtime.spec import PRECISIONS
-from runtime.text import check_texts
+from runtime.text import check_steering, check_texts
 
 from .costs import TranslatorSize, translate_cost_problem
 
@@ -66,7 +66,32 @@ def translate_problem(request: dict[str, Any], loaded: dict[str, Any], size: Tra
     if tokens > model.source_room and not request["truncate"]:
         return length_problem(tokens, model.source_room,
                               f"its max_src_len {model.max_src_len} less the language tag and </s>", "translate")
-    return translate_cost_problem(request, min(tokens, model.source_room) + 2, size)
+    src_tokens = min(tokens, model.source_room) + 2
+    return steering_problem(request, model, src_tokens) or translate_cost_problem(request, src_tokens, size)
+
+
+def prefix_of(request: dict[str, Any]) -> str | None:
+    """The request's target prefix for the runtime: alternatives without one are taken at the first position."""
+    prefix = request.get("target_prefix")
+    return "" if prefix is None and request.get("return_alternatives") else prefix
+
+
+def steering_problem(request: dict[str, Any], model: Any, src_tokens: int) -> str | None:
+    """target_prefix, num_hypotheses, return_alternatives checked as the runtime checks them (its sentences)."""
+    prefix = prefix_of(request)
+    if prefix:
+        problem = text_problem(prefix)
+        if problem:
+            return "target_prefix: " + problem
+    try:
+        check_steering(1, request["method"], request["beam"], request["num_hypotheses"],
+                       request["return_alternatives"], None if prefix is None else [prefix])
+        if prefix:
+            limit = model.target_limit(src_tokens, request["max_len"])
+            model.check_room(0, len(model.prefix_ids(prefix)), limit, request["return_alternatives"])
+    except ValueError as e:
+        return str(e).replace("text #0", "this text")
+    return None
 
 
 def sentiment_problem(request: dict[str, Any], loaded: dict[str, Any]) -> str | None:

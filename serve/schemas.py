@@ -31,6 +31,14 @@ class TranslateRequest(BaseModel):
     precision: str = Field("fp32", description="fp32 or int8 (those the service loaded: GET /info)")
     attention: str = Field("none", description="none, cross (recorded by the search) or all (runtime.ATTENTION)")
     truncate: bool = Field(False, description="translate the beginning of an over-long text instead of a 422")
+    # Steering, by CTranslate2's names (docs/steering.md)
+    target_prefix: str | None = Field(None, max_length=2000, description=(
+        "the translation starts with these target-language words (forced), then the method goes on"))
+    num_hypotheses: int = Field(1, ge=1, le=16, description=(
+        "beam: the n best (n <= beam); sample: n draws; with return_alternatives: how many alternatives"))
+    return_alternatives: bool = Field(False, description=(
+        "the num_hypotheses likeliest tokens after target_prefix (none: the first position), each completed"))
+    alignment: bool = Field(False, description="for each target word, the source word it aligns to (cross-attention)")
 
 
 class SentimentRequest(BaseModel):

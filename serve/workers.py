@@ -34,7 +34,7 @@ from . import costs, limits
 # The runtime's search settings, and what a translation group shares: every field of TranslateRequest but the text
 # and truncate.
 SEARCH_FIELDS = ("method", "beam", "length_penalty", "patience", "max_len", "temperature", "top_k", "top_p", "seed",
-                 "attention")
+                 "attention", "num_hypotheses", "return_alternatives", "alignment")
 GROUP_FIELDS = ("precision", "src_lang", "tgt_lang", *SEARCH_FIELDS)
 
 
@@ -182,13 +182,35 @@ class TranslationWorker(Worker):
     def search(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
         first = requests[0]
         model = self.models[first["precision"]]
-        found = model.translate([r["text"] for r in requests], src_lang=first["src_lang"], tgt_lang=first["tgt_lang"],
-                                **{f: first[f] for f in SEARCH_FIELDS})
-        return [{"text": t.text, "confidence": t.confidence, "tokens": t.tokens, "token_ids": t.token_ids,
-                 "token_probs": t.token_probs, "score": t.score, "src_tokens": t.src_tokens, "truncated": t.truncated,
-                 "warning": t.warning, "provider": model.provider, "precision": model.precision,
-                 "attention": None if t.attention is None else {k: maps(v) for k, v in t.attention.items()}}
-                for t in found]
+        steered = first["return_alternatives"] or any(r["target_prefix"] for r in requests)
+        found = model.translate_n_best(
+            [r["text"] for r in requests], src_lang=first["src_lang"], tgt_lang=first["tgt_lang"],
+            target_prefix=[limits.prefix_of(r) for r in requests] if steered else None,
+            **{f: first[f] for f in SEARCH_FIELDS})
+        return [answer_of(list_, model, several=first["num_hypotheses"] > 1 or first["return_alternatives"])
+                for list_ in found]
+
+
+def translation_json(t) -> dict[str, Any]:
+    """One runtime Translation's own fields as JSON."""
+    return {"text": t.text, "confidence": t.confidence, "tokens": t.tokens, "token_ids": t.token_ids,
+            "token_probs": t.token_probs, "score": t.score, "prefix_len": t.prefix_len}
+
+
+def answer_of(found: list, model: Any, several: bool) -> dict[str, Any]:
+    """A request's answer: its first translation's fields (as before steering), with `hypotheses` (every one of
+    the n best or alternatives, first included) when it asked for several, and `alignment` when it asked."""
+    t = found[0]
+    answer = {**translation_json(t), "src_tokens": t.src_tokens, "truncated": t.truncated, "warning": t.warning,
+              "provider": model.provider, "precision": model.precision,
+              "attention": None if t.attention is None else {k: maps(v) for k, v in t.attention.items()}}
+    if several:
+        answer["hypotheses"] = [translation_json(h) for h in found]
+    if t.alignment is not None:
+        a = t.alignment
+        answer["alignment"] = {"source_words": a.source_words, "target_words": a.target_words, "links": a.links,
+                               "weights": np.round(np.asarray(a.weights, dtype=np.float64), 4).tolist()}
+    return answer
 
 
 class SentimentWorker(Worker):

@@ -18,6 +18,7 @@ from serve_fixtures import post, running_api, tiny_models_root
 from runtime import OnnxSentimentClassifier, OnnxTranslator
 from serve import costs
 from serve.api import answer
+from serve.schemas import TranslateRequest
 from serve.settings import ServeSettings
 from serve.workers import TranslationWorker
 
@@ -149,9 +150,7 @@ def test_health_readiness_info_and_openapi_docs(url):
 
 def test_the_worker_groups_compatible_requests_and_one_bad_request_fails_alone(root):
     worker = TranslationWorker.load(root, "cpu", ("fp32",), 1)
-    base = {"src_lang": "de", "tgt_lang": "en", "method": "greedy", "beam": 4, "length_penalty": 0.6,
-            "patience": None, "max_len": None, "temperature": 1.0, "top_k": 0, "top_p": 1.0, "seed": None,
-            "precision": "fp32", "attention": "none", "truncate": False}
+    base = TranslateRequest(text="x").model_dump() | {"method": "greedy", "precision": "fp32"}
     requests = [{**base, "text": GERMAN[0]}, {**base, "text": " "}, {**base, "text": GERMAN[1], "method": "beam"},
                 {**base, "text": GERMAN[2]}, {**base, "text": ENGLISH[0], "src_lang": "en", "tgt_lang": "de"}]
     answers = worker.run(requests)

@@ -16,6 +16,7 @@ import resource
 import socket
 import stat
 import subprocess
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -85,7 +86,9 @@ def test_the_patched_ray_config_binds_loopback_bounds_clients_and_answers_json(t
     answer = (tmp_path / "504.json.http").read_bytes()
     head, body = answer.split(b"\r\n\r\n")
     assert b"Content-Type: application/json" in head and f"Content-Length: {len(body)}".encode() in head
-    assert json.loads(body)["detail"].startswith("No answer within 4 s (the service's own timeout is 2 s)")
+    assert json.loads(body)["detail"].startswith("No answer within 4 s (the service's own timeout is 2 s; /health "
+                                                 "and /ready wait 1 s)")
+    assert "http-request set-timeout server 1000ms if { path /health /ready }" in lines_of(config, "backend tx")
 
 
 def test_haproxy_accepts_the_patched_config(tmp_path):
@@ -206,6 +209,14 @@ def test_a_stopped_replica_gets_the_fronts_json_504_not_a_bare_500(url):
     limits = front.FrontLimits.for_service(TIMEOUT_S)
     resume = local.stop_replica("Service")
     try:
+        probes = []
+        for path in ("/health", "/ready"):  # a probe learns within about a second that nobody answers
+            start = time.monotonic()
+            try:
+                with urllib.request.urlopen(f"{url}{path}", timeout=10) as response:
+                    probes.append((path, response.status, time.monotonic() - start))
+            except urllib.error.HTTPError as e:
+                probes.append((path, e.code, time.monotonic() - start, json.loads(e.read())["detail"]))
         request = urllib.request.Request(f"{url}/translate", json.dumps(greedy("Guten Morgen!")).encode(),
                                          {"Content-Type": "application/json"})
         try:
@@ -217,4 +228,7 @@ def test_a_stopped_replica_gets_the_fronts_json_504_not_a_bare_500(url):
         resume()
     assert (status, kind) == (504, "application/json"), (status, kind, body[:200])
     assert json.loads(body)["detail"].startswith(f"No answer within {limits.server_s} s"), body
+    # the probes' own 1 s timeout fired, not the 4 s backstop
+    assert [p[:2] for p in probes] == [("/health", 504), ("/ready", 504)], probes
+    assert all(p[2] < limits.server_s for p in probes), probes
     local.wait_ready(url, timeout_s=60)
