@@ -1,9 +1,11 @@
-"""Translate: DE→EN / EN→DE through onnxruntime, decoding controls, cross-attention, batch with CSV download."""
+"""Translate: DE→EN / EN→DE through onnxruntime, decoding controls, cross-attention, batch with CSV download, and
+steering: a start you choose, the n-best list, a word's alternatives, word alignment; its state is in the URL."""
 import streamlit as st
 
 from playground import inputs, models, widgets
 from playground.serving import widgets as serving
 from playground.translate import settings
+from playground.translate import steering_widgets as steer
 from playground.translate import widgets as translate_widgets
 from runtime import confidence, providers, spec, text
 
@@ -17,12 +19,15 @@ st.caption(f"This model knows {' and '.join(known_languages)} only: it translate
            "script gets a warning, and every output gets a verdict (probably wrong, uncertain or probably right) "
            "measured on hand-judged outputs of the decoding method used.")
 
+# a shared link: its values become the widgets' first values
+steer.read_link(models.directions(), text.METHODS, models.directions()[0])
 with st.sidebar:
     st.header("Decoding")
     direction = st.radio("Direction", models.directions(), format_func=models.direction_label,
                          key="translate_direction", horizontal=True)
     method = st.selectbox("Method", text.METHODS, key="translate_method", format_func=confidence.method_title)
     beam = st.slider("Beam size", 1, 16, 4, key="translate_beam", disabled=method != "beam")
+    n_best = steer.n_best_slider(method, beam)
     length_penalty = st.slider("Length penalty α", 0.0, 2.0, 0.6, 0.1, key="translate_length_penalty",
                                help="score = log P / ((5 + length) / 6) ** α (GNMT)")
     stop_early = st.toggle("Stop once a beam's worth has finished", False, key="translate_stop_early",
@@ -38,9 +43,6 @@ with st.sidebar:
     st.header("Runtime")
     precision = st.radio("Precision", spec.PRECISIONS, key="translate_precision", horizontal=True)
     provider = st.selectbox("Execution provider", providers.PROVIDER_CHOICES, key="translate_provider")
-decoding = settings.Decoding(direction, method, beam, length_penalty, stop_early, temperature, top_k, top_p,
-                             int(seed), precision, provider)
-
 src, tgt = direction
 curated = inputs.curated_examples(src, tgt)
 by_source = {row["source"]: row for row in curated}
@@ -56,7 +58,11 @@ st.selectbox(f"Examples ({models.LANGUAGES.get(src, src)}): " + ("✓ = translat
 typed = st.text_area(f"{models.LANGUAGES.get(src, src)} text: one sentence per line (several lines are "
                      "translated as a batch)", key=text_key, height=120)
 widgets.keep_text(text_key, typed)
-clicked = st.button("Translate", key="translate_go", type="primary")
+prefix = steer.prefix_box()
+decoding = settings.Decoding(direction, method, beam, length_penalty, stop_early, temperature, top_k, top_p,
+                             int(seed), precision, provider, prefix, n_best)
+clicked = st.button("Translate", key="translate_go", type="primary") or steer.link_go()
+steer.write_url(decoding, typed)
 
 model = serving.model("translate", provider, precision)  # the service at TX_SERVE_URL, if set
 if model is None:
@@ -70,4 +76,12 @@ done = translate_widgets.kept_result(current)
 calibrations = translate_widgets.calibrations()
 if done:
     translate_widgets.result(done, model, calibrations, by_source)
-    translate_widgets.cross_attention(done)
+    steer.n_best_list(done)
+    if len(done["results"]) == 1 and not done["results"][0].warning:
+        steer.steer(done, model, decoding,
+                    lambda chosen: translate_widgets.back_translations(model, [chosen], decoding))
+    if all(r.attention for r in done["results"]):
+        translate_widgets.cross_attention(done)
+    else:  # the service sends attention with a request's first translation only (a chosen alternative has none)
+        st.caption("No cross-attention came with this output: click Translate to draw it.")
+    steer.alignment(done)

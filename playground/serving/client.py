@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from runtime.text import Prediction, Translation, check_texts
+from runtime.alignment import DEFAULT_HEADS, WordAlignment
+from runtime.text import Prediction, Translation, check_steering, check_texts
 
 SERVE_ENV = "TX_SERVE_URL"
 TIMEOUT_S = 120.0  # the service answers 504 itself after its own request_timeout_s (30 s by default)
@@ -118,18 +119,52 @@ class ServedTranslator(Served):
                   beam: int = 4, length_penalty: float = 0.6, max_len: int | None = None, temperature: float = 1.0,
                   top_k: int = 0, top_p: float = 1.0, seed: int | None = None, attention: str = "none",
                   patience: float | None = None) -> list[Translation]:
+        return [found[0] for found in self.translate_n_best(
+            texts, src_lang, tgt_lang, method, beam, length_penalty, max_len, temperature, top_k, top_p, seed,
+            attention, patience)]
+
+    def translate_n_best(self, texts: Sequence[str], src_lang: str = "de", tgt_lang: str = "en",
+                         method: str = "beam", beam: int = 4, length_penalty: float = 0.6, max_len: int | None = None,
+                         temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int | None = None,
+                         attention: str = "none", patience: float | None = None,
+                         target_prefix: Sequence[str | None] | None = None, num_hypotheses: int = 1,
+                         return_alternatives: bool = False, alignment: bool = False) -> list[list[Translation]]:
+        """OnnxTranslator.translate_n_best over POST /translate (the steering fields by the same names). The
+        service sends attention and alignment for each text's first translation only: the others have neither."""
         check_texts(texts)
+        check_steering(len(texts), method, beam, num_hypotheses, return_alternatives, target_prefix)
         common = {"src_lang": src_lang, "tgt_lang": tgt_lang, "method": method, "beam": beam,
                   "length_penalty": length_penalty, "max_len": max_len, "temperature": temperature, "top_k": top_k,
                   "top_p": top_p, "seed": seed, "attention": attention, "patience": patience,
-                  "precision": self.precision, "truncate": True}
-        found = self.service.each("/translate", [{"text": text, **common} for text in texts])
+                  "precision": self.precision, "truncate": True, "num_hypotheses": num_hypotheses,
+                  "return_alternatives": return_alternatives, "alignment": alignment}
+        prefixes = list(target_prefix) if target_prefix is not None else [None] * len(texts)
+        found = self.service.each("/translate", [{"text": text, **common, "target_prefix": prefix}
+                                                 for text, prefix in zip(texts, prefixes, strict=True)])
         self.last_timings = [f.get("timings", {}) for f in found]
-        return [Translation(text=f["text"], tokens=f["tokens"], token_ids=f["token_ids"], score=f["score"],
-                            src_tokens=f["src_tokens"], truncated=f["truncated"], warning=f["warning"],
-                            token_probs=f["token_probs"], confidence=f["confidence"],
-                            attention=None if f["attention"] is None else
-                            {kind: arrays(m) for kind, m in f["attention"].items()}) for f in found]
+        return [translations_of(f) for f in found]
+
+
+def translation_of(f: dict[str, Any], answer: dict[str, Any]) -> Translation:
+    """One translation of an answer (`f`: the answer itself or one of its `hypotheses`); the source's fields come
+    from the answer."""
+    return Translation(text=f["text"], tokens=f["tokens"], token_ids=f["token_ids"], score=f["score"],
+                       src_tokens=answer["src_tokens"], truncated=answer["truncated"], warning=answer["warning"],
+                       token_probs=f["token_probs"], confidence=f["confidence"], prefix_len=f.get("prefix_len", 0))
+
+
+def translations_of(answer: dict[str, Any]) -> list[Translation]:
+    """An answer's translations: its `hypotheses` (n best or alternatives) when it has them, else the answer; the
+    first gets the answer's attention and alignment."""
+    found = [translation_of(h, answer) for h in answer.get("hypotheses") or [answer]]
+    first = found[0]
+    if answer.get("attention") is not None:
+        first.attention = {kind: arrays(m) for kind, m in answer["attention"].items()}
+    if answer.get("alignment") is not None:
+        a = answer["alignment"]
+        first.alignment = WordAlignment(a["source_words"], a["target_words"], [list(x) for x in a["links"]],
+                                        np.asarray(a["weights"], dtype=np.float32), DEFAULT_HEADS)
+    return found
 
 
 class ServedClassifier(Served):

@@ -20,6 +20,8 @@ class Decoding:
     seed: int
     precision: str  # "fp32" or "int8"
     provider: str  # the execution provider asked for
+    prefix: str = ""  # "Start the translation with…": CTranslate2's target_prefix ("" = none)
+    n_best: int = 1  # beam search: how many of the best hypotheses to list (num_hypotheses, <= beam)
 
     def search(self) -> dict[str, Any]:
         """The keyword arguments of OnnxTranslator.translate for these choices (cross-attention recorded)."""
@@ -29,6 +31,13 @@ class Decoding:
                 "top_p": self.top_p, "seed": self.seed, "attention": "cross",
                 "patience": 1.0 if self.stop_early and self.method == "beam" else None}
 
+    def steering(self, lines: int, alignment: bool = True) -> dict[str, Any]:
+        """translate_n_best's steering arguments for `lines` texts: the same prefix for each, the n best (beam
+        search only: greedy finds one, sampling's draws are another thing), and the word alignment."""
+        return {"target_prefix": [self.prefix] * lines if self.prefix.strip() else None,
+                "num_hypotheses": min(self.n_best, self.beam) if self.method == "beam" else 1,
+                "alignment": alignment}
+
     def settings(self, text: str) -> dict[str, Any]:
         """Everything a result depends on, in the order a change is named: a result made with other values is
         dropped. Only the method's own settings count (a sampling slider moved under beam search changes none)."""
@@ -37,6 +46,10 @@ class Decoding:
         if self.method == "beam":
             found.update({"beam size": self.beam, "stopping": "once a beam's worth finished" if self.stop_early
                           else "exact"})
+            if self.n_best > 1:
+                found["n-best size"] = self.n_best
+        if self.prefix.strip():
+            found["start"] = self.prefix.strip()
         if self.method == "sample":
             found.update({"temperature": self.temperature, "top-k": self.top_k, "top-p": self.top_p,
                           "seed": self.seed})

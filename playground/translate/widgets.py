@@ -37,11 +37,13 @@ def translate(model, typed: str, decoding: Decoding, settings: dict[str, Any]) -
         return
     try:
         with st.spinner(f"Translating {len(lines)} line(s)…"):
-            results, ms = inputs.timed(lambda: model.translate(lines, **decoding.search()))
+            lists, ms = inputs.timed(lambda: model.translate_n_best(lines, **decoding.search(),
+                                                                    **decoding.steering(len(lines))))
     except Exception as e:
         models.show_error(e, "translate")
     else:
-        st.session_state["translate_results"] = {"lines": lines, "results": results, "ms": ms,
+        results = [found[0] for found in lists]  # the n best's first is what translate() returns
+        st.session_state["translate_results"] = {"lines": lines, "results": results, "n_best": lists, "ms": ms,
                                                  "settings": settings, "provider": model.provider,
                                                  "back": back_translations(model, results, decoding)}
 

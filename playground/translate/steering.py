@@ -1,0 +1,192 @@
+"""Steering on the Translate page (docs/steering.md), pure: no streamlit. The words of an output a user can click
+and the target prefix each one stands for, the alternatives and n-best lists as table rows, the word alignment as
+a Vega-Lite chart (lines between a row of source words and a row of target words), and the page's state in its
+URL (direction, text, method, beam, n-best, prefix), read back with corrections a shared link may need."""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from runtime.alignment import WORD_START, WordAlignment, is_special, words
+
+from ..links import Correction, in_range
+
+ALTERNATIVES = 5  # the alternatives shown at a word: one search of 5 rows (docs/steering.md: <= 1.5x greedy)
+MAX_PREFIX_CHARS = 300  # a link's prefix longer than this is no start of a sentence-sized translation
+MAX_BEAM = 16  # the sidebar's beam slider
+# What a prefix may not hold: the runtime refuses special tokens in a prefix (TextTranslator.prefix_ids), and a
+# line break would make the one-line translation two.
+SPECIAL_TEXT = re.compile(r"</?s>|<pad>|<unk>|<2[A-Za-z_-]+>|[\x00-\x1f\x7f]")
+
+
+def pieces_text(tokens: Sequence[str]) -> str:
+    """Target pieces as text, as the tokenizer decodes them (Metaspace: "▁" is a space; specials left out)."""
+    return "".join(t for t in tokens if not is_special(t)).replace(WORD_START, " ").strip()
+
+
+def word_starts(tokens: Sequence[str]) -> list[tuple[str, int]]:
+    """The output's words, each with the index of its first piece: what a click on a word stands for."""
+    return [(word, pieces[0]) for word, pieces in words(tokens)]
+
+
+def word_labels(starts: Sequence[tuple[str, int]]) -> list[str]:
+    """The words as buttons show them, each label unique (a button row tells its buttons apart by label): a
+    repeated word gets its occurrence, "the (2)"."""
+    seen: dict[str, int] = {}
+    labels = []
+    for word, _ in starts:
+        seen[word] = seen.get(word, 0) + 1
+        labels.append(word if seen[word] == 1 else f"{word} ({seen[word]})")
+    return labels
+
+
+def prefix_before(tokens: Sequence[str], word_no: int) -> str:
+    """The target prefix whose alternatives are the choices at word `word_no` (0-based): the words before it."""
+    starts = word_starts(tokens)
+    if not 0 <= word_no < len(starts):
+        raise ValueError(f"word {word_no + 1} is not in this output of {len(starts)} word(s)")
+    return pieces_text(tokens[:starts[word_no][1]])
+
+
+def chosen_prefix(alternative) -> str:
+    """The prefix an alternative stands for: the forced prefix and the alternative's own token (what a shared link
+    carries; translating with it starts with the same tokens when the text tokenises back to them)."""
+    return pieces_text(alternative.tokens[:alternative.prefix_len + 1])
+
+
+def alternative_word(alternative) -> str:
+    """The word the alternative starts or continues, as its completion spells it (a piece may be a word's part)."""
+    at = alternative.prefix_len
+    for word, pieces in words(alternative.tokens):
+        if at in pieces:
+            return word
+    return alternative.tokens[at].replace(WORD_START, "") if at < len(alternative.tokens) else "(end)"
+
+
+def alternative_rows(alternatives: Sequence) -> list[dict[str, Any]]:
+    """One row per alternative, most likely first (as translate_n_best sorts them): the token the model put next,
+    its probability there, the word it makes and the whole translation it completes to."""
+    return [{"token": a.tokens[a.prefix_len] if a.prefix_len < len(a.tokens) else "</s>",
+             "word": alternative_word(a), "probability": float(a.token_probs[a.prefix_len]),
+             "translation": a.text} for a in alternatives]
+
+
+def nbest_rows(hypotheses: Sequence) -> list[dict[str, Any]]:
+    """The n best, as searched (best score first): rank, text, score (log P / length penalty) and confidence."""
+    return [{"rank": i + 1, "translation": h.text, "score": round(float(h.score), 4),
+             "confidence": round(float(h.confidence), 4)} for i, h in enumerate(hypotheses)]
+
+
+def alignment_spec(alignment: WordAlignment, title: str = "") -> dict[str, Any]:
+    """A Vega-Lite chart: source words on the top row, target words on the bottom row, each spread over the same
+    width, and a line from every target word to the source word it aligns to, as opaque as the word-level
+    attention on that link."""
+    src, tgt = alignment.source_words, alignment.target_words
+
+    def x(i: int, n: int) -> float:
+        return (i + 0.5) / max(n, 1)
+
+    words_ = ([{"x": x(i, len(src)), "y": 1, "word": w, "side": "source"} for i, w in enumerate(src)]
+              + [{"x": x(j, len(tgt)), "y": 0, "word": w, "side": "target"} for j, w in enumerate(tgt)])
+    lines = []
+    for j, linked in enumerate(alignment.links):
+        for i in linked:
+            weight = float(alignment.weights[j][i])
+            lines += [{"link": f"{j}-{i}", "x": x(i, len(src)), "y": 1, "weight": weight,
+                       "pair": f"{tgt[j]} → {src[i]}"},
+                      {"link": f"{j}-{i}", "x": x(j, len(tgt)), "y": 0, "weight": weight,
+                       "pair": f"{tgt[j]} → {src[i]}"}]
+    axis = {"axis": None, "scale": {"domain": [0, 1]}}
+    return {
+        "title": title, "height": 160,
+        "layer": [
+            {"data": {"values": lines}, "mark": {"type": "line", "strokeWidth": 2},
+             "encoding": {"x": {"field": "x", "type": "quantitative", **axis},
+                          "y": {"field": "y", "type": "quantitative", "axis": None,
+                                "scale": {"domain": [-0.2, 1.2]}},
+                          "detail": {"field": "link"},
+                          "opacity": {"field": "weight", "type": "quantitative", "scale": {"domain": [0, 1]},
+                                      "legend": None},
+                          "tooltip": [{"field": "pair", "title": "link"},
+                                      {"field": "weight", "title": "attention", "format": ".0%"}]}},
+            {"data": {"values": words_}, "mark": {"type": "text", "fontSize": 13},
+             "encoding": {"x": {"field": "x", "type": "quantitative", **axis},
+                          "y": {"field": "y", "type": "quantitative", "axis": None,
+                                "scale": {"domain": [-0.2, 1.2]}},
+                          "text": {"field": "word"},
+                          "color": {"field": "side", "type": "nominal", "legend": {"title": None,
+                                                                                   "orient": "top"}}}},
+        ],
+    }
+
+
+def prefix_problem(prefix: str) -> str | None:
+    """Why a prefix from a link cannot be used (a clause for links.note), or None."""
+    if len(prefix) > MAX_PREFIX_CHARS:
+        return f"is longer than {MAX_PREFIX_CHARS} characters"
+    if SPECIAL_TEXT.search(prefix):
+        return "holds a special token (</s>, <s>, <pad>, <unk>, a language tag) or a control character"
+    return None
+
+
+def parse_link(raw: dict[str, str], directions: Sequence[tuple[str, str]],
+               methods: Sequence[str]) -> tuple[dict[str, Any], list[Correction]]:
+    """A shared link's values as the page's widget values (direction, text, method, beam, n, prefix), and what
+    had to be corrected: a value the page cannot use gives way to its default (an unusable prefix: none), a number
+    off its slider moves to the slider's nearest end, n-best above the beam to the beam."""
+    found: dict[str, Any] = {}
+    fixes: list[Correction] = []
+    if "direction" in raw:
+        match = next((d for d in directions if "-".join(d) == raw["direction"]), None)
+        if match:
+            found["direction"] = match
+        else:
+            known = ", ".join("-".join(d) for d in directions)
+            fixes.append(Correction("direction", raw["direction"], "-".join(directions[0]),
+                                    f"is not a direction this model translates ({known})"))
+    if "text" in raw:
+        found["text"] = str(raw["text"])
+    if "method" in raw:
+        if raw["method"] in methods:
+            found["method"] = raw["method"]
+        else:
+            fixes.append(Correction("method", raw["method"], methods[0], f"is not a method ({', '.join(methods)})"))
+    for name, high in (("beam", MAX_BEAM), ("n", found.get("beam", MAX_BEAM))):
+        if name not in raw:
+            continue
+        try:
+            value = int(raw[name])
+        except ValueError:
+            fixes.append(Correction(name, raw[name], "4" if name == "beam" else "1", "is not a whole number"))
+            continue
+        noun = "" if name == "beam" else "n-best sizes (1 to the beam)"
+        value, fix = in_range(name, raw[name], value, 1, high, noun)
+        found[name] = int(value)
+        fixes += [fix] if fix else []
+    if "prefix" in raw:
+        why = prefix_problem(raw["prefix"])
+        if why:
+            fixes.append(Correction("prefix", raw["prefix"], "no prefix", why))
+        else:
+            found["prefix"] = raw["prefix"].strip()
+    return found, fixes
+
+
+def url_of(direction: tuple[str, str], text: str, method: str, beam: int, n_best: int,
+           prefix: str) -> dict[str, str]:
+    """The page's state as query parameters: only what differs from a plain translation (beam and n-best for
+    beam search, the prefix when there is one)."""
+    url = {"direction": "-".join(direction), "text": text, "method": method}
+    if method == "beam":
+        url["beam"] = str(beam)
+        if n_best > 1:
+            url["n"] = str(n_best)
+    if prefix.strip():
+        url["prefix"] = prefix.strip()
+    return url
+
+
+def shown_word(word: str, most: int = 24) -> str:
+    """A word as a button shows it: cut when long (an untrained model's "words" can run for a line)."""
+    return word if len(word) <= most else word[:most - 1] + "…"
