@@ -152,9 +152,10 @@ def parse_link(raw: dict[str, str], directions: Sequence[tuple[str, str]],
             found["method"] = raw["method"]
         else:
             fixes.append(Correction("method", raw["method"], methods[0], f"is not a method ({', '.join(methods)})"))
-    for name, high in (("beam", MAX_BEAM), ("n", found.get("beam", MAX_BEAM))):
+    for name in ("beam", "n"):
         if name not in raw:
             continue
+        high = MAX_BEAM if name == "beam" else found.get("beam", MAX_BEAM)  # the link's beam, read first
         try:
             value = int(raw[name])
         except ValueError:

@@ -50,7 +50,8 @@ def n_best_slider(method: str, beam: int) -> int:
     if beam < 2 or method != "beam":
         st.caption("The n-best list needs beam search with a beam of 2 or more.")
         return 1
-    return st.slider("Hypotheses listed (n-best)", 1, beam, 1, key=N_KEY,
+    st.session_state.setdefault(N_KEY, 1)  # its value lives in session state: a link may set it
+    return st.slider("Hypotheses listed (n-best)", 1, beam, key=N_KEY,
                      help="The n best finished hypotheses of the beam search, best score first (num_hypotheses).")
 
 
