@@ -1,7 +1,7 @@
 """PyTorch eager vs onnxruntime fp32/int8 (vs CTranslate2 fp32/int8), same threads, interleaved in one run.
 
     python -m bench runtimes MODEL_DIR... [--threads 2] [--repeats 30] [--warmup 5] [--json out.json]
-        [--cases b1x16,greedy-b1,...] [--max-len N] [--provider cpu|auto|cuda]
+        [--cases b1x16,greedy-b1,...] [--max-len N] [--provider cpu|auto|cuda] [--int8-scheme vnni|no-vnni]
 
 Classifier: one model call at batch 1 × 16/64/256 tokens and batch 32 × 64 (the text wrappers'
 `logits` functions, so tokenising is left out). Translation: `translate()` end to end, greedy
@@ -17,7 +17,10 @@ the faster: docs/export-and-runtime.md#ctranslate2). The 1-minute load average i
 half the cores (bench/stats.py). Also recorded: provider, threads, CPU, versions, the fused/contrib
 operators onnxruntime's graph optimiser left in each graph, and the int8 quality deltas from export_report.json;
 the targets and the printed table are bench/report.py's.
-Writes MODEL_DIR/onnx/bench.json (read by the app) unless --json names one file for all.
+--int8-scheme times the int8 files of the scheme the export picks on a CPU with or without VNNI (quantised afresh
+into a temporary copy of the model directory) instead of the exported ones: the non-VNNI scheme's cost measured on a
+VNNI machine (docs/export-and-runtime.md#int8-schemes).
+Writes MODEL_DIR/onnx/bench.json (read by the app) unless --json names one file for all (or --int8-scheme is given).
 """
 from __future__ import annotations
 
@@ -38,6 +41,7 @@ import onnxruntime as ort
 
 from export.feeds import FIRST_PLAIN_ID
 from export.quality import held_out_texts
+from export.quantize import default_scheme, quantize_int8
 from export.report import versions
 from runtime import OnnxSentimentClassifier, OnnxTranslator
 from runtime.files import atomic_write
@@ -240,6 +244,28 @@ def bench_model_dir(model_dir: Path, threads: int, repeats: int, warmup: int, da
     return bench
 
 
+INT8_SCHEMES = ("vnni", "no-vnni")
+
+
+def with_int8_scheme(model_dir: Path, scheme: str, into: Path) -> Path:
+    """A copy of model_dir under `into` (links to its files) whose int8 graphs are made afresh by the scheme the
+    export picks on a CPU with ("vnni") or without ("no-vnni") VNNI (export/quantize.py `default_scheme`)."""
+    chosen = default_scheme(vnni=scheme == "vnni")
+    copy = into / model_dir.name
+    (copy / ONNX_DIR).mkdir(parents=True)
+    for path in model_dir.iterdir():
+        if path.is_file():
+            (copy / path.name).symlink_to(path.resolve())
+    for path in (model_dir / ONNX_DIR).iterdir():
+        if path.is_file() and ".int8." not in path.name:
+            (copy / ONNX_DIR / path.name).symlink_to(path.resolve())
+        elif ".int8." in path.name:
+            quantize_int8(model_dir / ONNX_DIR / path.name.replace(".int8.", ".fp32."), copy / ONNX_DIR / path.name,
+                          chosen.per_channel, chosen.weight_bits, chosen.weight_type, chosen.keep_fp32,
+                          chosen.block_size, chosen.row_output)
+    return copy
+
+
 def all_case_names() -> list[str]:
     return ([classifier_case_name(b, n) for b, n in CLASSIFIER_CASES]
             + [translation_case_name(m, b) for m, b in TRANSLATION_CASES])
@@ -262,6 +288,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="beam cases: stop a sentence once 4 x PATIENCE hypotheses have finished, in every system "
                              f"(default {PATIENCE}: CTranslate2's own rule), or 'exact' (tx's default search)")
     parser.add_argument("--no-fusions", action="store_true", help="skip listing onnxruntime's fused operators")
+    parser.add_argument("--int8-scheme", choices=INT8_SCHEMES, default=None,
+                        help="time int8 files made afresh by the scheme of a CPU with or without VNNI (default: the "
+                             "exported files)")
     parser.add_argument("--json", type=Path, default=None,
                         help="write all results here (default: each MODEL_DIR/onnx/bench.json)")
     args = parser.parse_args(argv)
@@ -282,8 +311,11 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             parser.error(f"unknown case(s) {', '.join(unknown)}; choose from {', '.join(all_case_names())}")
     benches = []
+    scratch = tempfile.TemporaryDirectory()
     for model_dir in args.model_dirs:
         try:
+            if args.int8_scheme:
+                model_dir = with_int8_scheme(model_dir, args.int8_scheme, Path(scratch.name) / str(len(benches)))
             bench = bench_model_dir(model_dir, args.threads, args.repeats, args.warmup, args.data_dir, args.provider,
                                     cases, args.max_len, fusions=not args.no_fusions, patience=patience)
         except ValueError as e:  # ModelLoadError / CheckpointError: say what to run
@@ -295,7 +327,9 @@ def main(argv: list[str] | None = None) -> int:
         bench["table"] = table(bench)  # the Latency page shows it as written (the app does not import export/)
         print(bench["table"] + "\n", flush=True)
         benches.append(bench)
-        if args.json is None:
+        if args.int8_scheme:
+            bench["int8_scheme"] = args.int8_scheme
+        if args.json is None and not args.int8_scheme:  # the app's bench.json describes the exported files
             out = model_dir / ONNX_DIR / "bench.json"
             atomic_write(out, lambda tmp, b=bench: Path(tmp).write_text(json.dumps(b, indent=2) + "\n"))
             print(f"wrote {out}")

@@ -91,7 +91,7 @@ def describe_scheme(scheme: Int8Scheme, vnni: bool) -> dict[str, object]:
     elif scheme.weight_bits == 7:
         why = "signed 7-bit weights (reduce_range): safe from the int16 saturation of CPUs without VNNI"
     elif vnni:
-        why = "signed 8-bit weights: this CPU has VNNI (int32 accumulation), the fastest int8 kernel"
+        why = "signed 8-bit weights by activations quantised per row: this CPU has VNNI (int32 accumulation)"
     else:
         why = "signed 8-bit weights without VNNI, as asked: the int8 files will refuse to load on this CPU"
     # how the activations are scaled: what makes a sentence's translation independent of its batch mates (a file

@@ -12,8 +12,9 @@ in docs/export-and-runtime.md#int8-schemes.
   their own scale and zero point per row (`per_row_matmuls`: DynamicQuantizeLinear's rule per row) on the u8 x u8
   MatMulInteger. onnxruntime's dynamic kernels (quantize_dynamic, the default until issue 42) do the same with one
   activation scale per tensor, which spans the batch: 65 of 400 held-out greedy translations changed with their
-  batch mates, against 0 per row; per row is also finer (88.5% of greedy outputs identical to fp32 instead of
-  83.0%) at the same speed (docs/export-and-runtime.md#int8-schemes). MatMulNBits is more faithful still but its
+  batch mates, against 0 per row; per row is also finer (83.3% of greedy outputs identical to fp32 instead of
+  81.7% on the export's check), for 1.13-1.18x the time per decoder step: ~20 small nodes where onnxruntime fuses
+  its own kernels into one (docs/export-and-runtime.md#int8-schemes). MatMulNBits is more faithful still but its
   int8 dot products have no fast kernel there (no faster than fp32).
 - With VNNI: MatMulNBits with blocks of 64 and fp32 embeddings, the most faithful and the fastest at batch 1
   (slower than the dynamic kernels from batch 4 on: its int32 block sums are scaled to float block by block).
