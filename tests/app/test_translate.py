@@ -227,8 +227,8 @@ def test_stopping_early_reaches_the_search_and_is_named_with_the_result(translat
     from runtime.text import TextTranslator
 
     asked = []
-    real = TextTranslator.translate
-    monkeypatch.setattr(TextTranslator, "translate", lambda self, *a, **kw: asked.append(kw.get("patience")) or
+    real = TextTranslator.translate_n_best  # what the page calls (its steering: the n best, a prefix)
+    monkeypatch.setattr(TextTranslator, "translate_n_best", lambda self, *a, **kw: asked.append(kw.get("patience")) or
                         real(self, *a, **kw))
     at = translate_page()
     at.button(key="translate_go").click().run()
