@@ -68,3 +68,5 @@ gpujob: $(VENV)/.dev
 		--platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl onnxruntime-gpu==1.31.1
 	$(PY) -m gpujob wheels
 	$(PY) -m gpujob check
+	$(PY) -m gpujob plan --window translate
+	$(PY) -m gpujob plan --window cuda

@@ -1,5 +1,6 @@
-"""The GPU job: one short GPU window (one H100, ~30 minutes, 64 MiB carried and 64 MiB brought back per command,
-10 minutes per command, no package registry) made enough for training the translator, everything else done on the
+"""The GPU job: short GPU windows (one H100, 15 device minutes in all, start and transfers included; 64 MiB carried
+and 64 MiB brought back per call, 10 minutes per call, no package registry) made enough for training the translator
+(window `translate`) and, later, proving onnxruntime's CUDA provider (window `cuda`), everything else done on the
 CPU before and after. `python -m gpujob COMMAND` runs a command (gpujob/tools/); configs/README.md is the window's
 checklist.
 
@@ -13,7 +14,10 @@ Library modules, one job each:
 - `shards`: chosen weights as ≤ 16 MiB shards + manifest, read back with hashes, shapes and a forward pass checked;
 - `handback`: what one command may bring back, the rest left for the next;
 - `job`: the GPU machine's entry, doing whatever is due;
-- `plan`: the window's commands and which pieces each carries; `carried`: the pieces' manifest and send folders;
+- `plan`: both windows' calls, their planned device minutes, and which pieces each carries; `carried`: the pieces'
+  manifest and send folders; `repack`: a wheel made smaller for the trip (stored, then xz); `weights`: the shipped
+  weights carried for the CUDA proof; `cuda_proof`: parity and latency on the GPU; `rehearsal`: both windows on the
+  CPU;
 - `tree`: what the device tool sends (git's view); `slim`: the shipped weights out of it for the window;
 - `sizes`: the size check of every planned command; `compare`: the ship decision (better on every set).
 """

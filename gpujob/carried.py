@@ -1,6 +1,7 @@
 """The pieces' manifest (configs/gpujob/pieces.json, tracked) and the send folders built from it.
 
-Storing a kind of whole ("corpus": the packed corpus; "wheels": what the GPU machine lacks) cuts each file into
+Storing a kind of whole ("corpus": the packed corpus; "wheels": what the GPU machine lacks; "weights": the shipped
+models' weights for the CUDA proof) cuts each file into
 `runs/gpujob/pieces/<kind>/`, assigns every piece to a planned command (`gpujob.plan.assign`) with the room
 measured now, and hard-links each piece into that command's carry folder `runs/gpujob/send/<command>/`. The manifest
 is tracked so a clean clone (CI) can check the plan's sizes without the pieces, and the GPU machine can check each
@@ -19,7 +20,9 @@ from .pieces import Whole, split_file
 from .plan import LIMIT_BYTES, MARGIN_BYTES, PIECE_BYTES, assign
 from .tree import size_of, tracked, untracked_not_ignored
 
-KINDS = ("corpus", "wheels")  # in the order their pieces are assigned: the corpus must all ride with the first command
+# in the order their pieces are assigned: the corpus rides whole with the translate window's first call; the wheels,
+# then the shipped weights (models/*/model.pt, which slim keeps out of the tree), with the cuda window's calls
+KINDS = ("corpus", "wheels", "weights")
 PIECES_DIR = JOB_DIR / "pieces"
 
 

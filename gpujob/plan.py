@@ -1,84 +1,202 @@
-"""The GPU window's commands, in order, and which pieces each one carries.
+"""The GPU windows, call by call, and what each one costs in device minutes.
 
-Every command is a `run` call of the device tool with one carry path, `runs/gpujob/send/<name>`, holding its pieces
-(the device tool takes at most 8 carry paths and 64 MiB per call, tracked tree included). The corpus rides with
-the first command, which starts training; the CUDA wheel's pieces ride with the commands that follow, which would
-be issued anyway to keep the machine held while the runs train (it is given back 30 s after a command ends).
-configs/README.md is the checklist that explains these steps; tests check that it names each one.
+A window is 15 minutes of device time in all (device README): the machine's start, every call with its transfers,
+and the machine held warm between calls all count, and no machine starts with under 4 minutes left. So each window
+is planned to end by 13 minutes (`BUDGET_MIN`), leaving room to repeat its short last call once.
+
+- `translate`: the translator v2, one run (configs/translate-v2.json) trained in the first call and handed back in
+  two returns (the fp16 weights are ~76 MiB, one return carries 64 MiB); the corpus rides with the first call.
+- `cuda`: a later window, once v2 is shipped: onnxruntime-gpu's wheel and the shipped weights as pieces, then in
+  the last call CUDAExecutionProvider's parity with PyTorch and the latency table (`gpujob.cuda_proof`).
+
+Every call is a `run` of the device tool with at most one carry path, `runs/gpujob/send/<name>`, holding the pieces
+it carries (`gpujob.carried`). The minutes are allowances, not measurements: configs/README.md has the table where a
+window records what each call really used, and these numbers are to be replaced by those.
 """
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from .layout import SEND_DIR
 from .pieces import MiB
 
 LIMIT_BYTES = 64 * MiB  # what one call may carry in all (device README, Limits)
-MARGIN_BYTES = 4 * MiB  # kept free per command for what the tree gains before the window (code, docs, others' files)
-PIECE_BYTES = 8 * MiB  # small enough to fill each command's room closely (the wheel alone needs ~5 commands)
+MARGIN_BYTES = 2 * MiB  # kept free per call for what the tree gains before the window (code, docs, others' files)
+PIECE_BYTES = 8 * MiB  # small enough to fill each call's room closely
+BUDGET_MIN = 13.0  # a window's planned device minutes at most: 15 less room to repeat one short call
+
+# Device-time allowances in seconds (device README: a start takes 1-2 minutes, a machine stays warm 30 s after a
+# call). Transfers are unmeasured here: a fixed part and a rate, generous until a window records real ones.
+START_S = 120.0  # the machine's start, the slow end of 1-2 minutes
+GAP_S = 30.0  # between one call's end and the next call's start (the machine held warm)
+CLOSE_S = 15.0  # give_back at once after the last call
+TRANSFER_S = 10.0  # each transfer's fixed part (sending the tree; bringing $OUT back)
+TRANSFER_S_PER_MIB = 0.25  # 4 MiB/s
+TREE_BYTES = 5 * MiB  # what every call sends besides its carry, slim on (tracked 4.3 MiB on 2026-11-27)
+
+# The translate call's own parts, besides the training's max_time (seconds; run on a CPU they are larger).
+JOB_SETUP_S = 20.0  # python, torch and CUDA start; the corpus joined and unpacked (5 MiB of xz)
+TRAIN_SETUP_S = 60.0  # the run's start: 223k pairs x 2 directions into token batches, model built
+FINISH_S = 45.0  # after max_time: the averaged weights evaluated once more, model/ written
+HAND_BACK_S = 15.0  # shards written (fp16, ~76 MiB) and the first return copied to $OUT
+
+V2_CONFIG = Path("configs") / "translate-v2.json"  # the one run of the translate window
 
 
 @dataclass(frozen=True)
-class PlannedCommand:
+class PlannedCall:
     """One call of the device tool's `run`."""
 
     name: str  # also its carry folder: runs/gpujob/send/<name>
     command: str  # the command line given to `run` (in the repository root there)
     timeout_s: int  # the `timeout_s` to give (the command ends well inside it)
-    carries: tuple[str, ...]  # which wholes' pieces it may carry: "corpus", "wheels"
-    brings_back: str  # what comes back in $OUT
+    run_s: float  # the seconds the command is planned to run
+    carries: tuple[str, ...]  # which kinds of pieces it may carry: "corpus", "wheels", "weights"
+    returns_bytes: int  # what it brings back in $OUT, about
+    brings_back: str  # what comes back in $OUT, in words
     if_it_fails: str  # what to do when it fails or the machine is lost
 
     @property
     def carry(self) -> str:
         return str(SEND_DIR / self.name)
 
+    def carry_list(self) -> list[str]:
+        """`run`'s carry argument: the send folder when the call carries pieces."""
+        return [self.carry] if self.carries else []
+
+    def seconds(self, carried_bytes: int) -> float:
+        """Device seconds: the tree and the carry sent, the command, $OUT brought back."""
+        send = TRANSFER_S + (TREE_BYTES + carried_bytes) / MiB * TRANSFER_S_PER_MIB
+        back = TRANSFER_S + self.returns_bytes / MiB * TRANSFER_S_PER_MIB
+        return send + self.run_s + back
+
+
+@dataclass(frozen=True)
+class Window:
+    """One GPU window: its calls in order."""
+
+    name: str  # `python -m gpujob plan --window NAME`
+    job: str  # what it is for, in one line
+    calls: tuple[PlannedCall, ...]
+
+    def seconds(self, carried: dict[str, int]) -> list[tuple[str, float]]:
+        """(step, device seconds) in order: the start, each call (and the gap before the next), the close."""
+        steps = [("machine start", START_S)]
+        for index, call in enumerate(self.calls):
+            if index:
+                steps.append(("warm gap", GAP_S))
+            steps.append((call.name, call.seconds(carried.get(call.name, 0))))
+        return [*steps, ("give_back", CLOSE_S)]
+
+    def total_minutes(self, carried: dict[str, int]) -> float:
+        return sum(s for _, s in self.seconds(carried)) / 60
+
+
+def max_time_of(config_file: Path = V2_CONFIG) -> float:
+    """The run's training seconds (its config's max_time), read without building anything."""
+    value = json.loads(Path(config_file).read_text()).get("max_time", 0)
+    if not value or value <= 0:
+        raise ValueError(f"{config_file}: max_time must be set: the translate window is planned around it")
+    return float(value)
+
+
+def wait_of(command: str) -> float:
+    """The `--wait S` a `gpujob run` command line gives (0 when none)."""
+    found = re.search(r"--wait (\d+(?:\.\d+)?)", command)
+    return float(found.group(1)) if found else 0.0
+
 
 RUN = "PYTHONUNBUFFERED=1 python3 -m gpujob run --out $OUT"
-PLAN: tuple[PlannedCommand, ...] = (
-    PlannedCommand(
-        "c1-start", f"nvidia-smi -L; {RUN} --wait 480", 540, ("corpus", "wheels"),
-        "progress.json (each run's state and last metrics row), the environment in the output",
-        "machine lost: call c1 again (a fresh machine, everything re-sent); an error before the runs start: fix, "
-        "commit, call c1 again at once"),
-    PlannedCommand(
-        "c2-wait", f"{RUN} --wait 540", 600, ("wheels",),
-        "progress.json; the runs keep training detached",
-        "machine lost: nothing of the training survives it; call c1 again with `--max-time` shortened to the time "
-        "left"),
-    PlannedCommand(
-        "c3-collect", f"{RUN} --wait 540", 600, ("wheels",),
-        "once both runs ended: manifest.json (config, tokenizer, both runs' metrics) and the first 4 weight shards",
-        "still training when it returns (exit 3): call it again; machine lost: as c2"),
-    PlannedCommand(
-        "c4-rest", f"{RUN} --wait 60", 120, ("wheels",),
-        "manifest.json and the remaining shards (run `unpack` here on every folder that came back)",
-        "a transfer broke off: call it again with `--again` (every shard is handed back anew)"),
-    PlannedCommand(
-        "c5-cuda", "python3 -m gpujob install-wheels && export PYTHONPATH=/tmp/site && "
-        "python3 -c 'import onnxruntime as o; print(o.__version__, o.get_available_providers())'", 300, ("wheels",),
-        "the onnxruntime-gpu version and providers (issue 26 part 2 starts from here)",
-        "a piece missing or damaged: install-wheels names it; carry that command's folder again"),
-)
+V2_TRAIN_WAIT = 500  # c1's --wait: the run's start, max_time and finish fit inside it (a test checks)
+
+
+def translate_window(max_time: float) -> Window:
+    training = TRAIN_SETUP_S + max_time + FINISH_S
+    return Window("translate", "the translator v2: one run, its weights back in two returns", (
+        PlannedCall(
+            "c1-train", f"nvidia-smi -L; {RUN} --wait {V2_TRAIN_WAIT}", 600,
+            JOB_SETUP_S + training + HAND_BACK_S, ("corpus",), 62 * MiB,
+            "progress.json, manifest.json (config, tokenizer, metrics, the chosen checkpoint) and the first 4 of "
+            "6 weight shards (exit 4); the output names python, torch, the GPU and each eval",
+            "an error before training (exit 2 within a minute): fix, commit, call c1 again at once; still training "
+            "at --wait (exit 3): call c2 at once, it waits; machine lost: the training is lost with it, call c1 "
+            "again with `--max-time S` (S = the minutes left - 7, in seconds) only if 4+ device minutes are left"),
+        PlannedCall(
+            "c2-rest", f"{RUN} --wait 240", 300, 25.0, (), 17 * MiB,
+            "manifest.json and the last 2 shards (exit 0): `python -m gpujob unpack` here on both folders",
+            "a transfer broke off: the same command with `--again` (every shard anew, in two returns); exit 4 "
+            "(c1 had returned still training): call it once more"),
+    ))
+
+
+def cuda_window(carry_calls: int = 5) -> Window:
+    """Pieces first (the wheel, xz-repacked ~175 MiB, then the shipped weights, ~78 MiB with v2: ~57 MiB of pieces a
+    call), then the proof in the last call, which carries the last pieces. The wheel rides on the first 4."""
+    carrying = tuple(
+        PlannedCall(f"w{i}-pieces", "python3 -m gpujob install-wheels --check-only", 120, 15.0,
+                    ("wheels", "weights"), 0,
+                    "each carried piece's size and sha256 checked (the output)",
+                    "a transfer broke off or a piece is damaged: the same call again")
+        for i in range(1, carry_calls))
+    proof = PlannedCall(
+        f"w{carry_calls}-proof",
+        "python3 -m gpujob install-wheels && export PYTHONPATH=/tmp/site && python3 -m gpujob place-weights && "
+        "python3 -m export models/translate --precision fp32 --no-quality --no-walkthrough --no-experiments && "
+        "python3 -m export models/sentiment --precision fp32 --no-quality --no-walkthrough --no-experiments && "
+        "PYTHONUNBUFFERED=1 python3 -m gpujob cuda-proof --out $OUT", 480, 240.0, ("wheels", "weights"), 1 * MiB,
+        "cuda_proof.json and latency.md (parity, the latency table naming the GPU): "
+        "`python -m gpujob record-latency OUT` here",
+        "CUDA refuses the fused graphs: export with --traced-attention in the same command and call again")
+    return Window("cuda", "onnxruntime-gpu: CUDA parity with PyTorch and a latency table", (*carrying, proof))
+
+
+def windows(max_time: float | None = None) -> dict[str, Window]:
+    return {"translate": translate_window(max_time_of() if max_time is None else max_time), "cuda": cuda_window()}
+
+
+# Every planned call of both windows, in order: the pieces' assignment (`assign`) and the size check walk these.
+PLAN: tuple[PlannedCall, ...] = tuple(c for w in windows(max_time=0).values() for c in w.calls)
 COMMANDS = {c.name: c for c in PLAN}
 
 
-def assign(pieces: list[tuple[str, int, str]], budget: int) -> dict[str, str]:
-    """{piece name: command name}: each piece (name, bytes, kind "corpus"/"wheels"), in the order given (the corpus
-    first: the first command needs it whole), to the first command, from the last one used on, that may carry its
-    kind and still has room within `budget` bytes of pieces."""
-    used: dict[str, int] = {c.name: 0 for c in PLAN}
+def assign(pieces: list[tuple[str, int, str]], budget: int, plan: tuple[PlannedCall, ...] = PLAN) -> dict[str, str]:
+    """{piece name: call name}: each piece (name, bytes, kind), in the order given (the corpus first: the first call
+    needs it whole), to the first call, from the last one used on, that may carry its kind and still has room
+    within `budget` bytes of pieces."""
+    used: dict[str, int] = {c.name: 0 for c in plan}
     out: dict[str, str] = {}
     start = 0
     for name, size, kind in pieces:
-        for index in range(start, len(PLAN)):
-            command = PLAN[index]
+        for index in range(start, len(plan)):
+            command = plan[index]
             if kind in command.carries and used[command.name] + size <= budget:
                 used[command.name] += size
                 out[name] = command.name
                 start = index
                 break
         else:
-            raise ValueError(f"{name} ({size / MiB:.1f} MiB of {kind}) fits no planned command: the plan carries "
-                             f"at most {budget / MiB:.1f} MiB of pieces per command")
+            raise ValueError(f"{name} ({size / MiB:.1f} MiB of {kind}) fits no planned call: the plan carries "
+                             f"at most {budget / MiB:.1f} MiB of pieces per call")
     return out
+
+
+def render(window: Window, carried: dict[str, int]) -> str:
+    """Every call's command, timeout_s, carry and planned minutes, and last the window's total."""
+    lines = [f"window {window.name}: {window.job}"]
+    for step, seconds in window.seconds(carried):
+        call = next((c for c in window.calls if c.name == step), None)
+        if call is None:
+            lines.append(f"  {step:<14} {seconds / 60:4.1f} min")
+            continue
+        lines += [f"  {call.name:<14} {seconds / 60:4.1f} min (command {call.run_s / 60:.1f}, carried "
+                  f"{carried.get(call.name, 0) / MiB:.1f} MiB, back {call.returns_bytes / MiB:.0f} MiB)",
+                  f"    command:   {call.command}",
+                  f"    timeout_s: {call.timeout_s}",
+                  f"    carry:     {json.dumps(call.carry_list())}"]
+    total = window.total_minutes(carried)
+    lines.append(f"{total:.1f} device minutes" + ("" if total <= BUDGET_MIN else
+                                                   f" (OVER the {BUDGET_MIN:.0f} planned for a 15-minute window)"))
+    return "\n".join(lines)

@@ -23,7 +23,7 @@ NOT_STARTED, RUNNING, FINISHED, FAILED, STOPPED = "not started", "running", "fin
 class PlannedRun:
     """One planned training run."""
 
-    name: str  # its name in reports: the config file's stem, e.g. translate-gpu-postln
+    name: str  # its name in reports: the config file's stem, e.g. translate-v2
     config_file: Path  # the JSON settings (configs/translate-gpu-*.json)
     out_dir: Path  # where it writes (the config's out_dir, or given)
 
@@ -95,7 +95,7 @@ def log_tail(run: PlannedRun, lines: int = 5) -> str:
     return "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) if path.is_file() else ""
 
 
-PLANNED_CONFIGS = ("configs/translate-gpu-postln.json", "configs/translate-gpu-preln.json")  # run side by side
+PLANNED_CONFIGS = ("configs/translate-v2.json",)  # one run: the translate window (gpujob/plan.py)
 
 
 def planned_runs(config_files: list[Path], runs_root: Path | None = None) -> list[PlannedRun]:

@@ -9,7 +9,8 @@ tensors), `loss(model, batch) -> (summed loss, count)`, `evaluate(model) -> metr
 Recipe (paper §5.3): Adam β=(0.9, 0.98), ε=1e-9; linear warm-up to `lr` then inverse-sqrt decay (with
 lr = (d_model · warmup)^-0.5 that is the paper's formula exactly; tests/tx/test_recipe.py checks it).
 Not from the paper: gradient clipping (`clip_grad`, a guard against the post-LN loss spikes of small
-batches) and the optional decay floor (`min_lr_ratio`) and weight decay (AdamW), both off by default.
+batches) and the optional decay floor (`min_lr_ratio`) and weight decay (AdamW), both off by default; and
+`decay_method="linear_time"`, warm-up then a linear decay that ends at the wall-clock budget (`max_time`).
 
 Exact resume: a checkpoint holds model, optimizer, scheduler, step, the position inside the epoch
 and the RNG states, and batch order is a pure function of (seed, epoch), so N steps straight equal
@@ -28,6 +29,7 @@ import os
 import shutil
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from functools import partial
 from pathlib import Path
@@ -52,8 +54,11 @@ class TrainConfig:
     out_dir: str = "runs/default"  # checkpoints, metrics.csv, TensorBoard logs and the final model directory
     seed: int = 1234  # seeds initialisation, dropout and batch order
     lr: float = 1e-3  # peak learning rate, reached at the end of warm-up
-    warmup_steps: int = 1000  # linear warm-up length; inverse-sqrt decay afterwards
-    min_lr_ratio: float = 0.0  # floor of the decay as a fraction of lr (0 = pure inverse-sqrt)
+    warmup_steps: int = 1000  # linear warm-up length; then the decay of `decay_method`
+    # after warm-up: "inverse_sqrt" (paper §5.3, open-ended) or "linear_time" (linear to min_lr_ratio · lr exactly
+    # when max_time runs out: a run that must end at a wall-clock budget, a GPU window, ends annealed)
+    decay_method: str = "inverse_sqrt"
+    min_lr_ratio: float = 0.0  # floor of the decay as a fraction of lr (0 = pure inverse-sqrt, or linear to 0)
     weight_decay: float = 0.0  # decoupled (AdamW) weight decay; 0 = the paper's plain Adam
     # Paper §5.4, ε_ls = 0.1. Deviation: PyTorch's label_smoothing spreads ε over every class, <pad> included
     # (ε/V each), where the Annotated Transformer gives <pad> none; with V = 10k the difference is 1e-5 per class.
@@ -112,6 +117,21 @@ def inverse_sqrt_schedule(warmup: int, min_ratio: float = 0.0):
     return factor
 
 
+def time_linear_schedule(warmup: int, spent: Callable[[], float], min_ratio: float = 0.0):
+    """lr multiplier at step s (0-based): linear to 1 over `warmup` steps, and the lower of that and a line from 1
+    down to `min_ratio` as `spent()`, the fraction of the wall-clock budget used, goes from 0 to 1 (clamped)."""
+    warmup = max(1, warmup)
+
+    def factor(step: int) -> float:
+        left = 1.0 - min(1.0, max(0.0, spent()))
+        return min((step + 1) / warmup, min_ratio + (1.0 - min_ratio) * left)
+
+    return factor
+
+
+DECAY_METHODS = ("inverse_sqrt", "linear_time")
+
+
 def distributed() -> tuple[int, int]:
     """(rank, world size), starting the process group when launched by torchrun."""
     world = int(os.environ.get("WORLD_SIZE", "1"))
@@ -125,6 +145,7 @@ class Trainer:
                  quiet: bool = False):
         """resume: the checkpoint to continue from (`read_last(config.out_dir)`); None starts at step 0."""
         self.config, self.task, self.quiet = config, task, quiet
+        self.wall_before = 0.0  # training seconds spent by earlier runs of this checkpoint (restore sets it)
         self.rank, self.world = distributed()
         if torch.cuda.is_available():
             local = int(os.environ.get("LOCAL_RANK", "0"))
@@ -146,12 +167,17 @@ class Trainer:
         if self.device.type == "cuda":
             extra["fused"] = True  # one kernel for the whole update instead of several per parameter
         self.optimizer = adam(self.model.parameters(), lr=config.lr, betas=(0.9, 0.98), eps=1e-9, **extra)
-        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
-            self.optimizer, inverse_sqrt_schedule(config.warmup_steps, config.min_lr_ratio))
+        if config.decay_method not in DECAY_METHODS:
+            raise ValueError(f"decay_method must be one of {', '.join(DECAY_METHODS)}, got {config.decay_method!r}")
+        if config.decay_method == "linear_time" and config.max_time <= 0:
+            raise ValueError("decay_method linear_time decays to the end of max_time: set max_time (seconds)")
+        schedule = inverse_sqrt_schedule(config.warmup_steps, config.min_lr_ratio) \
+            if config.decay_method == "inverse_sqrt" else \
+            time_linear_schedule(config.warmup_steps, self.budget_spent, config.min_lr_ratio)
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, schedule)
         self.out = Path(config.out_dir)
         self.step, self.epoch, self.batch_in_epoch = 0, 0, 0
         self.best_score, self.best_step, self.evals_since_best = -math.inf, -1, 0
-        self.wall_before = 0.0  # training seconds spent by earlier runs of this checkpoint
         self.stop_requested = False
         self.tensorboard = TensorBoard(self.out)
         if resume is not None:
@@ -190,6 +216,12 @@ class Trainer:
     # --- the loop ------------------------------------------------------------------------------------------------
     def elapsed(self) -> float:
         return time.monotonic() - self.started if hasattr(self, "started") else 0.0
+
+    def budget_spent(self) -> float:
+        """The fraction of the wall-clock budget used: all runs of this checkpoint over them plus this run's
+        max_time, so a run resumed with the seconds that were left continues the same line to the same end."""
+        total = self.wall_before + self.config.max_time
+        return (self.wall_before + self.elapsed()) / total if total > 0 else 0.0
 
     def out_of_budget(self) -> bool:
         c = self.config

@@ -1,9 +1,10 @@
-"""python -m gpujob install-wheels [--target /tmp/site]    (on the GPU machine)
+"""python -m gpujob install-wheels [--target /tmp/site] [--join-only | --check-only]    (on the GPU machine)
 
 Joins each carried wheel from its pieces (every piece's size and sha256, then the whole's, checked against
-configs/gpujob/pieces.json), then installs them with pip, offline and without dependencies, into --target. Then
-`export PYTHONPATH=/tmp/site` in each later command puts them before the image's own packages (its CPU-only
-onnxruntime included).
+configs/gpujob/pieces.json), decompresses a repacked one (.whl.xz, `gpujob.repack`), then installs them with pip,
+offline and without dependencies, into --target. Then `export PYTHONPATH=/tmp/site` in each later command puts them
+before the image's own packages (its CPU-only onnxruntime included). --check-only, on the calls that only carry
+pieces: checks the pieces that have arrived so far (of every kind) and names those still to come.
 """
 from __future__ import annotations
 
@@ -11,18 +12,42 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..carried import piece_folders, read_pieces_manifest
+from ..carried import KINDS, piece_folders, read_pieces_manifest
 from ..layout import SITE_DIR, WORK_DIR
-from ..pieces import PieceError, is_joined, join_pieces
+from ..pieces import PieceError, is_joined, join_pieces, sha256_of
+from ..repack import unpack_wheel
 from . import command_parser
+
+
+def check_arrived(root: Path) -> int:
+    """Every piece found so far checked; 2 when one is damaged."""
+    manifest = read_pieces_manifest(root)
+    folders = piece_folders(root)
+    arrived, missing, damaged = 0, [], []
+    for kind in KINDS:
+        for whole in manifest.wholes.get(kind, []):
+            for piece in whole.pieces:
+                path = next((d / piece.name for d in folders if (d / piece.name).is_file()), None)
+                if path is None:
+                    missing.append(piece.name)
+                elif path.stat().st_size != piece.bytes or sha256_of(path) != piece.sha256:
+                    damaged.append(f"{piece.name} (carried by {manifest.carried_by.get(piece.name)})")
+                else:
+                    arrived += 1
+    print(f"{arrived} pieces here and sound; {len(missing)} still to come" +
+          (f"; DAMAGED: {', '.join(damaged)}: carry those calls' folders again" if damaged else ""))
+    return 2 if damaged else 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = command_parser("install-wheels", __doc__)
     parser.add_argument("--target", type=Path, default=SITE_DIR)
     parser.add_argument("--join-only", action="store_true", help="join and check, install nothing")
+    parser.add_argument("--check-only", action="store_true", help="check the pieces that arrived so far")
     args = parser.parse_args(argv)
     root = Path.cwd()
+    if args.check_only:
+        return check_arrived(root)
     wholes = read_pieces_manifest(root).wholes.get("wheels", [])
     if not wholes:
         print("error: configs/gpujob/pieces.json lists no wheels (python -m gpujob wheels)", file=sys.stderr)
@@ -30,12 +55,12 @@ def main(argv: list[str] | None = None) -> int:
     joined = []
     try:
         for whole in wholes:
-            path = root / WORK_DIR / "wheels" / whole.name  # the wheel's own name: pip reads its tags from it
+            path = root / WORK_DIR / "wheels" / whole.name
             if not is_joined(whole, path):
                 join_pieces(whole, piece_folders(root), path)
-            joined.append(path)
+            joined.append(unpack_wheel(path, path.parent))
             print(f"{whole.name}: joined, sha256 ok")
-    except PieceError as e:
+    except (PieceError, ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if args.join_only:

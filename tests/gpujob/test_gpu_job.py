@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -26,7 +27,8 @@ from gpujob.job import DONE, MORE_TO_HAND_BACK
 from gpujob.layout import RESULT_DIR
 from gpujob.packed_task import PackedTranslateTask
 from gpujob.pieces import PieceError, join_pieces, split_file
-from gpujob.plan import LIMIT_BYTES, PLAN, assign
+from gpujob.plan import BUDGET_MIN, LIMIT_BYTES, PLAN, assign
+from gpujob.rehearsal import synthetic_corpus as make_prepared_corpus
 from gpujob.shards import MANIFEST, ShardError, read_shards, write_shards
 from gpujob.sizes import measure, planned_weights_bytes, return_plan
 from gpujob.tools import pack as pack_tool
@@ -37,35 +39,6 @@ from tx.run_setup import make_config
 from tx.tasks.translate import TranslateConfig, TranslateTask
 
 REPO = Path(__file__).resolve().parents[2]
-HEADER = ["de", "en", "kind", "source"]
-NOUNS = [("Hund", "dog"), ("Katze", "cat"), ("Haus", "house"), ("Baum", "tree"), ("Wagen", "car"),
-         ("Garten", "garden"), ("Vogel", "bird"), ("Tisch", "table")]
-ADJECTIVES = [("groß", "big"), ("klein", "small"), ("alt", "old"), ("schön", "beautiful"), ("grün", "green")]
-
-
-def write_tsv(path: Path, rows: list[list[str]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join("\t".join(r) for r in [HEADER, *rows]) + "\n", encoding="utf-8")
-
-
-def make_prepared_corpus(folder: Path) -> Path:
-    """train/valid/test/docs_valid/docs_test.tsv + manifest.json, two sources so that the mix has work to do."""
-    rows = []
-    for de_n, en_n in NOUNS:
-        for de_a, en_a in ADJECTIVES:
-            rows.append([f"Der {de_n} ist {de_a}.", f"The {en_n} is {en_a}.", "sentence", "ding"])
-            rows.append([f"ein {de_a}er {de_n}", f"a {en_a} {en_n}", "phrase", "catalogs"])
-    random.Random(0).shuffle(rows)
-    sentences = [r for r in rows if r[2] == "sentence"]
-    held = {r[0] for r in sentences[:16]}
-    write_tsv(folder / "train.tsv", [r for r in rows if r[0] not in held])
-    for name, part in (("valid", sentences[:4]), ("test", sentences[4:8]), ("docs_valid", sentences[8:12]),
-                       ("docs_test", sentences[12:16])):
-        write_tsv(folder / f"{name}.tsv", part)
-    (folder / "manifest.json").write_text(json.dumps({"source": "synthetic test corpus", "version": "1"}))
-    return folder
-
-
 TINY_MODEL = {"vocab_size": 90, "d_model": 16, "n_heads": 2, "n_layers": 1, "n_decoder_layers": 1, "d_ff": 32,
               "max_len": 32, "dropout": 0.0}
 
@@ -240,10 +213,11 @@ def test_ships_only_when_better_on_every_set_and_direction(tmp_path):
 def test_pieces_go_to_commands_that_carry_their_kind_within_the_budget():
     pieces = [("corpus.000", 30, "corpus"), *((f"wheel.{i:03d}", 20, "wheels") for i in range(6))]
     carried = assign(pieces, budget=60)
-    assert carried["corpus.000"] == PLAN[0].name
+    assert carried["corpus.000"] == PLAN[0].name == "c1-train"
     per_command = {c.name: sum(s for n, s, _ in pieces if carried[n] == c.name) for c in PLAN}
-    assert max(per_command.values()) <= 60 and list(per_command.values())[:4] == [50, 60, 40, 0]
-    with pytest.raises(ValueError, match="fits no planned command"):
+    assert per_command == {"c1-train": 30, "c2-rest": 0, "w1-pieces": 60, "w2-pieces": 60, "w3-pieces": 0,
+                           "w4-pieces": 0, "w5-proof": 0}, "no wheel piece rides with the translator's calls"
+    with pytest.raises(ValueError, match="fits no planned call"):
         assign([("corpus.000", 61, "corpus")], budget=60)
 
 
@@ -252,16 +226,20 @@ def test_the_real_plan_carries_within_the_device_limits():
     their sizes in configs/gpujob/pieces.json); the weights' side is the slow test's (building the shape takes ~1 s)."""
     report = measure(REPO, weights=60 * 2**20)
     assert not report.problems, report.problems
-    assert all(c.total <= LIMIT_BYTES and c.carried > 0 for c in report.commands)
+    assert all(c.total <= LIMIT_BYTES for c in report.commands)
+    carried = {c.name: c.carried for c in report.commands}
+    assert carried["c1-train"] > 0 and carried["c2-rest"] == 0, "the corpus with the first call, nothing after"
+    manifest = read_pieces_manifest(REPO)
+    wheel_calls = {manifest.carried_by[p.name] for w in manifest.wholes["wheels"] for p in w.pieces}
+    assert wheel_calls <= {c.name for c in PLAN if c.name.startswith("w")} and len(wheel_calls) <= 4
     assert report.slim_on or report.tracked_all + report.untracked > LIMIT_BYTES - 8 * 2**20, \
         "the premise of slim: without it the tracked tree alone leaves no room for the pieces"
-    manifest = read_pieces_manifest(REPO)
     assert manifest.wholes["corpus"] and manifest.wholes["wheels"], "pack and wheels were recorded"
 
 
 @pytest.mark.slow
 def test_the_planned_weights_fit_the_models_budget_and_come_back_in_two_commands():
-    config = make_config("translate", REPO / "configs" / "translate-gpu-postln.json", [])[0]
+    config = make_config("translate", REPO / "configs" / "translate-v2.json", [])[0]
     weights = planned_weights_bytes(config.model)
     assert weights == 2 * sum(p.numel() for p in tx.Seq2SeqTransformer(config.model).parameters())
     others = sum(p.stat().st_size for p in (REPO / "models").rglob("*") if p.is_file() and p.name != "model.pt"
@@ -271,6 +249,11 @@ def test_the_planned_weights_fit_the_models_budget_and_come_back_in_two_commands
     report = measure(REPO, weights)
     assert not report.problems, report.problems
     assert len(report.returns) == 2 and all(f <= 8 and b <= 64 * 2**20 for f, b in report.returns)
+    # the cuda window once v2 ships: the wheel as recorded and v2's weights (+ the classifier's) fit its calls
+    manifest = read_pieces_manifest(REPO)
+    wheel = sum(w.bytes for w in manifest.wholes["wheels"])
+    carrying = [c for c in PLAN if "weights" in c.carries]
+    assert wheel + weights + sentiment <= len(carrying) * manifest.budget_bytes
 
 
 def test_the_size_check_fails_over_the_limits():
@@ -283,10 +266,70 @@ def test_the_size_check_fails_over_the_limits():
     assert return_plan(200 * 2**20)[-1][0] <= 8 and len(return_plan(200 * 2**20)) == 4
 
 
+def test_the_plan_fits_13_device_minutes_by_its_own_printed_sum_and_changes_nothing(capsys):
+    from gpujob.plan import FINISH_S, TRAIN_SETUP_S, V2_CONFIG, max_time_of, wait_of, windows
+    from gpujob.tools import plan as plan_tool
+
+    before = {p: p.stat().st_mtime_ns for p in (REPO / "configs").rglob("*") if p.is_file()}
+    for window in ("translate", "cuda"):
+        assert plan_tool.main(["--window", window]) == 0, window
+        printed = capsys.readouterr().out.splitlines()
+        assert re.fullmatch(r"\d+\.\d device minutes", printed[-1]) and float(printed[-1].split()[0]) <= BUDGET_MIN
+        steps = [float(m.group(1)) for line in printed if (m := re.match(r"  \S.*? +(\d+\.\d) min", line))]
+        assert abs(sum(steps) - float(printed[-1].split()[0])) <= 0.05 * len(steps), "the total is the steps' sum"
+        for call in windows()[window].calls:
+            assert f"    command:   {call.command}" in printed and f"    timeout_s: {call.timeout_s}" in printed
+            assert call.run_s < call.timeout_s, call.name
+    assert {p: p.stat().st_mtime_ns for p in (REPO / "configs").rglob("*") if p.is_file()} == before
+    # the run ends inside the first call's wait: start, max_time and the final evaluation
+    c1 = windows()["translate"].calls[0]
+    assert TRAIN_SETUP_S + max_time_of(REPO / V2_CONFIG) + FINISH_S < wait_of(c1.command) < c1.timeout_s
+    assert "wheels" not in "".join(c for call in windows()["translate"].calls for c in call.carries)
+
+
+def test_the_plan_exits_non_zero_over_13_minutes(monkeypatch, capsys):
+    from gpujob import plan
+    from gpujob.tools import plan as plan_tool
+
+    monkeypatch.setattr(plan_tool, "windows", lambda: plan.windows(max_time=600))
+    assert plan_tool.main([]) == 1
+    assert re.fullmatch(r"\d+\.\d device minutes \(OVER .*\)", capsys.readouterr().out.splitlines()[-1])
+
+
+def test_a_repacked_wheel_gives_back_the_same_members(tmp_path):
+    import zipfile
+
+    from gpujob.rehearsal import probe_wheel
+    from gpujob.repack import repack_wheel, unpack_wheel
+
+    wheel = probe_wheel(tmp_path / "whl")
+    packed = repack_wheel(wheel, tmp_path / "packed")
+    assert packed.name == wheel.name + ".xz" and packed.stat().st_size < wheel.stat().st_size
+    back = unpack_wheel(packed, tmp_path)
+    assert back.name == wheel.name
+    with zipfile.ZipFile(wheel) as a, zipfile.ZipFile(back) as b:
+        assert a.namelist() == b.namelist() and all(a.read(n) == b.read(n) for n in a.namelist())
+
+
+def test_the_latency_section_is_replaced_or_added(tmp_path):
+    from gpujob.cuda_proof import SECTION, record_section
+
+    readme = tmp_path / "README.md"
+    readme.write_text("# Title\n\n## Latency on a GPU\nold table\n\n## More\nkept\n")
+    record_section(readme, "new table\n")
+    assert readme.read_text() == "# Title\n\n## Latency on a GPU\nnew table\n\n## More\nkept\n"
+    other = tmp_path / "other.md"
+    other.write_text("# Other\n")
+    record_section(other, "table\n")
+    assert other.read_text() == f"# Other\n\n{SECTION}\ntable\n"
+
+
 def test_the_checklist_names_every_planned_command_and_its_carry():
     text = (REPO / "configs" / "README.md").read_text(encoding="utf-8")
     for command in PLAN:
-        assert command.name in text and command.carry in text and command.command in text, command.name
+        assert command.name in text and command.command in text, command.name
+        assert not command.carries or command.carry in text, command.name
+    assert "translate-v2.json" in text and "| call | device minutes used |" in text
 
 
 # --- the whole path on the CPU --------------------------------------------------------------------------------------
@@ -393,3 +436,17 @@ def test_a_stopped_run_resumes_with_more_time(job_root):
     evaluated_after = [line.split(",")[0] for line in log.split(started[1])[1].splitlines()
                        if line.startswith("[eval]")]
     assert evaluated_after == ["[eval] step 4", "[eval] step 6"], "the second process trained steps 3-6 only"
+
+
+@pytest.mark.slow
+def test_the_rehearsal_runs_both_windows_on_the_cpu_and_does_not_ship(tmp_path):
+    """Every call of both windows run in a scratch copy: carries within 64 MiB, returns within the limits, the two
+    returns unpacked, the tiny candidate not shipped, models/ untouched, the latency section recorded."""
+    from gpujob.rehearsal import rehearse
+
+    result = rehearse(REPO, tmp_path, log=print)
+    problems = {c["name"]: (c["exit_code"], c["problems"]) for c in result["calls"]}
+    assert result["ok"], (problems, result)
+    assert [c["name"] for c in result["calls"]] == [c.name for c in PLAN]
+    assert not result["shipped"] and result["models_untouched"] and result["latency_recorded"]
+    assert all(c["sent_bytes"] <= LIMIT_BYTES for c in result["calls"])
