@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import socket
 import tempfile
 import threading
@@ -34,6 +35,25 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def own_haproxy_ports() -> Iterator[None]:
+    """Free ports for the HAProxy that Ray starts (the "one" layout) instead of Ray's fixed stats 8404 and metrics
+    9101: two services on one machine (test_serve_ray and test_serve_front on the two workers of `make test`, or
+    another checkout's tests) otherwise crash the second at startup ("cannot bind socket ... 127.0.0.1:8404").
+    Ray's processes read them from the environment they inherit at `ray.init`; this process keeps Ray's defaults."""
+    names = ("RAY_SERVE_HAPROXY_STATS_PORT", "RAY_SERVE_HAPROXY_METRICS_PORT")
+    before = {name: os.environ.get(name) for name in names}
+    os.environ.update({name: str(free_port()) for name in names})
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @contextlib.contextmanager

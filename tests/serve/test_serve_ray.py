@@ -6,15 +6,12 @@ layout runs at a time (HAProxy's stats ports are fixed). Slow: `make test` runs 
 from __future__ import annotations
 
 import asyncio
-import json
-import shutil
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from serve_fixtures import concurrently, free_port, post
+from serve_fixtures import concurrently, free_port, own_haproxy_ports, post
+from shipped_fixtures import shipped_models_root
 
 pytest.importorskip("ray.serve")
 
@@ -36,31 +33,11 @@ def held_out() -> list[str]:
     return [row["de"] for row in read_tsv(MODELS / "translate" / "samples.tsv")]
 
 
-def exported_after_the_model(model_dir: Path) -> bool:
-    """The cheap half of `python -m export --if-stale` (which takes 12 s to import torch on a busy machine): a
-    passed export report newer than the model's files. Anything else runs the real check."""
-    report = model_dir / "onnx" / "export_report.json"
-    try:
-        ok = json.loads(report.read_text(encoding="utf-8")).get("ok")
-    except (OSError, ValueError):
-        return False
-    sources = [model_dir / name for name in ("config.json", "model.pt", "tokenizer.json")]
-    return bool(ok) and report.stat().st_mtime >= max(p.stat().st_mtime for p in sources)
-
-
 @pytest.fixture(scope="module")
-def models_root(tmp_path_factory) -> Path:
-    """The shipped models, exported. Where `make run` has exported them, those files; else (a fresh clone, as in CI)
-    a copy exported with only what these tests serve: fp32, no quality check, no walkthrough or experiment graphs
-    (the full export of both models took 159 s of a cold `make test`, and a test should not write into models/)."""
-    if all(exported_after_the_model(MODELS / task) for task in ("translate", "sentiment")):
-        return MODELS
-    root = tmp_path_factory.mktemp("served-models")
-    for task in ("translate", "sentiment"):
-        shutil.copytree(MODELS / task, root / task, ignore=shutil.ignore_patterns("onnx"))
-        subprocess.run([sys.executable, "-m", "export", str(root / task), "--precision", "fp32", "--no-quality",
-                        "--no-walkthrough", "--no-experiments"], cwd=REPO, check=True, capture_output=True)
-    return root
+def models_root() -> Path:
+    """The shipped models, exported: models/ where `make run` has exported them, else (a fresh clone, as in CI) one
+    cached export shared with the other test files (tests/shipped_fixtures.py; tests never write into models/)."""
+    return shipped_models_root()
 
 
 LAYOUTS = {"one": True, "split": False}  # layout -> HAProxy + direct ingress in front (else the Python proxy)
@@ -74,9 +51,10 @@ def layout(request) -> str:
 @pytest.fixture(scope="module")
 def url(models_root, layout):
     settings = ServeSettings(models_dir=str(models_root), port=free_port(), layout=layout, **SETTINGS)
-    found = local.start(settings, num_cpus=2, fast_front=LAYOUTS[layout])
-    yield found
-    local.stop()
+    with own_haproxy_ports():
+        found = local.start(settings, num_cpus=2, fast_front=LAYOUTS[layout])
+        yield found
+        local.stop()
 
 
 def stats(url: str) -> dict:
