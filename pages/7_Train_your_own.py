@@ -19,15 +19,19 @@ st.markdown("A small Transformer (`tx.Seq2SeqTransformer`) learns a toy task in 
             "onnxruntime. Change one knob and train again to compare two runs side by side.")
 
 training = session.TrainingSession.of(st.session_state)
-training.finalize()
+training.finalize(st.session_state)
 processes.SPARE.keep()  # a worker warm before the click, torch imported: Train's first step comes within a second
 
 # ---------------------------------------------------------------- the task and the knobs
+# This script run is the Train click's: it trains below, and every control above is disabled until it ends (a click
+# on one would rerun the page and so end the run).
+starting = st.session_state.get("train_go") is True
 task = st.radio("Task", list(widgets.TASK_LABELS), format_func=widgets.TASK_LABELS.get, key="train_task",
-                horizontal=True, help=widgets.TASK_HELP)
+                horizontal=True, help=widgets.TASK_HELP, disabled=starting)
 left, right = st.columns(2)
-problem, data_path, file_vocabulary = widgets.pairs_upload(training, left) if task == "file" else (None, None, None)
-config = widgets.knobs(task, left, right)
+problem, data_path, file_vocabulary = widgets.pairs_upload(training, left, starting) if task == "file" \
+    else (None, None, None)
+config = widgets.knobs(task, left, right, starting)
 parameters = runs.parameter_count(config, runs.vocabulary_size(config, file_vocabulary))
 right.caption(f"{parameters:,} parameters · d_k = {config['d_model'] // config['n_heads']} · trains with "
               f"{processes.THREADS} torch thread(s) in a process of its own, at the lowest priority, one training at a "

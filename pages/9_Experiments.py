@@ -9,7 +9,7 @@ from playground.experiments import checks, classifier_widgets, engine_widgets, l
 from playground.experiments import widgets as experiments
 
 models.page_setup("Experiments")
-st.title("Experiments on the translator")
+title = st.empty()  # named once the model is known: the classifier's experiments are not the translator's
 st.caption("Ask the model *why*: change its input, remove its heads, read its layers. Every number on this page is "
            "computed by onnxruntime for your input; each figure downloads as SVG, PNG and CSV.")
 
@@ -21,6 +21,7 @@ experiments.read_link(shapes)  # a shared link: its values become the widgets' f
 left, right = st.columns([1, 3])
 choice = left.radio("Model", list(shapes), format_func=experiments.model_label, key="exp_model",
                     on_change=experiments.another_model)
+title.title(f"Experiments on the {'sentiment classifier' if choice == 'sentiment' else 'translator'}")
 st.session_state.setdefault("exp_text", experiments.default_text(model, choice))
 text = right.text_input("A: the text (press Enter to run it)", key="exp_text")
 offered = experiments.experiments_of(choice)

@@ -68,6 +68,7 @@ def marker_note(*token_lists: list[str]) -> str:
 
 
 NOTE_CHARS = 90  # a title's marker note is wrapped to lines of at most this many characters: plotly never wraps
+PHONE_NOTE_CHARS = 52  # the same for a map a phone shows at its full width (390 px: about 55 of the note's characters)
 
 
 def titled(title: str, *token_lists: list[str], width: int = NOTE_CHARS) -> str:

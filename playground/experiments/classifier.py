@@ -43,7 +43,7 @@ def occlusion_report(occ, inputs: dict[str, str]) -> Report:
     report = Report("Which words the label needed (classifier)", inputs, [
         f"The classifier says “{label}” ({verdict(occ.review.labels, occ.review.probs)}). "
         f"{occlusion_words(occ.method)}",
-        agreement_words(occ)])
+        agreement_words(occ, "the classifier")])
     report.figures.append(Figure("classifier_occlusion_drop", figures.bars(
         [{"x": x, "series": "occlusion", "v": round(float(v), 6)} for x, v in zip(labels, occ.drop, strict=True)],
         f"Occlusion: how much less probable “{label}” becomes without each piece", "log-prob drop (nats)", "piece"),

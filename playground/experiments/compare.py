@@ -40,21 +40,30 @@ def diff_words(pieces: list[Piece]) -> str:
     return f"{same} of B's {total_b} tokens are also in A, in the same order; " + ", ".join(said) + "."
 
 
-def diff_line(pieces: list[Piece]) -> str:
-    """The diff in one line, as `git diff --word-diff` writes it: [-only in A-]{+only in B+}, pieces joined with
-    their word starts (▁) shown as spaces."""
-    def text(tokens: list[str]) -> str:
-        return "".join(tokens).replace("▁", " ")
+def word_tokens(t: Translation) -> bool:
+    """Whether a translation's tokens are whole words (a toy model's: whitespace-separated, no ▁ word starts), so
+    its text is its tokens joined by spaces; the shipped models' subword pieces join without one."""
+    content = [token for token in t.tokens if not (token.startswith("<") and token.endswith(">"))]
+    return bool(content) and not any("▁" in token for token in content) and " ".join(content) == t.text
+
+
+def diff_line(pieces: list[Piece], a_words: bool = False, b_words: bool = False) -> str:
+    """The diff in one line, as `git diff --word-diff` writes it: [-only in A-]{+only in B+}, subword pieces joined
+    with their word starts (▁) shown as spaces; `a_words`/`b_words`: that side's tokens are whole words
+    (word_tokens), joined by spaces (a toy model's "0 6 8" read "068")."""
+    def text(tokens: list[str], words: bool) -> str:
+        return "".join(" " + token for token in tokens) if words else "".join(tokens).replace("▁", " ")
 
     out = []
     for p in pieces:
+        a, b = text(p.a, a_words), text(p.b, b_words)
         if p.tag == "equal":
-            out.append(text(p.a))
-        space = " " if text(p.a or p.b).startswith(" ") else ""
+            out.append(a)
+        space = " " if (a or b).startswith(" ") else ""
         if p.tag in ("replace", "delete"):
-            out.append(f"{space}[-{text(p.a).strip()}-]")
+            out.append(f"{space}[-{a.strip()}-]")
         if p.tag in ("replace", "insert"):
-            out.append(f"{'' if p.tag == 'replace' else space}{{+{text(p.b).strip()}+}}")
+            out.append(f"{'' if p.tag == 'replace' else space}{{+{b.strip()}+}}")
     return "".join(out).strip()
 
 
@@ -111,10 +120,18 @@ def attention_change(a: Translation, b: Translation, layer: int | None = None) -
                            change.reshape(len(rows), len(columns)), map_a, map_b)
 
 
+def moved(change: AttentionChange) -> bool:
+    """Whether B's cross-attention differs from A's anywhere the two share (identical runs give identical numbers)."""
+    return bool(change.change.size) and bool(np.abs(change.change).max() > 0)
+
+
 def change_words(change: AttentionChange) -> str:
     if not change.change.size:
         return ("The two runs share no target token (or no source token), so there is no cell to subtract: the two "
                 "maps are shown side by side instead.")
+    if not moved(change):  # "the largest move is +0.000 at ‘▁He’ → ‘<2en>’" named a cell that did not move
+        return (f"B's cross-attention equals A's over all the {len(change.rows)} target and {len(change.columns)} "
+                "source tokens both runs share: nothing moved, so there is no map of the change.")
     i, j = np.unravel_index(np.argmax(np.abs(change.change)), change.change.shape)
     return (f"Over the {len(change.rows)} target and {len(change.columns)} source tokens both runs share, the largest "
             f"move is {change.change[i, j]:+.3f} (out of 1) at “{change.rows[i]}” → “{change.columns[j]}”; the mean "

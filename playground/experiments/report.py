@@ -8,6 +8,7 @@ import functools
 import html
 import io
 import json
+import re
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
@@ -67,9 +68,34 @@ def link(base: str, params: dict[str, str]) -> str:
     return f"{base}?{urlencode(params)}" if base else f"?{urlencode(params)}"
 
 
-STYLE = ("body{font-family:system-ui,sans-serif;max-width:900px;margin:2em auto;color:#222}"
+# Long unbroken text (the share link, a pasted sentence without spaces) wraps anywhere, and a figure shrinks to the
+# page: the unwrapped link made the page ~2,175 px wide (issue 44.3).
+STYLE = ("body{font-family:system-ui,sans-serif;max-width:900px;margin:2em auto;padding:0 1em;color:#222;"
+         "overflow-wrap:anywhere}"
          "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}"
-         "figure{margin:1.5em 0}figcaption{color:#555;font-size:.9em}")
+         "code{background:#f3f3f3;padding:0 .2em}"
+         "figure{margin:1.5em 0}figure svg{max-width:100%;height:auto}figcaption{color:#555;font-size:.9em}")
+
+_CODE = re.compile(r"`([^`]+)`")
+_STRONG = re.compile(r"\*\*(.+?)\*\*")
+_EM = re.compile(r"(?<![*\w])\*(?!\s)([^*]+?)(?<!\s)\*(?![*\w])")
+
+
+def markdown_html(text: str) -> str:
+    """The inline Markdown a Report's sentences use (**bold**, *italic*, `code`), as HTML, everything else escaped:
+    the page draws the sentences with st.markdown, and the file showed them raw (`**Knocked out** (zeroed)`). Code
+    spans first, their contents kept literal (a token like `**` stays as written); no library, nothing fetched."""
+    spans: list[str] = []
+    text = text.replace("\0", "")  # the placeholders' marker: never in a sentence
+
+    def keep(match: re.Match) -> str:
+        spans.append(f"<code>{html.escape(match.group(1))}</code>")
+        return f"\0{len(spans) - 1}\0"
+
+    out = html.escape(_CODE.sub(keep, text))
+    out = _STRONG.sub(r"<strong>\1</strong>", out)
+    out = _EM.sub(r"<em>\1</em>", out)
+    return re.sub("\0(\\d+)\0", lambda m: spans[int(m.group(1))], out)
 
 
 def html_file(report: Report, share: str) -> str:
@@ -79,7 +105,7 @@ def html_file(report: Report, share: str) -> str:
     parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{e(report.title)}</title>"
              f"<style>{STYLE}</style></head><body><h1>{e(report.title)}</h1><table>{rows}</table>",
              f"<p>Open this experiment in the playground: <a href='{e(share)}'>{e(share)}</a></p>"]
-    parts += [f"<p>{e(s)}</p>" for s in report.sentences]
+    parts += [f"<p>{markdown_html(s)}</p>" for s in report.sentences]
     for figure in report.figures:
         parts.append(f"<figure id='{e(figure.key)}'>{svg(figure.spec)}<figcaption>{e(figure.words)}</figcaption>"
                      "</figure>")

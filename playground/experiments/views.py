@@ -14,29 +14,37 @@ def compare_report(a: Translation, b: Translation, names: tuple[str, str], input
     """Two greedy translations side by side: their texts, the token diff in words, each token's log-prob in A and
     in B, both cross-attention maps (mean over layers and heads) and B − A over the tokens they share."""
     pieces = compare.token_diff(a.tokens, b.tokens)
-    table = compare.aligned_rows(a, b)
     points = []
-    for n, row in table.iterrows():
-        where = f"{n} {row['token_b'] or row['token_a']}"
+    # One x position per token of the diff: a shared token's holds both points; a token only one side has (replaced,
+    # added or dropped) gets its own, labelled with that token and side. A replaced A token drawn at B's label ("A's
+    # ‘man’ at ‘2 ▁woman’") disagreed with the caption (issue 44.5).
+    n = 0  # x positions so far
+    for _, row in compare.aligned_rows(a, b).iterrows():
+        shared = row["diff"] == "equal"
         for side, name in (("a", names[0]), ("b", names[1])):
-            if row[f"log_prob_{side}"] is not None and row[f"token_{side}"] != "":
-                points.append({"x": where, "series": name, "token": row[f"token_{side}"],
-                               "v": round(float(row[f"log_prob_{side}"]), 6)})
+            if row[f"token_{side}"] == "":
+                continue
+            if not (shared and side == "b"):  # a new x position, but B's shared token joins A's
+                where = f"{n} {row[f'token_{side}']}" + ("" if shared else f" ({side.upper()} only)")
+                n += 1
+            points.append({"x": where, "series": name, "token": row[f"token_{side}"],
+                           "v": round(float(row[f"log_prob_{side}"]), 6)})
     change = compare.attention_change(a, b)
+    line = compare.diff_line(pieces, compare.word_tokens(a), compare.word_tokens(b))
     report = Report(f"Edit and compare: {names[0]} vs {names[1]}", inputs,
                     [f"**{names[0]}**: {a.text or '(empty output)'}", f"**{names[1]}**: {b.text or '(empty output)'}",
-                     compare.diff_words(pieces), f"Token diff ([-only in A-] {{+only in B+}}): "
-                     f"`{compare.diff_line(pieces)}`"])
+                     compare.diff_words(pieces), f"Token diff ([-only in A-] {{+only in B+}}): `{line}`"])
     report.figures.append(Figure("compare_log_probs", figures.paired_points(
         points, "Each output token's log-prob when the model chose it (greedy)", "log-prob"),
-        "Rows follow the token diff: a token both outputs share sits on one x position with two points; the gap "
-        "is how much surer (up) or less sure (down) B is of it. A token only one side has has one point."))
+        "Positions follow the token diff: a token both outputs share sits on one x position with two points; the "
+        "gap is how much surer (up) or less sure (down) B is of it. A token only one side has (replaced, added or "
+        "dropped) has an x position of its own, marked (A only) or (B only), with one point."))
     for key, name, t, grid in (("compare_attention_a", names[0], a, change.a), ("compare_attention_b", names[1], b,
                                                                                   change.b)):
         report.figures.append(Figure(key, figures.heatmap(
             grid, t.src_tokens, t.tokens, f"Cross-attention of {name} (mean over layers and heads)",
             "source token", "target token")))
-    if change.change.size:
+    if compare.moved(change):
         report.figures.append(Figure("compare_attention_change", figures.heatmap(
             change.change, change.columns, change.rows, "Cross-attention: B − A over the tokens both share",
             "shared source token", "shared target token", value="B − A", diverging=True),
@@ -166,8 +174,9 @@ def occlusion_words(method: str) -> str:
     return "Each piece in turn is deleted (later pieces move up one position)."
 
 
-def agreement_words(row) -> str:
-    """The rank correlation in words, and where attention and occlusion disagree most."""
+def agreement_words(row, looker: str = "the decoder") -> str:
+    """The rank correlation in words, and where attention and occlusion disagree most; `looker`: whose attention it
+    is ("the decoder" of the translator, "the classifier")."""
     from .compare import rank_gap
 
     if np.isnan(row.spearman):
@@ -187,7 +196,7 @@ def agreement_words(row) -> str:
     if needed is not None:
         words += (f" Most needed but least looked at: “{row.pieces[needed]}” (occlusion rank "
                   f"{rank_of(row.drop, needed)}, attention rank {rank_of(row.attention, needed)}).")
-    return words + " Attention says where the decoder looked; occlusion says what it could not do without."
+    return words + f" Attention says where {looker} looked; occlusion says what it could not do without."
 
 
 def rank_of(values: np.ndarray, i: int) -> int:

@@ -75,9 +75,17 @@ def show_corrections(more: list[str] | None = None) -> None:
 
 def another_model() -> None:
     """A new model starts from its own example (a German sentence means nothing to the EN→DE translator) and with no
-    head knocked out (the classifier has other heads)."""
+    head knocked out (the classifier has other heads). The experiment stays where the new model has it, and is
+    written back even then: the browser holds the radio's choice by its label, and the same experiment is named
+    differently for the other model ("Which source words a target word needed" / "Which words the label needed"),
+    so unless the page sends it again the radio showed no choice, and the next click sent the old label, which the
+    new options lack: the page fell back to their first, "Knock out heads" (issue 44.1)."""
     for name in ("text", "other", "heads"):
         st.session_state.pop(PREFIX + name, None)
+    offered = link.CLASSIFIER_EXPERIMENTS if st.session_state.get(PREFIX + "model") == "sentiment" \
+        else link.EXPERIMENTS
+    kept = st.session_state.get(PREFIX + "exp")
+    st.session_state[PREFIX + "exp"] = kept if kept in offered else next(iter(offered))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -138,8 +146,10 @@ def compare(model, direction: tuple[str, str], text: str, base, state: link.Expe
         if problem:
             st.info(f"B: {problem}")
             return None
-        if other.strip() == text.strip():
-            st.info("B is still the same sentence as A: change a word (or the whole sentence) to see what moves.")
+        if other.strip() == text.strip():  # nothing to compare: no report ("the largest move is +0.000 ...")
+            st.info("B is still the same sentence as A, so there is nothing to compare yet: change a word (or the "
+                    "whole sentence) to see what moves.")
+            return None
         b = translated(model, direction, other.strip())
         if b is None:
             return None

@@ -67,8 +67,12 @@ def run(work: Workload, runs: int, warmup: int, threads: int, with_pytorch: bool
     systems = load_systems(work.task, threads, with_pytorch, cuda_reason)
     # A Stop button and a bar: each update is a call into Streamlit, where a click on Stop (or a closed tab)
     # interrupts this script, so the measurement really stops instead of running on with nobody watching.
-    st.button("Stop", key="latency_stop")
-    bar = st.progress(0.0, text="warming up…")
+    # Both in one slot that is emptied when the measurement ends: a Stop left on the page after its run finished
+    # was still clickable and did nothing (issue 44.7).
+    live = st.empty()
+    with live.container():
+        st.button("Stop", key="latency_stop")
+        bar = st.progress(0.0, text="warming up…")
 
     def progress(done: int, total: int, so_far: report.LatencyResult | None) -> None:
         # read back after a Stop: how far it got, and the rounds timed so far
@@ -77,9 +81,10 @@ def run(work: Workload, runs: int, warmup: int, threads: int, with_pytorch: bool
 
     try:
         result = measure(work, systems, runs, warmup, threads, progress, pytorch)
-        bar.empty()
+        live.empty()
         st.session_state[result_key(work.task)] = result
     except Exception as e:
+        live.empty()
         models.show_error(e, work.task)
     # finished or failed: not interrupted. (An interruption is a BaseException raised by Streamlit at the next
     # st call, so no `finally` here: the record must survive it.)

@@ -16,6 +16,9 @@ def watch(record: runs.RunRecord, process, cap_s: float) -> None:
     click, any other click or a closed tab interrupts the script: the caller's `finally` (TrainingSession.train)
     then stops the worker."""
     st.button("Stop", key="train_stop")
+    st.caption("The controls above are locked while this run trains. Stop ends it, and so does any other click on "
+               "this page (the run, export or comparison below, another page) or closing the tab: the page says "
+               "which click ended it.")
     bar = st.progress(0.0, text="starting the training process…")
     live = st.empty()
     drawn = 0

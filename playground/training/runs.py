@@ -50,6 +50,7 @@ class RunRecord:
     exported: dict[str, Any] | None = None  # export_report.json's summary, once exported
     served: dict[str, Any] | None = None  # tx.toy.serving's report
     zipped: bytes | None = None  # the exported model directory as a zip, for its download button
+    ended_by: str | None = None  # the click that ended the run while it trained ("you changed the task"), if one did
 
     @property
     def model_dir(self) -> Path:
@@ -76,14 +77,16 @@ class RunRecord:
         done, error = self.last("done"), self.last("error")
         if error:
             return f"failed: {error['message']}"
+        because = f" because {self.ended_by}" if self.ended_by else ""
         if not done:
             if not self.finished:
                 return "running"
             step = self.last("step")
-            return f"stopped after {steps(step['step'])}, before it saved a model" if step else \
-                "stopped before its first step"
+            return f"stopped after {steps(step['step'])}{because}, before it saved a model" if step else \
+                f"stopped before its first step{because}"
         return (f"{REASONS.get(done['reason'], done['reason'])} after {steps(done['step'])} in "
-                f"{done['seconds']:.1f} s: {percent(done['accuracy'])} of held-out sequences exactly right")
+                f"{done['seconds']:.1f} s{because if done['reason'] == 'stopped' else ''}: "
+                f"{percent(done['accuracy'])} of held-out sequences exactly right")
 
     def no_model(self) -> str:
         """Why there is nothing to export, told with the run's own summary (never a second, different story)."""

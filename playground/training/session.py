@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,9 @@ class TrainingSession:
         # a training starts the next script run at once, in another thread (Streamlit's fast reruns), while the
         # interrupted one is still in its `finally`: the new run waits on this before it shows the run.
         self.ended: dict[int, threading.Event] = {}
+        # run number -> the page's widget values when that run started, kept while it trains and dropped when it ends
+        # by itself: a run still listed here was ended by a click, which the next script run names (ended_by).
+        self.watching: dict[int, dict[str, Any]] = {}
 
     @classmethod
     def of(cls, state: MutableMapping) -> TrainingSession:
@@ -76,10 +79,11 @@ class TrainingSession:
             self.upload = CheckedUpload(key, verdict, path)
         return self.upload
 
-    def finalize(self) -> None:
+    def finalize(self, state: Mapping[str, Any] | None = None) -> None:
         """A run interrupted while this session watched it (Stop, another click): wait (at most FINISH_WAIT_S) for
         the interrupted script run to end its worker, which saves its model and writes `done` and `saved` on a
-        SIGTERM, then read what it wrote. Read too early, a saved run would say it saved nothing."""
+        SIGTERM, then read what it wrote. Read too early, a saved run would say it saved nothing. `state`: the
+        page's session state in the script run the click started, whose changed widget names the click."""
         for record in self.records:
             ended = self.ended.get(record.number)
             if ended is not None:
@@ -87,6 +91,8 @@ class TrainingSession:
             if not record.finished:
                 record.read_events()
                 record.finished = True
+            if state is not None and record.number in self.watching and (ended is None or ended.is_set()):
+                record.ended_by = ended_by(self.watching.pop(record.number), state)
 
     def new_run(self, config: dict[str, Any]) -> RunRecord:
         """The next run's record and folder; the oldest runs' files go, so that a session keeps KEPT_RUNS."""
@@ -104,12 +110,14 @@ class TrainingSession:
         """Wait for the server's slot, start the worker, watch it until it ends; whatever ends the watch (its end,
         a Stop, another click, a closed tab), the worker is stopped, the slot left and its last events read."""
         process, ended = None, self.ended.setdefault(record.number, threading.Event())
+        self.watching[record.number] = widget_values(st.session_state)
         try:
             live.wait_for_the_slot(self.id, cap_s, "train")
             process = processes.start_training(Path(record.run_dir), record.config,
                                                Path(data_path) if data_path else None)
             slot().attach(self.id, process)
             live.watch(record, process, cap_s)
+            self.watching.pop(record.number, None)  # it ended by itself: no click to name
         finally:
             processes.stop(process)
             slot().leave(self.id)
@@ -144,3 +152,38 @@ class TrainingSession:
             progress.empty()
         finally:
             slot().leave(self.id)
+
+
+# A widget's key (or its start) -> what a click on it did, as the run's summary says it ("stopped ... because you
+# changed the task"). The knobs are disabled while a run trains; what can still be clicked is Stop, the queue's
+# button and the elements the page drew before the run, below it (the run's view, Export, Try it, the comparison).
+CLICKS = (("train_stop", "you pressed Stop"), ("train_leave_queue", "you left the queue"),
+          ("train_task", "you changed the task"), ("train_export", "you clicked Export"),
+          ("train_run_", "you picked another run"), ("train_map_", "you changed the attention map's view"),
+          ("train_compare_", "you changed the runs compared"), ("train_input", "you typed in Try it"),
+          ("train_precision", "you changed Try it's precision"), ("train_download", "you clicked a download"),
+          ("train_upload", "you changed the uploaded file"), ("train_", "you changed a setting"))
+ELSEWHERE = "a click elsewhere (another page, a control outside the page's own) ended it"
+
+
+def widget_values(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The page's widget values ("train_…" keys) as plain values, to compare after a click."""
+    values = {}
+    for key in list(state.keys()):
+        if key.startswith("train_") and key not in (STATE_KEY, "train_go"):  # Train's own click started the run
+            value = state.get(key)
+            values[key] = value if isinstance(value, (str, int, float, bool, tuple, type(None))) else repr(value)
+    return values
+
+
+def ended_by(before: dict[str, Any], state: Mapping[str, Any]) -> str:
+    """Which click ended a run: the first widget whose value changed since the run started (a button clicked is
+    True), in words (CLICKS)."""
+    now = widget_values(state)
+    changed = [key for key, value in now.items() if value != before.get(key, False if value is True else value)]
+    changed.sort(key=lambda key: key != "train_stop")  # Stop first: it is the one that says what the user meant
+    for key in changed:
+        for start, words in CLICKS:
+            if key.startswith(start):
+                return words
+    return ELSEWHERE

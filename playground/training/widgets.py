@@ -22,11 +22,13 @@ TASK_HELP = ("copy and reverse need to know where each symbol stands (the positi
 MAX_SECONDS = 120  # the page's time cap per run (the engine allows up to 300 s)
 
 
-def pairs_upload(session: TrainingSession, column) -> tuple[str | None, str | None, int | None]:
-    """The user's file: (why it cannot be trained on, or None; its saved path; its distinct tokens)."""
+def pairs_upload(session: TrainingSession, column, locked: bool = False) -> tuple[str | None, str | None,
+                                                                               int | None]:
+    """The user's file: (why it cannot be trained on, or None; its saved path; its distinct tokens). `locked`: a
+    run is starting (see knobs)."""
     upload = column.file_uploader("Your pairs: a TSV (source<TAB>target a line) or a CSV (text,label a line); tokens "
                                   f"are space-separated words. {toy.UPLOAD_LIMITS}.", type=["tsv", "csv", "txt"],
-                                  key="train_upload")
+                                  key="train_upload", disabled=locked)
     if upload is None:
         return "Upload a file of pairs to train on it (or pick a synthetic task).", None, None
     checked = session.check_upload(upload.name, upload.getvalue())
@@ -39,36 +41,40 @@ def pairs_upload(session: TrainingSession, column) -> tuple[str | None, str | No
     return None, checked.path, vocabulary
 
 
-def knobs(task: str, left, right) -> dict[str, Any]:
-    """The task's size, the caps, the model's shape and the recipe: tx.toy.engine.RunConfig's fields."""
+def knobs(task: str, left, right, locked: bool = False) -> dict[str, Any]:
+    """The task's size, the caps, the model's shape and the recipe: tx.toy.engine.RunConfig's fields. `locked`: the
+    run this script run starts: every knob is disabled while it trains, since a click on one would end it (the
+    click reruns the page, which ends the run: issue 44.2)."""
     length = left.slider("Sequence length (digits per number for adding)", 2, 20, 10 if task != "add" else 3,
-                         key=f"train_length_{'add' if task == 'add' else 'seq'}", disabled=task == "file")
+                         key=f"train_length_{'add' if task == 'add' else 'seq'}", disabled=locked or task == "file")
     vocab = left.slider("Vocabulary (distinct symbols)", 2, 50, 10, key="train_vocab",
-                        disabled=task in ("add", "file"))
-    max_seconds = left.slider("Time cap (s)", 5, MAX_SECONDS, 60, key="train_max_seconds",
+                        disabled=locked or task in ("add", "file"))
+    max_seconds = left.slider("Time cap (s)", 5, MAX_SECONDS, 60, key="train_max_seconds", disabled=locked,
                               help="Training stops here at the latest; evaluations and snapshots count.")
-    target = left.slider("Stop at held-out exact match", 0.5, 1.0, 0.99, 0.01, key="train_target",
+    target = left.slider("Stop at held-out exact match", 0.5, 1.0, 0.99, 0.01, key="train_target", disabled=locked,
                          help="The share of held-out sequences the model must get exactly right (every symbol and the "
                               "end) to stop early.")
     c1, c2, c3 = right.columns(3)
-    n_layers = c1.number_input("Encoder layers", 1, 4, 2, key="train_n_layers")
-    n_decoder_layers = c2.number_input("Decoder layers", 1, 4, 2, key="train_n_decoder_layers")
-    d_model = c3.selectbox("d_model", [16, 32, 64, 128, 256], index=2, key="train_d_model")
-    n_heads = c1.selectbox("Heads", [1, 2, 4, 8], index=2, key="train_n_heads")
-    d_ff = c2.selectbox("d_ff", [32, 64, 128, 256, 512, 1024], index=3, key="train_d_ff")
-    batch_size = c3.selectbox("Batch", [16, 32, 64, 128], index=2, key="train_batch")
+    n_layers = c1.number_input("Encoder layers", 1, 4, 2, key="train_n_layers", disabled=locked)
+    n_decoder_layers = c2.number_input("Decoder layers", 1, 4, 2, key="train_n_decoder_layers", disabled=locked)
+    d_model = c3.selectbox("d_model", [16, 32, 64, 128, 256], index=2, key="train_d_model", disabled=locked)
+    n_heads = c1.selectbox("Heads", [1, 2, 4, 8], index=2, key="train_n_heads", disabled=locked)
+    d_ff = c2.selectbox("d_ff", [32, 64, 128, 256, 512, 1024], index=3, key="train_d_ff", disabled=locked)
+    batch_size = c3.selectbox("Batch", [16, 32, 64, 128], index=2, key="train_batch", disabled=locked)
     # the switches one under another at the column's full width: a third of it cut their labels ("Positional enc…")
-    positional = right.checkbox("Positional encoding", True, key="train_positional",
+    positional = right.checkbox("Positional encoding", True, key="train_positional", disabled=locked,
                                 help="Off: the encoder sees a bag of symbols, with no idea where each one stands.")
-    scale_scores = right.checkbox("Scale scores by 1/√d_k", True, key="train_scale_scores",
+    scale_scores = right.checkbox("Scale scores by 1/√d_k", True, key="train_scale_scores", disabled=locked,
                                   help="Off: raw dot products go into the softmax, which saturates as d_k grows.")
-    pre_norm = right.checkbox("Pre-LN (LayerNorm first)", True, key="train_pre_norm",
+    pre_norm = right.checkbox("Pre-LN (LayerNorm first)", True, key="train_pre_norm", disabled=locked,
                               help="On: LayerNorm before each sublayer. Off: after the residual sum (the paper's "
                               "post-LN, which learns these tasks in about twice the steps and less steadily).")
     c1, c2, c3 = right.columns(3)
-    label_smoothing = c1.select_slider("Label smoothing", [0.0, 0.05, 0.1, 0.2], 0.0, key="train_label_smoothing")
-    warmup_steps = c2.select_slider("Warm-up steps", [0, 50, 100, 200, 400, 1000], 100, key="train_warmup")
-    lr = c3.select_slider("Peak learning rate", [5e-4, 1e-3, 2e-3, 3e-3, 5e-3], 2e-3, key="train_lr",
+    label_smoothing = c1.select_slider("Label smoothing", [0.0, 0.05, 0.1, 0.2], 0.0, key="train_label_smoothing",
+                                       disabled=locked)
+    warmup_steps = c2.select_slider("Warm-up steps", [0, 50, 100, 200, 400, 1000], 100, key="train_warmup",
+                                    disabled=locked)
+    lr = c3.select_slider("Peak learning rate", [5e-4, 1e-3, 2e-3, 3e-3, 5e-3], 2e-3, key="train_lr", disabled=locked,
                           format_func=lambda v: f"{v:g}")
     return {"task": task, "length": int(length), "vocab": int(vocab), "d_model": int(d_model),
             "n_heads": int(n_heads), "n_layers": int(n_layers), "n_decoder_layers": int(n_decoder_layers),

@@ -17,4 +17,5 @@ def cross_figure(chosen: Translation, layer: Any, head: Any, grid: bool) -> Any:
                                   f"Cross-attention, layer {layer}, every head")
     return figures.heatmap(figures.pick_map(cross, layer, head), chosen.src_tokens, chosen.tokens,
                            f"Cross-attention ({figures.choice_label(layer, 'layer')}, "
-                           f"{figures.choice_label(head, 'head')})", "source tokens", "target tokens")
+                           f"{figures.choice_label(head, 'head')})", "source tokens", "target tokens",
+                           note_chars=figures.PHONE_NOTE_CHARS)

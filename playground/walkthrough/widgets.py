@@ -88,9 +88,12 @@ def step_picker(steps: list[Step]) -> Step:
         at = keys.index(st.session_state["walkthrough_step"])
         st.session_state["walkthrough_step"] = keys[max(0, min(len(keys) - 1, at + by))]
 
+    # at the first or the last step the button that would go nowhere is disabled (a click on it did nothing)
+    at = keys.index(st.session_state["walkthrough_step"])
     back, pick, forward = st.columns([1, 6, 1], vertical_alignment="bottom")
-    back.button("◀ Back", key="walkthrough_back", on_click=move, args=(-1,), width="stretch")
-    forward.button("Next ▶", key="walkthrough_next", on_click=move, args=(1,), width="stretch")
+    back.button("◀ Back", key="walkthrough_back", on_click=move, args=(-1,), width="stretch", disabled=at == 0)
+    forward.button("Next ▶", key="walkthrough_next", on_click=move, args=(1,), width="stretch",
+                   disabled=at == len(keys) - 1)
     key = pick.selectbox("Step", keys, key="walkthrough_step",
                          format_func=lambda k: f"{keys.index(k) + 1}/{len(keys)} · {steps[keys.index(k)].title}")
     return steps[keys.index(key)]

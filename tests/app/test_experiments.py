@@ -31,7 +31,8 @@ def figure(at: AppTest, title_start: str) -> list[dict]:
     """The rows the chart whose title starts with `title_start` draws, as sent to the browser (Streamlit moves a
     spec's data.values into an Arrow table beside it)."""
     for chart in at.get("vega_lite_chart"):
-        if json.loads(chart.proto.spec)["title"].startswith(title_start):
+        title = json.loads(chart.proto.spec)["title"]
+        if " ".join(title if isinstance(title, list) else [title]).startswith(title_start):  # wrapped: lines
             return pa.ipc.open_stream(chart.proto.data.data).read_all().to_pylist()
     raise AssertionError(f"no figure titled {title_start!r}")
 
@@ -195,3 +196,53 @@ def test_the_classifiers_experiments_draw_the_engines_numbers(monkeypatch):
     shown = figure(at, "Each label's probability")
     np.testing.assert_allclose([b["v"] for b in shown if b["series"] == "heads knocked out"], result.probs, atol=1e-5)
     assert dict(at.query_params)["heads"] in ("enc_self.1.2", ["enc_self.1.2"])
+
+
+def shown_label(before: str, radio) -> str:
+    """The option a browser's radio shows after a run: the one the server sent (set_value), else the label it
+    showed before; a label not among the new options shows none, and the next click sends it back anyway."""
+    return radio.proto.raw_value if radio.proto.set_value else before
+
+
+def test_the_experiment_survives_a_model_switch(monkeypatch):
+    """Issue 44.1: translator, occlusion, then the classifier: the radio showed no choice while occlusion's
+    results stayed, and the next edit fell back to "Knock out heads" (exp=knockout in the URL)."""
+    at = open_page(monkeypatch, {"exp": "occlusion", "text": TEXT})
+    clean(at)
+    before = link.EXPERIMENTS["occlusion"]
+    at.radio(key="exp_model").set_value("sentiment").run()
+    clean(at)
+    radio = at.radio(key="exp_exp")
+    assert radio.value == "occlusion"
+    assert shown_label(before, radio) == link.CLASSIFIER_EXPERIMENTS["occlusion"]  # what the browser now shows
+    at.text_input(key="exp_text").input("a dull, slow film").run()
+    clean(at)
+    assert at.radio(key="exp_exp").value == "occlusion"
+    assert dict(at.query_params)["exp"] in ("occlusion", ["occlusion"])
+    assert figure(at, "Occlusion: how much less probable “")  # the classifier's occlusion, drawn
+
+
+def page_words(at: AppTest) -> str:
+    return " ".join(values(at.title) + values(at.markdown) + values(at.caption) + values(at.info)
+                    + values(at.warning))
+
+
+def test_the_classifiers_experiments_speak_of_the_classifier(monkeypatch):
+    """Issue 44.6: "Attention says where the decoder looked" under "Experiments on the translator"."""
+    at = open_page(monkeypatch, {"model": "sentiment", "exp": "occlusion", "text": REVIEW})
+    clean(at)
+    assert values(at.title) == ["Experiments on the sentiment classifier"]
+    words = page_words(at)
+    assert "Attention says where the classifier looked" in words
+    assert "decoder" not in words and "translat" not in words.replace("Translator DE", ""), words
+    at.radio(key="exp_model").set_value("translate:de-en").run()
+    assert values(at.title) == ["Experiments on the translator"]
+
+
+def test_edit_and_compare_with_b_still_a_says_there_is_nothing_to_compare(monkeypatch):
+    """Issue 44.5: on page load (B = A) it said "the largest move is +0.000 (out of 1) at ‘▁He’ → ‘<2en>’" above
+    an empty map."""
+    at = open_page(monkeypatch, {"exp": "compare", "text": TEXT})
+    clean(at)
+    assert any("nothing to compare" in i for i in values(at.info)), values(at.info)
+    assert not at.get("vega_lite_chart") and "largest move" not in page_words(at)

@@ -149,7 +149,8 @@ def test_bad_links_are_corrected_and_the_user_is_told(walkthrough_page, case):
         assert controls[name](key=f"walkthrough_{name}").value == value, name
     for words in said:
         assert words in link_notes(at)
-    at.button(key="walkthrough_next").click().run()  # said once: the user's own moves need no note
+    move = "walkthrough_back" if at.button(key="walkthrough_next").disabled else "walkthrough_next"  # last step
+    at.button(key=move).click().run()  # said once: the user's own moves need no note
     assert not link_notes(at)
 
 
@@ -180,3 +181,15 @@ def test_missing_walkthrough_graphs_name_the_command(walkthrough_page, tmp_path)
     at = walkthrough_page({"model": "sentiment"}, root=root)
     assert not at.exception
     assert any("--if-stale" in m and "make run" in m for m in values(at.error))
+
+
+def test_back_and_next_are_disabled_where_they_would_go_nowhere(walkthrough_page):
+    """Issue 44.7: at step 13/13 "Next ▶" stayed enabled and a click on it did nothing."""
+    at = walkthrough_page()
+    steps = at.selectbox(key="walkthrough_step").options
+    assert at.button(key="walkthrough_back").disabled and not at.button(key="walkthrough_next").disabled
+    at.selectbox(key="walkthrough_step").select_index(len(steps) - 1).run()
+    clean(at)
+    assert at.button(key="walkthrough_next").disabled and not at.button(key="walkthrough_back").disabled
+    at.button(key="walkthrough_back").click().run()
+    assert not at.button(key="walkthrough_next").disabled

@@ -2,6 +2,8 @@
 an experiment is kept in (CSV, SVG, PNG, one HTML file). Pure: no model, no Streamlit."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -78,3 +80,46 @@ def test_the_files_of_an_experiment():
     assert "<script>" not in page and "&lt;script&gt;" in page  # the inputs are escaped; no script of its own
     assert "http" not in page.replace("http://localhost:8501/Experiments?text=x", "").replace(
         "http://www.w3.org", "")  # nothing fetched from elsewhere
+
+
+def test_each_x_position_holds_the_tokens_its_label_names():
+    """Issue 44.5: a replaced A token was drawn at B's label (A's ‘man’ at ‘2 ▁woman’), against the caption."""
+    rep = views.compare_report(A, B, ("A", "B"), {})
+    points = figures.numbers(rep.figures[0].spec)
+    for point in points:
+        assert point["x"].split(" ", 1)[1].startswith(point["token"]), point
+    by_x = {}
+    for point in points:
+        by_x.setdefault(point["x"], []).append(point["series"])
+    assert [x for x, series in by_x.items() if len(series) == 2] == ["0 ▁the", "1 ▁weather", "2 ▁is", "6 </s>"]
+    assert by_x["3 ▁nice (A only)"] == ["A"]
+    assert by_x["4 ▁good (B only)"] == by_x["5 ▁today (B only)"] == ["B"]
+
+
+def test_a_word_level_models_tokens_are_joined_by_spaces():
+    """Issue 44.5: against a trained toy model the diff read {+06860009+}: its tokens are whole words."""
+    toy = Translation("0 6 8 6", ["0", "6", "8", "6", "</s>"], [0] * 5, -1.0, ["<2out>", "1", "</s>"], False)
+    assert compare.word_tokens(toy) and not compare.word_tokens(A)
+    pieces = compare.token_diff(A.tokens, toy.tokens)
+    assert compare.diff_line(pieces, False, True) == "[-the weather is nice-]{+0 6 8 6+}</s>"
+    drawn = dataclasses.replace(translation(toy.tokens, toy.src_tokens, [0.5] * 5, 2), text=toy.text)
+    rep = views.compare_report(A, drawn, ("A", "B"), {})
+    assert "{+0 6 8 6+}" in rep.sentences[3]
+
+
+def test_identical_runs_say_nothing_moved_and_draw_no_change_map():
+    rep = views.compare_report(A, A, ("A", "B"), {})
+    assert "compare_attention_change" not in [f.key for f in rep.figures]
+    assert any("nothing moved" in s for s in rep.sentences)
+    assert not any("largest move" in s for s in rep.sentences)
+
+
+def test_the_one_file_report_renders_its_markdown_and_wraps_long_text():
+    """Issue 44.3: the file showed `**Knocked out** (zeroed)` and backticks, and its link widened the page."""
+    rep = views.compare_report(A, B, ("A: the sentence", "B: <b>edit</b>"), {"text": "x"})
+    page = report.html_file(rep, "http://localhost:8501/Experiments?text=" + "x" * 2000)
+    assert "<strong>A: the sentence</strong>" in page and "<strong>B: &lt;b&gt;edit&lt;/b&gt;</strong>" in page
+    assert "<code>the weather is [-nice-]{+good today+}&lt;/s&gt;</code>" in page
+    assert "**" not in page and "`" not in page
+    assert "overflow-wrap:anywhere" in page and "svg{max-width:100%" in page
+    assert report.markdown_html("`**` and **`x`**") == "<code>**</code> and <strong><code>x</code></strong>"
