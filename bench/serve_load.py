@@ -210,7 +210,7 @@ def heavy_neighbours(url: str, bodies: list[dict[str, Any]], long_text: str, hea
     limit, attention="all") on a long text, sent together, while one client sends `light` greedy requests one after
     another: the light ones' latency beside them, and the heavy ones' time and answer size."""
     heavy_body = {**bodies[0], "text": long_text, "method": "sample", "temperature": 10.0, "attention": "all",
-                  "truncate": True, "precision": "fp32"}
+                  "truncate": True}  # the precision the service loaded (the run's)
     info = local.get_json(f"{url}/info")[1]["translate"]
     limits = info["limits"]
     # The longest target the limits allow for this text: 2 × its tokens + 50, cut to what attention="all" may answer.
@@ -240,6 +240,7 @@ def heavy_neighbours(url: str, bodies: list[dict[str, Any]], long_text: str, hea
                     break
             done = await asyncio.gather(*heavies)
         return {"heavy_max_len": heavy_body["max_len"], "heavy_statuses": [d[0] for d in done],
+                "heavy_refused": said.get("detail") if status != 200 else None,
                 "heavy_s": [d[1] for d in done], "heavy_mb": max(d[2] for d in done) / 2**20,
                 "light_alone_ms": 1000 * float(np.median(alone)), "light_beside_ms": [1000 * t for t in beside]}
 
@@ -420,7 +421,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"attention='all'): {hv['heavy_statuses']} in {max(hv['heavy_s']):.1f} s, answers up to "
                   f"{hv['heavy_mb']:.1f} MB; {len(hv['light_beside_ms'])} light greedy requests beside them: median "
                   f"{np.median(hv['light_beside_ms']):.0f} ms, max {max(hv['light_beside_ms']):.0f} ms "
-                  f"(alone: {hv['light_alone_ms']:.0f} ms)")
+                  f"(alone: {hv['light_alone_ms']:.0f} ms)" + (f"; refused: {hv['heavy_refused']}"
+                                                               if hv["heavy_refused"] else ""))
             burst = found["burst"]
             print(f"burst of 1,000 at once: {burst['statuses']} in {burst['seconds']:.1f} s; server memory "
                   f"{found['burst_server_mb'][0]:.0f} -> {found['burst_server_mb'][1]:.0f} MB; {burst['details']}")

@@ -16,8 +16,8 @@ models.require_model("translate")
 known_languages = sorted({models.LANGUAGES.get(lang, lang) for pair in models.directions() for lang in pair})
 st.caption(f"This model knows {' and '.join(known_languages)} only: it translates "
            f"{', '.join(models.direction_label(d) for d in models.directions())}. Text in any other language or "
-           "script gets a warning, and every output gets a verdict (probably wrong, uncertain or probably right) "
-           "measured on hand-judged outputs of the decoding method used.")
+           "script gets a warning, and every output gets a measured frequency: how many held-out, hand-judged "
+           "outputs with a score like its own were right.")
 
 # a shared link: its values become the widgets' first values
 steer.read_link(models.directions(), text.METHODS, models.directions()[0])
