@@ -154,6 +154,7 @@ def test_stop_and_a_closed_tab_end_the_training_process_at_once(browser, server)
             no_errors(page)
             body = page.inner_text("body")
             assert "Run 1: add" in body and "stopped" in body
+            assert "because you pressed Stop" in body  # issue 44.2: the page names the click that ended the run
             # issue 34.2: what the page says is what the worker wrote before it ended, read after it ended
             events = [json.loads(line) for line in next(iter(running.values())).read_text().splitlines()]
             export = page.get_by_role("button", name="Export (fp32 + int8) and check")
