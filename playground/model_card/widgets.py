@@ -13,7 +13,7 @@ import streamlit as st
 from runtime import confidence, metrics_file
 
 from .. import figures
-from ..translate import verdicts
+from ..translate import calibration_tables
 from . import card_text, sentiment_files
 from .export_report import ExportReport
 
@@ -111,15 +111,16 @@ def show_confidence(d: Path) -> None:
     for method, cal in measured.items():
         st.markdown(f"**{confidence.method_title(method)}**: {cal.right} of {cal.outputs} hand-judged outputs "
                     "right.")
-        st.markdown(verdicts.bands_table(cal))
-        checked = verdicts.held_out_table(cal)
+        st.markdown(calibration_tables.bands_table(cal))
+        checked = calibration_tables.held_out_table(cal)
         if checked:
             st.markdown(checked)
         else:
             st.info("These verdicts were not checked on outputs their cuts were not chosen on: `python -m tx "
                     f"confidence {d}` measures them again with that check.")
     cal = next(iter(measured.values()))
-    st.caption(verdicts.rule_note(cal) + (" " + verdicts.held_out_note(cal) if cal.held_out else ""))
+    tables = calibration_tables
+    st.caption(tables.rule_note(cal) + (" " + tables.held_out_note(cal) if cal.held_out else ""))
 
 
 def show_export_report(d: Path, report: ExportReport | None) -> None:

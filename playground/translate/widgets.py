@@ -10,7 +10,7 @@ from playground import figures, inputs, model_paths, models
 from playground import widgets as shared
 from runtime import confidence
 
-from . import verdicts
+from . import calibration_tables, verdicts
 from .cross import cross_figure
 from .settings import Decoding, first_change
 
@@ -90,21 +90,21 @@ def one_output(done: dict[str, Any], verdict: confidence.Verdict, cal, calibrate
 
 def how_measured(cal: confidence.MethodCalibration | None) -> None:
     """The method's bands, in an expander: what each verdict rests on."""
-    table = verdicts.bands_table(cal)
+    table = calibration_tables.bands_table(cal)
     if table is None:
         return
     with st.expander("What the verdicts rest on"):
         st.markdown(table)
-        st.caption(verdicts.rule_note(cal))
-        checked = verdicts.held_out_table(cal)
+        st.caption(calibration_tables.rule_note(cal))
+        checked = calibration_tables.held_out_table(cal)
         if checked:
             st.markdown(checked)
-            st.caption(verdicts.held_out_note(cal))
+            st.caption(calibration_tables.held_out_note(cal))
         for kind in (confidence.BACK, confidence.PLAIN):
-            scored = verdicts.score_table(cal, kind)
+            scored = calibration_tables.score_table(cal, kind)
             if scored:
                 st.markdown(scored)
-                st.caption(verdicts.score_note(kind))
+                st.caption(calibration_tables.score_note(kind))
                 break
 
 

@@ -24,7 +24,7 @@ PURE = {
     "sentiment": ["batch", "negation", "notes"],
     "serving": ["client"],
     "training": ["figures", "files", "processes", "runs"],
-    "translate": ["cross", "settings", "verdicts"],
+    "translate": ["calibration_tables", "cross", "settings", "steering", "verdicts"],
     "walkthrough": ["figures", "steps", "tensors"],
 }
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from playground.translate import cross, settings, verdicts
+from playground.translate import calibration_tables, cross, settings, verdicts
 from runtime import confidence, confidence_score
 from runtime.text import Translation
 from runtime.tsv import read_tsv
@@ -128,11 +128,12 @@ def test_headline_and_confidence_caption():
 
 
 def test_the_bands_table_and_the_rule():
-    table = verdicts.bands_table(CALIBRATIONS["beam"])
+    table = calibration_tables.bands_table(CALIBRATIONS["beam"])
     assert table.splitlines()[2:] == ["| 0–50% | 40 | 2 | probably wrong |", "| 50–80% | 30 | 15 | uncertain |",
                                       "| 80–100% | 30 | 27 | probably right |"]
-    assert verdicts.bands_table(CALIBRATIONS["sample"]) is None and verdicts.bands_table(None) is None
-    assert "at most 10% of the judged outputs there were right" in verdicts.rule_note(CALIBRATIONS["beam"])
+    assert calibration_tables.bands_table(CALIBRATIONS["sample"]) is None
+    assert calibration_tables.bands_table(None) is None
+    assert "at most 10% of the judged outputs there were right" in calibration_tables.rule_note(CALIBRATIONS["beam"])
 
 
 def test_the_cross_attention_figure_shows_one_head_or_every_head_of_a_layer():
@@ -165,7 +166,7 @@ def test_a_verdict_the_held_out_outputs_back_stays_sure_and_says_how_it_fared():
                          "both ways), 36 of the 305 called probably wrong were right (12%).")
     assert verdicts.check_words(cal, confidence.RIGHT).endswith(
         "both ways), none was called probably right: too few to check this verdict")
-    assert verdicts.held_out_table(cal).splitlines()[2:] == [
+    assert calibration_tables.held_out_table(cal).splitlines()[2:] == [
         "| probably wrong | 305 | 36 | 12% | at most 25% right | yes |",
         "| uncertain | 175 | 81 | 46% | – | claims nothing |",
         "| probably right | 0 | 0 | – | at least 75% right | **weak**: too few to check |"]
@@ -191,12 +192,12 @@ def test_a_verdict_the_held_out_outputs_do_not_back_says_it_is_weak():
         ("warning", "Leans right (a weak verdict, see below; not a guarantee): line(s) 3.")]
     table = verdicts.results_table(["a", "b", "c"], [translation(confidence_=c) for c in (0.3, 0.6, 0.95)], judged)
     assert list(table["verdict"]) == ["probably wrong (weak)", "uncertain", "probably right (weak)"]
-    assert "| probably wrong | 40 | 12 | 30% | at most 25% right | **weak** |" in verdicts.held_out_table(cal)
+    assert "| probably wrong | 40 | 12 | 30% | at most 25% right | **weak** |" in calibration_tables.held_out_table(cal)
 
 
 def test_without_a_held_out_check_nothing_is_called_weak():
     cal = CALIBRATIONS["beam"]
-    assert not cal.held_out and not cal.weak(confidence.WRONG) and verdicts.held_out_table(cal) is None
+    assert not cal.held_out and not cal.weak(confidence.WRONG) and calibration_tables.held_out_table(cal) is None
     assert verdicts.check_words(cal, confidence.WRONG) == ""
 
 
@@ -251,6 +252,6 @@ def test_a_scored_output_is_told_the_measured_frequency_of_its_band():
     assert (kind, said) == ("warning", "About 30% right: of 120 held-out hand-judged beam-search outputs with a "
                                        "score like this one (0.00–0.50), about 30% (36) were right. Confidence 30%.")
     assert verdicts.verdict_name(v, f) == "about 30% right (of 120 held out)"
-    assert "| 0.00–0.50 | 120 | 36 | 30% |" in verdicts.score_table(calibrations["beam"], confidence.PLAIN)
+    assert "| 0.00–0.50 | 120 | 36 | 30% |" in calibration_tables.score_table(calibrations["beam"], confidence.PLAIN)
     boxes = verdicts.batch_messages([v], calibrations["beam"], {"method": "beam"}, calibrations, [f], [False])
     assert not any("probably" in text or "Uncertain" in text for _, text in boxes)
