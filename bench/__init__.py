@@ -22,6 +22,7 @@ BENCHMARKS = {
     "serve_load": "the Ray Serve service under load: requests/s, p50/p90/p99, errors, memory; faults with --faults",
     "bare_loop": "the reference the Train page is measured against: a bare training loop on copy or reverse",
     "alignment": "which cross-attention (layer, head, mean) agrees with Ding word pairs on held-out sentences",
+    "clicks": "click -> result in a real browser: Translate (greedy, int8) and the Walkthrough's Next, with the load",
     "steering": "alternatives at one position (each completed) against plain greedy of the same sentence",
 }
 

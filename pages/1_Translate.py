@@ -62,27 +62,35 @@ widgets.keep_text(text_key, typed)
 prefix = steer.prefix_box()
 decoding = settings.Decoding(direction, method, beam, length_penalty, stop_early, temperature, top_k, top_p,
                              int(seed), precision, provider, prefix, n_best)
-clicked = st.button("Translate", key="translate_go", type="primary") or steer.link_go()
 steer.write_url(decoding, typed)
 
 model = serving.model("translate", provider, precision)  # the service at TX_SERVE_URL, if set
 if model is None:
     st.stop()
-models.provider_caption(model)
 
-current = decoding.settings(typed)
-if clicked:
-    translate_widgets.translate(model, typed, decoding, current)
-done = translate_widgets.kept_result(current)
-calibrations = translate_widgets.calibrations()
-if done:
-    translate_widgets.result(done, model, calibrations, by_source)
-    steer.n_best_list(done)
-    if len(done["results"]) == 1 and not done["results"][0].warning:
-        steer.steer(done, model, decoding,
-                    lambda chosen: translate_widgets.back_translations(model, [chosen], decoding))
-    if all(r.attention for r in done["results"]):
-        translate_widgets.cross_attention(done)
-    else:  # the service sends attention with a request's first translation only (a chosen alternative has none)
-        st.caption("No cross-attention came with this output: click Translate to draw it.")
-    steer.alignment(done)
+
+@st.fragment
+def translate_and_show() -> None:
+    """The Translate button and everything a translation shows, one fragment: a click (or a layer, head or word
+    picked below) reruns this block only, not the sidebar, the examples and the text box above (issue 44.9: the
+    whole page's rerun was most of a click's time). A change above reruns the page, and this block with it."""
+    clicked = st.button("Translate", key="translate_go", type="primary") or steer.link_go()
+    models.provider_caption(model)
+    current = decoding.settings(typed)
+    if clicked:
+        translate_widgets.translate(model, typed, decoding, current)
+    done = translate_widgets.kept_result(current)
+    if done:
+        translate_widgets.result(done, model, translate_widgets.calibrations(), by_source)
+        steer.n_best_list(done)
+        if len(done["results"]) == 1 and not done["results"][0].warning:
+            steer.steer(done, model, decoding,
+                        lambda chosen: translate_widgets.back_translations(model, [chosen], decoding))
+        if all(r.attention for r in done["results"]):
+            translate_widgets.cross_attention(done)
+        else:  # the service sends attention with a request's first translation only (a chosen alternative has none)
+            st.caption("No cross-attention came with this output: click Translate to draw it.")
+        steer.alignment(done)
+
+
+translate_and_show()

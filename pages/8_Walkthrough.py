@@ -60,16 +60,27 @@ if task == "translate":
     st.page_link("pages/6_Decoding_explorer.py", label="The same sentence under sampling and beam search "
                  "(Decoding explorer)", icon="🌳", query_params={"direction": "-".join(direction), "text": text})
 
-step = walkthrough.step_picker(steps_of.steps_for(choice))
-state["step"] = step.key
 config = models.model_meta(task)["config"]
-view = walkthrough.view_controls(step, trace, config, state)
-st.query_params.from_dict(steps_of.url_of(state))
 
-st.subheader(step.title)
-st.latex(step.formula)
-st.caption(f"Paper: {step.section}")
-st.markdown(step.look)
-walkthrough.show_step(step, trace, view, model, config)
+
+@st.fragment
+def step_and_view() -> None:
+    """Back / Next / the step list, the layer, head and position controls and the step's view, one fragment: a
+    click there reruns this block only, not the model choice, the text and the greedy output above (issue 44.9).
+    A change above reruns the page, and this block with it."""
+    link = dict(state)  # a fresh copy per run: a step without a layer must not keep the last step's in the URL
+    step = walkthrough.step_picker(steps_of.steps_for(choice))
+    link["step"] = step.key
+    view = walkthrough.view_controls(step, trace, config, link)
+    st.query_params.from_dict(steps_of.url_of(link))
+
+    st.subheader(step.title)
+    st.latex(step.formula)
+    st.caption(f"Paper: {step.section}")
+    st.markdown(step.look)
+    walkthrough.show_step(step, trace, view, model, config)
+
+
+step_and_view()
 st.caption("This page's link holds the model, the text, the step and the layer/head/position: share it to show "
            "this view.")

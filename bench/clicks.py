@@ -1,0 +1,191 @@
+"""Click -> result in a real browser (Debian's chromium through playwright) on `streamlit run app.py` with the
+models the app serves (models/ or TX_MODELS_DIR): Translate (greedy, int8, one sentence; two sentences alternate so
+that a stale output never passes for a new one), click -> output shown, and the page's own "· N ms" headline as the
+model's share; Walkthrough, Next -> the next step's title shown. Each also to "run finished" (Streamlit's running
+indicator gone). A benchmark, not a test: `python -m bench clicks`; the load average is printed beside the numbers.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+from . import bench_parser
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"  # Debian's chromium (apt), never a downloaded one
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"  # no script run in progress
+OUTPUT = '[data-testid="stCode"] code'  # Translate's output box
+SENTENCES = ["Das Wetter ist heute schön.", "Wo ist die nächste Apotheke?"]
+WALK_TEXT = "Die Kinder spielen im Garten."
+
+# Clicks the button named `label` from inside the page (no playwright round trip in the clock) and resolves with
+# [ms until `selector`'s text is `want` (or, want null, differs from before), ms until the run finished], or
+# [null, what it shows] after 20 s.
+CLICK_AND_TIME = """async ([label, selector, want]) => {
+  const button = [...document.querySelectorAll('button')].find(b => b.innerText.trim() === label);
+  const text = () => { const e = document.querySelector(selector); return e ? e.innerText.trim() : null; };
+  const before = text();
+  return await new Promise(resolve => {
+    const start = performance.now();
+    let shown = null;
+    const check = () => {
+      const now = text();
+      if (shown === null && now !== null && (want === null ? now !== before : now === want))
+        shown = performance.now() - start;
+      if (shown !== null && !document.querySelector('[data-testid="stStatusWidget"]')) {
+        observer.disconnect();
+        resolve([shown, performance.now() - start]);
+      }
+    };
+    const observer = new MutationObserver(check);
+    observer.observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
+    setTimeout(() => { observer.disconnect(); resolve([null, text()]); }, 20000);
+    button.click();
+  });
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_server():
+    """`streamlit run app.py` on a free port, up once /_stcore/health says ok; its output goes to a temp log."""
+    port, log = free_port(), open(f"/tmp/bench-clicks-{os.getpid()}.log", "w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
+         "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.read().decode().strip() == "ok":
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not come up: see {log.name}")
+            time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+def settle(page) -> None:
+    page.wait_for_timeout(100)  # let a just-sent rerun register before asking whether it finished
+    page.wait_for_function(IDLE)
+
+
+def timed_click(page, label: str, selector: str, want: str | None) -> tuple[float, float]:
+    shown, done = page.evaluate(CLICK_AND_TIME, [label, selector, want])
+    if shown is None:
+        raise RuntimeError(f"after clicking {label!r}, {selector} still shows {done!r}")
+    return shown, done
+
+
+def p50_p90(times: list[float]) -> str:
+    p90 = statistics.quantiles(times, n=10)[-1] if len(times) > 1 else times[0]
+    return f"p50 {statistics.median(times):.0f} ms, p90 {p90:.0f} ms"
+
+
+def translate_clicks(page, url: str, clicks: int) -> tuple[list[float], list[float], list[float]]:
+    """Click -> output shown, -> run finished, and the model's own ms (the headline), per timed click."""
+    page.goto(f"{url}/Translate?method=greedy")
+    page.locator('[data-testid="stSidebar"] label').filter(has_text="int8").click()
+    settle(page)
+    box = page.locator('[data-testid="stTextArea"] textarea')
+    shown, done, model = [], [], []
+    outputs: dict[int, str] = {}
+    for attempt in range(2 + 2 + clicks):  # the first two learn each sentence's output, two more warm up
+        which = attempt % 2
+        box.fill(SENTENCES[which])
+        box.press("Control+Enter")  # commit the text (its own rerun) before the clock starts
+        settle(page)
+        if which not in outputs:
+            page.get_by_role("button", name="Translate").click()
+            page.wait_for_function(f"(before) => document.querySelector('{OUTPUT}')?.innerText.trim() !== before",
+                                   arg=outputs.get(1 - which))
+            settle(page)
+            outputs[which] = page.locator(OUTPUT).inner_text().strip()
+            continue
+        text_ms, done_ms = timed_click(page, "Translate", OUTPUT, outputs[which])
+        heading = page.locator("h3").filter(has_text=" ms").first.inner_text()
+        if "int8" not in heading or "greedy" not in heading:
+            raise RuntimeError(f"the result was not made greedy at int8: its headline says {heading!r}")
+        if attempt >= 4:
+            shown.append(text_ms)
+            done.append(done_ms)
+            model.append(float(heading.rsplit("·", 1)[1].split()[0]))
+    if outputs[0] == outputs[1]:
+        raise RuntimeError(f"both sentences translate to {outputs[0]!r}: a stale output could pass for new")
+    return shown, done, model
+
+
+def walkthrough_clicks(page, url: str, clicks: int) -> tuple[list[float], list[float]]:
+    """Next -> the next step's title shown, -> run finished; at the last step the link opens the first again."""
+    first = f"{url}/Walkthrough?model=translate:de-en&text={urllib.parse.quote_plus(WALK_TEXT)}"
+    shown, done = [], []
+    page.goto(first)
+    settle(page)
+    for attempt in range(1 + clicks):  # one warm-up click
+        if page.get_by_role("button", name="Next ▶").is_disabled():
+            page.goto(first)
+            settle(page)
+        text_ms, done_ms = timed_click(page, "Next ▶", "h3", None)
+        settle(page)
+        if attempt >= 1:
+            shown.append(text_ms)
+            done.append(done_ms)
+    return shown, done
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = bench_parser("clicks", __doc__)
+    parser.add_argument("--clicks", type=int, default=10, help="timed clicks per page (after warm-up clicks)")
+    args = parser.parse_args(argv)
+    if args.clicks < 1:
+        parser.error("--clicks must be at least 1")
+    if not Path(CHROMIUM).is_file():
+        parser.error(f"{CHROMIUM} is missing: run `make browser` (apt-get install -y chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with streamlit_server() as url, sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = chromium.new_context(viewport={"width": 1280, "height": 1400})
+        context.set_default_timeout(90_000)
+        page = context.new_page()
+        loads = [os.getloadavg()[0]]
+        shown, done, model = translate_clicks(page, url, args.clicks)
+        loads.append(os.getloadavg()[0])
+        step_shown, step_done = walkthrough_clicks(page, url, args.clicks)
+        loads.append(os.getloadavg()[0])
+        chromium.close()
+    print(f"load average (1 min) {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} CPUs; {args.clicks} timed "
+          "clicks each, after warm-up")
+    print(f"Translate (greedy, int8, one sentence): click -> output shown {p50_p90(shown)}; -> run finished "
+          f"{p50_p90(done)}\n  the model's own time (the headline): p50 {statistics.median(model):.0f} ms, "
+          f"{statistics.median(model) / statistics.median(shown):.0%} of the p50 (goal: click -> shown p50 <= 150 ms)")
+    print(f"Walkthrough Next: click -> next step's title shown {p50_p90(step_shown)}; -> run finished "
+          f"{p50_p90(step_done)} (goal: <= 100 ms)")
+    return 0
