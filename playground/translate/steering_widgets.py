@@ -102,6 +102,12 @@ def steer(done: dict[str, Any], model, decoding: Decoding, back_of) -> None:
     """A row of the output's words: the one picked shows the alternatives the model had there, each completed; a
     button per alternative makes it the output. A fragment: picking a word reruns this block only."""
     result = done["results"][0]
+    if st.session_state.get("translate_results", {}).get("results", [None])[0] is not result:
+        # An alternative was chosen (its button's callback, `choose`, ran before this rerun of the fragment): the
+        # whole page shows the new output. Checked first: `choose` also cleared the picked word, and a check after
+        # the "no word picked" return below never ran (the choice did nothing in a real browser; AppTest reruns
+        # the whole script and hid it).
+        st.rerun()
     starts = steering.word_starts(result.tokens)
     if not starts:
         return
@@ -133,8 +139,6 @@ def steer(done: dict[str, Any], model, decoding: Decoding, back_of) -> None:
                     help="Use this: the translation becomes its completion",
                     on_click=lambda a=found[i]: choose(done, a, back_of(a)))
         right.markdown(f"{row['translation'] or '(empty output)'}")
-    if st.session_state.get("translate_results", {}).get("results", [None])[0] is not result:
-        st.rerun()  # an alternative was chosen: the whole page shows the new output
 
 
 def alignment(done: dict[str, Any]) -> None:
