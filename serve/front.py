@@ -25,6 +25,7 @@ import math
 import os
 import re
 import resource
+import shutil
 import stat
 import sys
 import tempfile
@@ -150,7 +151,15 @@ def write_script(folder: Path) -> Path:
 def environment(limits: FrontLimits) -> dict[str, str]:
     """The variables Ray's HAProxyManager must see (set before ray.init; on a cluster, in every node's environment).
     Ray's own knobs where it has them; the patch script and its limits for the rest."""
-    folder = private_dir()
+    # One folder per service started: two services on one machine (two test files on the two workers of `make
+    # test`, or one starting while the last one's HAProxy still drains) must not share an admin socket or config.
+    base = private_dir()
+    for old in base.iterdir():  # the folders of services whose process has ended
+        pid = old.name.split("-")[0]
+        if old.is_dir() and pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(old, ignore_errors=True)
+    folder = base / f"{os.getpid()}-{os.urandom(3).hex()}"
+    folder.mkdir(mode=0o700)
     return {
         "RAY_SERVE_HAPROXY_BINARY_PATH": str(write_script(folder)),
         "TX_SERVE_HAPROXY_REAL": real_haproxy(),

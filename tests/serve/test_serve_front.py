@@ -22,7 +22,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from serve_fixtures import free_port, post
+from serve_fixtures import free_port, own_haproxy_ports, post
 
 pytest.importorskip("ray.serve")
 
@@ -119,9 +119,10 @@ def test_a_changed_template_or_a_public_bind_stops_haproxy_with_a_reason(tmp_pat
 @pytest.fixture(scope="module")
 def url(models_root):
     settings = ServeSettings(models_dir=str(models_root), port=free_port(), **SETTINGS)
-    found = local.start(settings, num_cpus=2)
-    yield found
-    local.stop()
+    with own_haproxy_ports():  # test_serve_ray may run beside it on the other worker of `make test`
+        found = local.start(settings, num_cpus=2)
+        yield found
+        local.stop()
 
 
 def answers_quickly(url: str, path: str, body: dict | None = None, within_s: float = 2.0) -> tuple[int, dict]:
@@ -140,6 +141,7 @@ def loopback(address: str) -> bool:
 
 
 @pytest.mark.slow
+@pytest.mark.front
 def test_nothing_listens_beyond_loopback(url):
     found = local.service_listeners()
     assert any(port == int(url.rsplit(":", 1)[1]) for _, port, _, _ in found), found  # the list is real
@@ -148,6 +150,7 @@ def test_nothing_listens_beyond_loopback(url):
 
 
 @pytest.mark.slow
+@pytest.mark.front
 def test_the_haproxy_admin_socket_is_private(url):
     haproxy = [pid for pid, name in local.serve_processes().items() if name == "HAProxy"]
     assert haproxy
@@ -159,6 +162,7 @@ def test_the_haproxy_admin_socket_is_private(url):
 
 
 @pytest.mark.slow
+@pytest.mark.front
 def test_4200_half_sent_requests_leave_health_and_translate_answering(url):
     port, limits = int(url.rsplit(":", 1)[1]), front.FrontLimits()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -190,6 +194,7 @@ def test_4200_half_sent_requests_leave_health_and_translate_answering(url):
 
 
 @pytest.mark.slow
+@pytest.mark.front
 def test_a_client_over_its_connection_cap_is_turned_away_at_once(url):
     port, cap = int(url.rsplit(":", 1)[1]), front.FrontLimits().conns_per_client
     held, refused = local.half_sent_requests(port, cap + 50, source="127.0.0.2")
@@ -204,6 +209,7 @@ def test_a_client_over_its_connection_cap_is_turned_away_at_once(url):
 
 
 @pytest.mark.slow
+@pytest.mark.front
 def test_a_stopped_replica_gets_the_fronts_json_504_not_a_bare_500(url):
     """The replica frozen (SIGSTOP) past the front's backstop: the API cannot answer its own 504, HAProxy must."""
     limits = front.FrontLimits.for_service(TIMEOUT_S)
