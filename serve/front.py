@@ -148,17 +148,22 @@ def write_script(folder: Path) -> Path:
     return script
 
 
+def is_hex(text: str) -> bool:
+    return bool(text) and all(c in "0123456789abcdef" for c in text)
+
+
 def environment(limits: FrontLimits) -> dict[str, str]:
     """The variables Ray's HAProxyManager must see (set before ray.init; on a cluster, in every node's environment).
     Ray's own knobs where it has them; the patch script and its limits for the rest."""
     # One folder per service started: two services on one machine (two test files on the two workers of `make
     # test`, or one starting while the last one's HAProxy still drains) must not share an admin socket or config.
+    # Short: HAProxy takes socket paths of at most 97 characters, and Ray adds a 56-character node folder.
     base = private_dir()
-    for old in base.iterdir():  # the folders of services whose process has ended
+    for old in base.iterdir():  # the folders of services whose process has ended ("<pid in hex>-<random>")
         pid = old.name.split("-")[0]
-        if old.is_dir() and pid.isdigit() and not Path(f"/proc/{pid}").exists():
+        if old.is_dir() and "-" in old.name and not Path(f"/proc/{int(pid, 16) if is_hex(pid) else 0}").exists():
             shutil.rmtree(old, ignore_errors=True)
-    folder = base / f"{os.getpid()}-{os.urandom(3).hex()}"
+    folder = base / f"{os.getpid():x}-{os.urandom(1).hex()}"
     folder.mkdir(mode=0o700)
     return {
         "RAY_SERVE_HAPROXY_BINARY_PATH": str(write_script(folder)),
