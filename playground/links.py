@@ -3,7 +3,7 @@ a step that is not a number): each is corrected, and the page says so, naming th
 held and the value used. Pure: no streamlit; the pages' widgets show `note(...)` in a warning."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 SHOWN_CHARS = 40  # a long bad value is cut in the note
@@ -40,3 +40,17 @@ def in_range(name: str, given: str, value: float, low: float, high: float, noun:
     span = f"{low:g}–{high:g}"
     why = f"is outside this model's {noun} {span}" if noun else f"is outside the slider's range {span}"
     return used, Correction(name, given, f"{used:g}", why)
+
+
+def direction_of(raw: dict[str, str], directions: Sequence[tuple[str, str]],
+                 corrections: list[Correction]) -> tuple[str, str] | None:
+    """A link's "direction" ("de-en") as one of the model's directions; None when absent, and when it is not one
+    of them (the correction, to the first direction, is added to `corrections`)."""
+    if "direction" not in raw:
+        return None
+    match = next((d for d in directions if "-".join(d) == raw["direction"]), None)
+    if match is None:
+        known = ", ".join("-".join(d) for d in directions)
+        corrections.append(Correction("direction", raw["direction"], "-".join(directions[0]),
+                                      f"is not a direction this model translates ({known})"))
+    return match

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..links import Correction, in_range
+from ..links import Correction, direction_of, in_range
 
 
 class Knob(NamedTuple):
@@ -26,14 +26,9 @@ def parse_url(raw: dict[str, str], directions: list[tuple[str, str]]) -> tuple[d
     sentence, so the page clamps it (step_slider)."""
     found: dict[str, Any] = {}
     corrections: list[Correction] = []
-    if "direction" in raw:
-        match = next((d for d in directions if "-".join(d) == raw["direction"]), None)
-        if match:
-            found["direction"] = match
-        else:
-            known = ", ".join("-".join(d) for d in directions)
-            corrections.append(Correction("direction", raw["direction"], "-".join(directions[0]),
-                                          f"is not a direction this model translates ({known})"))
+    direction = direction_of(raw, directions, corrections)
+    if direction:
+        found["direction"] = direction
     if "text" in raw:
         found["text"] = str(raw["text"])
     numbers = {"step": (int, 1, "1"), **{name: (int if isinstance(knob.default, int) else float, knob.low,

@@ -10,7 +10,7 @@ from typing import Any
 
 from runtime.alignment import WORD_START, WordAlignment, is_special, words
 
-from ..links import Correction, in_range
+from ..links import Correction, direction_of, in_range
 
 ALTERNATIVES = 5  # the alternatives shown at a word: one search of 5 rows (docs/steering.md: <= 1.5x greedy)
 MAX_PREFIX_CHARS = 300  # a link's prefix longer than this is no start of a sentence-sized translation
@@ -137,14 +137,9 @@ def parse_link(raw: dict[str, str], directions: Sequence[tuple[str, str]],
     off its slider moves to the slider's nearest end, n-best above the beam to the beam."""
     found: dict[str, Any] = {}
     fixes: list[Correction] = []
-    if "direction" in raw:
-        match = next((d for d in directions if "-".join(d) == raw["direction"]), None)
-        if match:
-            found["direction"] = match
-        else:
-            known = ", ".join("-".join(d) for d in directions)
-            fixes.append(Correction("direction", raw["direction"], "-".join(directions[0]),
-                                    f"is not a direction this model translates ({known})"))
+    direction = direction_of(raw, directions, fixes)
+    if direction:
+        found["direction"] = direction
     if "text" in raw:
         found["text"] = str(raw["text"])
     if "method" in raw:
