@@ -149,7 +149,14 @@ def test_stop_and_a_closed_tab_end_the_training_process_at_once(browser, server)
         # that it ends, not how fast: the time is printed above (a speed goal belongs in a benchmark; on a loaded
         # box this once took more than the 2 s target and failed the fresh-clone `make test`)
         assert not workers(pid), f"after {how}, the training process still runs after 10 s"
-        assert busy_share(pid, 1.0) < 0.2  # and the server itself does not go on working
+        # and the server itself does not go on working: right after the click it reruns the page (CI measured 0.23 of
+        # a core over the first second), so it must reach an idle second within 6 s; a run that went on in the
+        # server would keep it near one whole core in every second
+        shares = [busy_share(pid, 1.0)]
+        while shares[-1] >= 0.2 and len(shares) < 6:
+            shares.append(busy_share(pid, 1.0))
+        print(f"{how}: the server's share of a core, second by second: {[round(s, 2) for s in shares]}")
+        assert shares[-1] < 0.2, f"after {how}, the server stays busy: {shares}"
         if how == "stop":
             settle(page)
             no_errors(page)
