@@ -276,35 +276,45 @@ class TextTranslator:
                 maps = self.attention_maps(src_ids[rows], src_mask[rows], [h.tokens for hyps in found for h in hyps])
             flat_row = 0
             for i, hyps in zip(chunk, found, strict=True):
+                # What every hypothesis of a text shares, computed once (alternatives: num_hypotheses of them)
+                src_tokens = self.tokenizer.tokens(sources[i][0])
+                warnings = self.input_warnings(texts[i], src_tokens, prefixes[i], target_prefix and target_prefix[i])
                 for hyp in hyps:
                     hyp_maps = None if maps is None else cut_pads(maps, flat_row, len(sources[i][0]), len(hyp.tokens))
-                    results[i].append(self.result(texts[i], sources[i], hyp, length_penalty, attention, hyp_maps,
-                                                  len(prefixes[i]), alignment, target_prefix and target_prefix[i]))
+                    results[i].append(self.result(sources[i], src_tokens, warnings, hyp, length_penalty, attention,
+                                                  hyp_maps, len(prefixes[i]), alignment))
                     flat_row += 1
                 if return_alternatives:  # by the alternative's own probability, ties in top-k order
                     results[i].sort(key=lambda t: -t.token_probs[t.prefix_len])
         return results
 
-    def result(self, text: str, source: tuple[list[int], bool], hyp: Hypothesis, length_penalty: float,
-               attention: str, maps: dict[str, list[np.ndarray]] | None, prefix_len: int, alignment: bool,
-               prefix_text: str | None) -> Translation:
-        """One hypothesis as a `Translation` (attention maps, alignment and warnings included)."""
-        src, truncated = source
-        src_tokens, tokens = self.tokenizer.tokens(src), self.tokenizer.tokens(hyp.tokens)
-        cross = search_cross_attention(hyp.attention, len(src)) if hyp.attention is not None else None
-        warnings = [coverage_warning(coverage(text, self.tokenizer.tokens(src[1:-1])))]
+    def input_warnings(self, text: str, src_tokens: list[str], prefix: list[int],
+                       prefix_text: str | None) -> str | None:
+        """The warning of every translation of `text`: its source, and its target prefix, mostly outside what the
+        model knows (src_tokens: the source's tokens, tag and </s> included; prefix: the prefix's ids)."""
+        warnings = [coverage_warning(coverage(text, src_tokens[1:-1]))]
         if prefix_text and prefix_text.strip():
-            prefix_warning = coverage_warning(coverage(prefix_text, tokens[:prefix_len]))
+            prefix_warning = coverage_warning(coverage(prefix_text, self.tokenizer.tokens(prefix)))
             warnings.append(prefix_warning and f"The target prefix: {prefix_warning}")
+        return " ".join(w for w in warnings if w) or None
+
+    def result(self, source: tuple[list[int], bool], src_tokens: list[str], warning: str | None, hyp: Hypothesis,
+               length_penalty: float, attention: str, maps: dict[str, list[np.ndarray]] | None, prefix_len: int,
+               alignment: bool) -> Translation:
+        """One hypothesis as a `Translation` (attention maps and alignment included); src_tokens and warning:
+        its text's, from `input_warnings`."""
+        src, truncated = source
+        tokens = self.tokenizer.tokens(hyp.tokens)
+        cross = search_cross_attention(hyp.attention, len(src)) if hyp.attention is not None else None
         return Translation(
             text=self.tokenizer.decode(hyp.tokens),
             tokens=tokens,
             token_ids=hyp.tokens,
             score=normalized_score(hyp.log_prob, len(hyp.tokens), length_penalty),
-            src_tokens=src_tokens,
+            src_tokens=list(src_tokens),
             truncated=truncated,
             attention={"encoder": None, "self": None, "cross": cross} if attention == "cross" else maps,
-            warning=" ".join(w for w in warnings if w) or None,
+            warning=warning,
             token_probs=[float(np.exp(lp)) for lp in hyp.token_log_probs],
             confidence=confidence_of(hyp.token_log_probs),
             prefix_len=prefix_len,

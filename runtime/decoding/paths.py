@@ -37,38 +37,48 @@ def extend_paths(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndar
     maps: dict[int, list[np.ndarray]] = {slot: [] for slot in rows}  # per slot, (L, H, S) per step
     results: list[Hypothesis | None] = [None] * (n_sentences * width)
     last = np.full(n_sentences, bos_id, dtype=np.int64)
+    longest = max((len(p) for p in forced), default=0)
+    # Only steps before this one may force a prefix token or split a row: later ones skip the per-row checks.
+    checked_steps = longest + 1 if alternatives else longest
     for t in range(max(limits)):
         log_probs, state = backend.step(last, state, attention)
         weights = backend.cross_attention(state) if attention else None  # (N, L, H, S)
         if t < min_len:
             log_probs = mask_eos(log_probs, eos_id)
-        sentences = [slot // width for slot in rows]
         chosen = choose(log_probs)
-        if any(len(forced[s]) > t for s in sentences):  # rows still inside their prefix take its token
-            picks = zip(sentences, chosen.tolist(), strict=True)
-            chosen = np.array([forced[s][t] if len(forced[s]) > t else c for s, c in picks], dtype=np.int64)
-        # (row, slot, token) of every hypothesis this step extends: one per row, or k for a row splitting here
-        entries = list(zip(range(len(rows)), rows, chosen.tolist(), strict=True))
-        splitting = [i for i, s in enumerate(sentences) if alternatives and len(forced[s]) == t]
+        splitting: list[int] = []
+        if t < checked_steps:
+            sentences = [slot // width for slot in rows]
+            if any(len(forced[s]) > t for s in sentences):  # rows still inside their prefix take its token
+                picks = zip(sentences, chosen.tolist(), strict=True)
+                chosen = np.array([forced[s][t] if len(forced[s]) > t else c for s, c in picks], dtype=np.int64)
+            splitting = [i for i, s in enumerate(sentences) if alternatives and len(forced[s]) == t]
         if splitting:
+            # (row, slot, token) of every hypothesis this step extends: one per row, or k for a row splitting here
             _, top = backend.top_k(np.ascontiguousarray(log_probs[splitting], dtype=np.float32), alternatives)
             split_tokens = dict(zip(splitting, top.tolist(), strict=True))
-            entries = [(i, slot + j, token) for i, slot, token in entries
+            entries = [(i, slot + j, token)
+                       for i, slot, token in zip(range(len(rows)), rows, chosen.tolist(), strict=True)
                        for j, token in (enumerate(split_tokens[i]) if i in split_tokens else [(0, token)])]
             for i, slot, _ in entries:
                 if slot not in tokens:  # a new alternative: the prefix so far is its own
                     base = rows[i]
                     tokens[slot], token_lps[slot], maps[slot] = list(tokens[base]), list(token_lps[base]), \
                         list(maps[base])
-        entry_rows = np.array([i for i, _, _ in entries], dtype=np.int64)
-        entry_tokens = np.array([token for _, _, token in entries], dtype=np.int64)
+            entry_rows = np.array([i for i, _, _ in entries], dtype=np.int64)
+            entry_slots = [slot for _, slot, _ in entries]
+            entry_tokens = np.array([token for _, _, token in entries], dtype=np.int64)
+        else:  # one entry per row, in row order
+            entry_rows = np.arange(len(rows))
+            entry_slots = rows
+            entry_tokens = np.asarray(chosen, dtype=np.int64)
         entry_lps = log_probs[entry_rows, entry_tokens].tolist()  # the model's log-prob of each taken token
         keep: list[int] = []  # entries that go on
-        for e, ((i, slot, token), lp) in enumerate(zip(entries, entry_lps, strict=True)):
+        for e, (slot, token, lp) in enumerate(zip(entry_slots, entry_tokens.tolist(), entry_lps, strict=True)):
             tokens[slot].append(token)
             token_lps[slot].append(lp)
             if weights is not None:
-                maps[slot].append(weights[i])
+                maps[slot].append(weights[entry_rows[e]])
             if token == eos_id or limits[slot // width] <= t + 1:
                 log_prob = sum(token_lps[slot])
                 results[slot] = Hypothesis(tokens[slot], log_prob, log_prob, token == eos_id, token_lps[slot],
@@ -77,11 +87,12 @@ def extend_paths(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndar
                 keep.append(e)
         if not keep:
             break
-        kept_rows = entry_rows[keep]
         if len(keep) != len(rows) or splitting:
-            state = backend.reorder(state, kept_rows)
-        rows = [entries[e][1] for e in keep]
-        last = entry_tokens[keep]
+            state = backend.reorder(state, entry_rows[keep])
+            rows = [entry_slots[e] for e in keep]
+            last = entry_tokens[keep]
+        else:
+            last = entry_tokens
     return results  # type: ignore[return-value]  # every row ends by its max length
 
 
