@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from fastapi import FastAPI, Header, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .errors import PARSE_ERROR, validation_sentence
@@ -67,7 +67,7 @@ def late(timeout: float) -> JSONResponse:
 
 
 async def answer(backend: Backend, task: str, body: dict[str, Any], settings: ServeSettings,
-                 timeout_header: str | None) -> JSONResponse | dict[str, Any]:
+                 timeout_header: str | None) -> Response | dict[str, Any]:
     """One request through the backend: its result, or the status and sentence of what went wrong."""
     start = time.monotonic()
     try:
@@ -81,6 +81,10 @@ async def answer(backend: Backend, task: str, body: dict[str, Any], settings: Se
     # comes back late instead. The client asked for none after `timeout`, so it gets the same 504.
     if time.monotonic() - start > timeout:
         return late(timeout)
+    # encoded in the lane's thread (encoding.py), sent as it is; from another deployment ("split") Ray hands the
+    # JsonAnswer over as plain bytes
+    if isinstance(result, bytes):
+        return Response(bytes(result), media_type="application/json")
     if "error" in result:
         return problem(result["status"], result["error"])
     return result

@@ -26,6 +26,7 @@ from ray.serve.exceptions import BackPressureError, DeploymentUnavailableError, 
 
 from .api import ServiceError, build_api
 from .batcher import Lanes
+from .encoding import encoded
 from .settings import ServeSettings
 from .workers import SentimentWorker, TranslationWorker, Worker
 
@@ -40,8 +41,10 @@ DIED = ("the {task} replica serving this request stopped ({kind}); Serve is star
 
 
 def lanes_of(worker: Worker, settings: ServeSettings, name: str) -> Lanes:
-    """A worker's light and heavy lanes with the settings' batch size and wait."""
-    return Lanes(worker.run, worker.heavy, settings.max_batch_size, settings.batch_wait_timeout_s, name=name)
+    """A worker's light and heavy lanes with the settings' batch size and wait; answers leave them as JSON bytes
+    (encoding.py: made in the lane's thread, not on the event loop)."""
+    return Lanes(encoded(worker.run), worker.heavy, settings.max_batch_size, settings.batch_wait_timeout_s,
+                 name=name)
 
 
 class BatchedModel:

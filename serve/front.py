@@ -39,6 +39,9 @@ LIMITS_ENV = "TX_SERVE_FRONT"
 SCRIPT_NAME = "haproxy"
 
 
+BACKSTOP_S = 0.5  # the front's 504 this long after the service's own timeout
+
+
 @dataclass(frozen=True)
 class FrontLimits:
     # A client must send a request's headers and body within this (NGINX's client_header_timeout, here for body
@@ -55,8 +58,9 @@ class FrontLimits:
     # a load test at concurrency 64-200 or a NAT'd office through. Behind a load balancer that hides the client's
     # address, every connection comes from it: raise this (or put the cap on the balancer).
     conns_per_client: int = 256
-    # HAProxy waits this long for a replica's answer, then a JSON 504: a backstop just past the API's own 504.
-    server_s: int = 32
+    # HAProxy waits this long for a replica's answer, then a JSON 504: a backstop just past the API's own 504, within
+    # the issue's ± 1 s of the request's deadline when the replica cannot answer it (frozen, or its loop stuck).
+    server_s: float = 30.5
     # Attempts after the first on a connection failure or an empty answer (a replica that died mid-request).
     retries: int = 2
     # The service's own timeout (the 504's sentence names both).
@@ -70,10 +74,11 @@ class FrontLimits:
 
     @classmethod
     def for_service(cls, request_timeout_s: float, expose: bool = False) -> FrontLimits:
-        # Ray takes whole seconds; 2 s past the API's timeout lets its 504 (with its own sentence) come first.
+        # Half a second past the API's timeout lets its 504 (with its own sentence) come first. Ray's setting takes
+        # whole seconds, so each app backend sets it to the millisecond itself (patch_config).
         fds = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
         room = cls.maxconn if fds == resource.RLIM_INFINITY else min(cls.maxconn, (fds - 200) * 2 // 5)
-        return cls(server_s=math.ceil(request_timeout_s) + 2, request_timeout_s=request_timeout_s, expose=expose,
+        return cls(server_s=request_timeout_s + BACKSTOP_S, request_timeout_s=request_timeout_s, expose=expose,
                    maxconn=room)
 
 
@@ -93,7 +98,7 @@ ERRORS = {
     501: "the front does not implement what this request asks",
     502: "the service's replica closed the connection without a valid answer; retry in a few seconds",
     503: "no replica of the service is available now (starting, restarting or overloaded); retry in a few seconds",
-    504: "no answer within {server_s} s (the service's own timeout is {request_timeout_s:g} s; /health and /ready "
+    504: "no answer within {server_s:g} s (the service's own timeout is {request_timeout_s:g} s; /health and /ready "
          "wait {probe_s:g} s), so the front gave up waiting",
 }
 REASONS = {400: "Bad Request", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout",
@@ -176,10 +181,10 @@ def environment(limits: FrontLimits) -> dict[str, str]:
         "RAY_SERVE_HAPROXY_SERVER_STATE_FILE": str(folder / "server-state"),
         "RAY_SERVE_HAPROXY_METRICS_SOCKET_PATH": str(folder / "metrics.sock"),
         "RAY_SERVE_HAPROXY_MAXCONN": str(limits.maxconn),
-        "RAY_SERVE_HAPROXY_TIMEOUT_SERVER_S": str(limits.server_s),
+        "RAY_SERVE_HAPROXY_TIMEOUT_SERVER_S": str(math.ceil(limits.server_s)),  # whole seconds; the backends: ms
         # inactivity on the client's side (Ray's default: an hour): a client that stops reading its answer; as long as
         # the server's so an answer still being computed is never cut on this side
-        "RAY_SERVE_HAPROXY_TIMEOUT_CLIENT_S": str(max(limits.server_s, limits.http_request_s)),
+        "RAY_SERVE_HAPROXY_TIMEOUT_CLIENT_S": str(math.ceil(max(limits.server_s, limits.http_request_s))),
         "RAY_SERVE_HAPROXY_RETRIES": str(limits.retries),
     }
 
@@ -258,10 +263,13 @@ def patch_config(text: str, limits: FrontLimits, errors: dict[int, Path]) -> str
         return body[:bind.end()] + "\n".join(ours) + "\n" + body[bind.end():]
 
     text = _edit_section(text, "frontend http_frontend", frontend)
-    # Each app's backend (Ray names it after the app; none yet before the first deploy): the probes' own timeout.
+    # Each app's backend (Ray names it after the app; none yet before the first deploy): the backstop to the
+    # millisecond, then the probes' own timeout (the later matching rule wins).
     for name in re.findall(r"^backend (\S+)[ \t]*$", text, re.M):
         if name != "default_backend":
             text = _edit_section(text, f"backend {name}", lambda body: (
+                f"{MARK} a JSON 504 {limits.server_s - limits.request_timeout_s:g} s past the service's own timeout\n"
+                f"    http-request set-timeout server {round(limits.server_s * 1000)}ms\n"
                 f"{MARK} /health and /ready learn within {limits.probe_s:g} s that the replica is not answering\n"
                 f"    http-request set-timeout server {int(limits.probe_s * 1000)}ms if {{ path /health /ready }}\n"
                 + body))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .batcher import Lanes
+from .encoding import encoded
 from .settings import ServeSettings
 from .workers import SentimentWorker, TranslationWorker, Worker
 
@@ -14,8 +15,8 @@ class InProcessBackend:
     def __init__(self, workers: dict[str, Worker], settings: ServeSettings | None = None):
         s = settings or ServeSettings()
         self.workers = workers
-        self.lanes = {task: Lanes(worker.run, worker.heavy, s.max_batch_size, s.batch_wait_timeout_s, name=task)
-                      for task, worker in workers.items()}
+        self.lanes = {task: Lanes(encoded(worker.run), worker.heavy, s.max_batch_size, s.batch_wait_timeout_s,
+                                  name=task) for task, worker in workers.items()}
 
     @classmethod
     def load(cls, settings: ServeSettings) -> InProcessBackend:
