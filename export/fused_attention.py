@@ -129,10 +129,22 @@ def _(q, cross_k, cross_v, src_keep, heads, scale):
 
 
 def cross_attention_onnx(q, cross_k, cross_v, src_keep, heads: int, scale: float):
+    """The node sees every query twice and the second copy is dropped: a decoder step has one query, and
+    onnxruntime's CPU kernel multiplies a single query's weights by V (a sum over the source, padding included)
+    with its one-row GEMM, whose last 3 of 4k+3 terms are summed in an order that changes once the source is
+    padded longer; a sentence's scores then moved in the last bit with the length its batch padded it to (and
+    int8 rounding turned a few into other tokens). With two or more query rows it takes the GEMM kernel that sums
+    term by term, so trailing padding (weight 0) leaves every sum bitwise the same: measured over sources of 1 to
+    130 tokens padded to up to 256, 1 and 2 threads (docs/export-and-runtime.md#int8-schemes)."""
     mask = op.Cast(src_keep, to=onnx.TensorProto.INT32)  # (B, S): 1 = may attend
+    queries = op.Shape(q, start=1, end=2)  # [T]
     out, _unused_k, _unused_v, scores = msft.MultiHeadAttention(
-        q, cross_k, cross_v, None, mask, num_heads=heads, scale=scale, mask_filter_value=MASK_FILTER)
-    return out, op.Softmax(scores, axis=-1)  # scores: scaled, masked q·k (B, H, T, S)
+        op.Concat(q, q, axis=1), cross_k, cross_v, None, mask, num_heads=heads, scale=scale,
+        mask_filter_value=MASK_FILTER)  # (B, 2T, D), (B, H, 2T, S)
+    zero = op.Constant(value_ints=[0])
+    out = op.Slice(out, zero, queries, op.Constant(value_ints=[1]))  # the first copy: (B, T, D)
+    scores = op.Slice(scores, zero, queries, op.Constant(value_ints=[2]))  # scaled, masked q·k (B, H, T, S)
+    return out, op.Softmax(scores, axis=-1)
 
 
 TRANSLATIONS = {torch.ops.txonnx.cached_self_attention.default: cached_self_attention_onnx,

@@ -43,7 +43,10 @@ def versions() -> dict[str, str]:
 
 # How the served graphs are built, beyond their interface (SPEC_VERSION): an export made with another layout
 # still loads, but `--if-stale` makes it again unless that layout was asked for (`--traced-attention`).
-FUSED_LAYOUT = "fused attention, real tokens only"  # export/fused_graphs.py: the default
+# export/fused_graphs.py: the default. "padding-invariant": since issue 42 (2026-11-27) the cross-attention node sees
+# its query twice (export/fused_attention.py), so a sentence's scores no longer move with its batch's padded length;
+# older fused exports still load and run, and `--if-stale` makes them again.
+FUSED_LAYOUT = "fused attention (padding-invariant), real tokens only"
 TRACED_LAYOUT = "traced attention"  # every attention op as traced (before 2026-11-25; a fallback for a provider
 #                                     whose fused kernel refuses our masks)
 
