@@ -249,6 +249,21 @@ def test_a_prefix_in_a_script_the_model_never_read_is_translated_with_a_warning(
     assert fine.warning is None
 
 
+def test_every_alternative_carries_its_own_texts_warning_and_source_tokens(translator):
+    # the source's tokens and the warnings are computed once per text and shared by its alternatives
+    texts, prefixes = [GERMAN[0], GERMAN[1], "🙂 🙂 🙂"], ["中文 日本語", "I", ""]
+    results = translator.translate_n_best(texts, method="greedy", max_len=10, target_prefix=prefixes,
+                                          return_alternatives=True, num_hypotheses=3)
+    for text, prefix, alternatives in zip(texts, prefixes, results, strict=True):
+        [alone] = translator.translate([text], method="greedy", max_len=10, target_prefix=[prefix])
+        assert [(a.warning, a.src_tokens) for a in alternatives] == [(alone.warning, alone.src_tokens)] * 3
+    assert results[0][0].warning.startswith("The target prefix: This text is mostly outside")
+    assert results[1][0].warning is None
+    assert results[2][0].warning.startswith("This text is mostly outside")
+    results[0][0].src_tokens.append("changed")  # each translation owns its list
+    assert results[0][1].src_tokens[-1] != "changed"
+
+
 # --- determinism and parity ------------------------------------------------------------------------------------
 
 
