@@ -47,16 +47,7 @@ if run["warning"]:
 st.page_link("pages/8_Walkthrough.py", label="The same sentence through every layer and head (Walkthrough)",
              icon="🧭", query_params={"model": f"translate:{'-'.join(direction)}", "text": text, "step": "output"})
 st.header("Generation, step by step (greedy)")
-step = state["step"] = explorer.step_slider(len(run["log_probs"]))
-st.query_params.from_dict(link.url_of(state))
-chosen, raw = run["tokens"][step - 1], run["log_probs"][step - 1]
-probs, removed = numbers.filtered(raw, temperature, top_k, top_p)
-st.markdown(numbers.chosen_words(run["pieces"], step, raw[chosen]))
-st.plotly_chart(figures.bars_figure(probs, raw, run["vocab"], chosen,
-                                    numbers.step_title(step, temperature, top_k, top_p)),
-                width="stretch", key="decoding_bars")
-st.caption(numbers.removed_words(removed, int((probs > 0).sum()), len(probs), top_k, top_p) + numbers.BARS_NOTE)
-st.info(f"Greedy translation: {run['greedy_text'] or '(empty output)'}")
+explorer.greedy_steps(run, state)  # a fragment: the step slider reruns only it
 
 st.header("Beam search as a tree")
 st.plotly_chart(figures.tree_figure(run["nodes"]), width="stretch", key="decoding_tree")

@@ -8,7 +8,7 @@ import streamlit as st
 
 from .. import models
 from ..links import Correction, note
-from . import numbers, run
+from . import figures, link, numbers, run
 from .link import KNOBS, parse_url
 
 
@@ -52,6 +52,24 @@ def step_slider(steps: int) -> int:
         st.warning(note([Correction("step", given, f"{steps}", f"is past this sentence's last step ({steps})")]))
     st.session_state["decoding_step"] = min(step, steps)
     return st.slider("Step", 1, steps, key="decoding_step") if steps > 1 else 1
+
+
+@st.fragment
+def greedy_steps(explored: dict[str, Any], state: dict[str, Any]) -> None:
+    """The step slider and what it shows (the words so far, the step's distribution, the greedy translation), one
+    fragment: moving the slider reruns this block only, not the tree, the comparison or the downloads, none of
+    which depends on the step (issue 44.9: a Decoding slider move <= 100 ms). The link follows the step."""
+    temperature, top_k, top_p = state["temperature"], state["top_k"], state["top_p"]
+    step = state["step"] = step_slider(len(explored["log_probs"]))
+    st.query_params.from_dict(link.url_of(state))
+    chosen, raw = explored["tokens"][step - 1], explored["log_probs"][step - 1]
+    probs, removed = numbers.filtered(raw, temperature, top_k, top_p)
+    st.markdown(numbers.chosen_words(explored["pieces"], step, raw[chosen]))
+    st.plotly_chart(figures.bars_figure(probs, raw, explored["vocab"], chosen,
+                                        numbers.step_title(step, temperature, top_k, top_p)),
+                    width="stretch", key="decoding_bars")
+    st.caption(numbers.removed_words(removed, int((probs > 0).sum()), len(probs), top_k, top_p) + numbers.BARS_NOTE)
+    st.info(f"Greedy translation: {explored['greedy_text'] or '(empty output)'}")
 
 
 def compare_three_ways(model, direction: tuple[str, str], text: str, knobs: dict[str, Any], version: tuple) -> None:
