@@ -166,6 +166,11 @@ class OnnxBackend:
             # Beam search mostly permutes beams within a sentence: rows of one source hold identical
             # cross K/V, so they need no copy (the copies were a large share of a beam step).
             return OnnxState(state.src_mask, state.cross, past, state.sources)
+        n = len(sources)
+        if not self.binding and sources.tolist() == state.sources[:n].tolist():
+            # Rows left the batch (finished alternatives of one sentence, say) and the first n rows already hold
+            # the sources of the n that stay: their cross K/V serve as views, no copy (docs/steering.md#speed).
+            return OnnxState(state.src_mask[:n], tuple(a[:n] for a in state.cross), past, sources)
         return OnnxState(state.src_mask.take(rows, axis=0), tuple(map(take, state.cross)), past, sources)
 
     def attention(self, src_ids: np.ndarray, src_mask: np.ndarray, tgt_ids: np.ndarray) -> dict[str, list]:
