@@ -1,7 +1,7 @@
 """Sentiment: label and class probabilities, the tokens the classifier attended to, batch mode with CSV."""
 import streamlit as st
 
-from playground import inputs, models, widgets
+from playground import inputs, models
 from playground.sentiment import widgets as sentiment_widgets
 from playground.serving import widgets as serving
 from runtime import providers, spec
@@ -27,15 +27,7 @@ st.session_state.setdefault("sentiment_text", reviews[0])
 single, batch = st.tabs(["One review", "Batch"])
 
 with single:
-    st.selectbox("Example reviews (from the test set)", reviews, index=None, key="sentiment_example",
-                 placeholder="pick one to fill the text box",
-                 on_change=widgets.fill_from("sentiment_example", "sentiment_text"))
-    text = st.text_area("Review text", key="sentiment_text", height=100)
-    if st.button("Classify", key="sentiment_go", type="primary"):
-        sentiment_widgets.classify_review(model, precision, text)
-    done = sentiment_widgets.kept_review(model, precision, text)
-    if done:
-        sentiment_widgets.review_result(done, model)
+    sentiment_widgets.one_review(model, precision, reviews)  # a fragment: its clicks rerun only it
 
 with batch:
     lines_text = st.text_area(f"One review per line (at most {inputs.MAX_LINES})", key="sentiment_batch_text",

@@ -20,6 +20,21 @@ def truncation_notice(cut: list[int], model) -> None:
         st.warning(said)
 
 
+@st.fragment
+def one_review(model, precision: str, reviews: list[str]) -> None:
+    """The "One review" tab: an example picker, the text, Classify and its result, one fragment: a click (or a new
+    example, or the layer of the attention chart) reruns this block only, not the page (issue 44.9)."""
+    st.selectbox("Example reviews (from the test set)", reviews, index=None, key="sentiment_example",
+                 placeholder="pick one to fill the text box",
+                 on_change=shared.fill_from("sentiment_example", "sentiment_text"))
+    text = st.text_area("Review text", key="sentiment_text", height=100)
+    if st.button("Classify", key="sentiment_go", type="primary"):
+        classify_review(model, precision, text)
+    done = kept_review(model, precision, text)
+    if done:
+        review_result(done, model)
+
+
 def classify_review(model, precision: str, text: str) -> None:
     """Classify one review (with its attention) and keep the result, with the text and runtime it came from."""
     st.session_state.pop("sentiment_result", None)

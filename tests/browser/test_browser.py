@@ -37,7 +37,6 @@ from browser_fixtures import (
     TIMEOUT_MS,
     VIEWPORT,
     busy_share,
-    launched_chromium,
     models_root,
     no_errors,
     push_sliders,
@@ -45,7 +44,6 @@ from browser_fixtures import (
     settle,
     shot,
     shot_from,
-    streamlit_server,
     translate,
     translations,
     visit,
@@ -80,16 +78,15 @@ SERVER_PIDS: dict[str, int] = {}  # server url -> its process, whose CPU time th
 
 
 @pytest.fixture(scope="module")
-def server():
-    with streamlit_server(models_root(), "streamlit-server.log") as (url, pid):
-        SERVER_PIDS[url] = pid
-        yield url
+def server(app_server):
+    url, pid = app_server
+    SERVER_PIDS[url] = pid
+    return url
 
 
 @pytest.fixture(scope="module")
-def browser(server):
-    with launched_chromium() as chromium:
-        yield chromium
+def browser(server, chromium):
+    return chromium
 
 
 @pytest.fixture
@@ -166,6 +163,14 @@ def test_sentiment(page, server):
     assert "The probability is calibrated" in body
     no_errors(page)
     shot(page, "sentiment")
+    # An example picked inside the tab's fragment fills the text box there (its callback, then the fragment's own
+    # rerun), and the result of the old text goes, with why.
+    page.locator('[data-testid="stSelectbox"]').filter(has_text="Example reviews").click()
+    option = page.get_by_role("option").filter(has_not_text=review).first  # another text than the one classified
+    picked = option.inner_text().strip()
+    option.click()
+    page.get_by_text("The review changed since the last result").wait_for()
+    assert page.locator('[data-testid="stTextArea"] textarea').first.input_value().strip() == picked
     # Batch tab: lines -> table.
     page.get_by_role("tab", name="Batch").click()
     page.locator('[data-testid="stTextArea"] textarea').nth(1).fill("great fun\nawful\nfine")
