@@ -24,6 +24,7 @@ BENCHMARKS = {
     "alignment": "which cross-attention (layer, head, mean) agrees with Ding word pairs on held-out sentences",
     "clicks": "click -> result in a real browser: Translate (greedy, int8) and the Walkthrough's Next, with the load",
     "steering": "alternatives at one position (each completed) against plain greedy of the same sentence",
+    "export_pair": "two exports of one translator, interleaved: a decoder step and whole translations, before/after",
 }
 
 

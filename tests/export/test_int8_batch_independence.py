@@ -94,9 +94,8 @@ def test_a_decoder_step_does_not_move_with_the_padded_source_length(scheme):
         state = backend.encode(ids, np.ones((3, n), dtype=bool))
         log_probs, stepped = backend.step(tokens, state, attention=True)
         for width in range(n + 1, 33):
-            widen = lambda a: np.pad(a, ((0, 0), (0, 0), (0, width - n), (0, 0)))  # noqa: E731
-            padded = type(state)(np.pad(state.src_mask, ((0, 0), (0, width - n))), tuple(map(widen, state.cross)),
-                                 state.past, state.sources)
+            cross = tuple(np.pad(a, ((0, 0), (0, 0), (0, width - n), (0, 0))) for a in state.cross)
+            padded = type(state)(np.pad(state.src_mask, ((0, 0), (0, width - n))), cross, state.past, state.sources)
             padded_log_probs, padded_stepped = backend.step(tokens, padded, attention=True)
             same_weights = all(np.array_equal(a, b[..., :n]) for a, b in zip(stepped.attention,
                                                                               padded_stepped.attention, strict=True))
