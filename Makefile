@@ -49,13 +49,12 @@ data: $(VENV)/.data
 	$(PY) -m corpus fetch
 	$(PY) -m corpus prepare
 
-# Every test: first all but the browser ones (fast, slow and network) on every core, a test file per worker; then
-# the browser tests in one process, since they time what a real browser sees and must not share the CPU, and with
-# them the front's service tests (marker `front`): Ray 2.60 cannot start a second HAProxy-fronted service in a
-# process that ran one (test_serve_ray's), so they must not share a worker with it.
+# Every test: first all but the browser ones (fast, slow and network) on every core, a test file per worker (the two
+# Ray service files together: tests/conftest.py); then the browser tests in one process, since they time what a real
+# browser sees and must not share the CPU.
 test: install-dev browser
-	$(PY) -m pytest -m "not browser and not front" -n auto $(PYTEST_ARGS)
-	$(PY) -m pytest -m "browser or front" -n 0 $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not browser" -n auto $(PYTEST_ARGS)
+	$(PY) -m pytest -m browser -n 0 $(PYTEST_ARGS)
 
 # The registries themselves: every pin still served with its sha256, and a real fetch of the small sources.
 test-network: install-dev

@@ -24,6 +24,28 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=needs_exports)  # stable: order kept
 
 
+# The test files that start a Ray service on this machine: one xdist work unit, so they run on one worker, one after
+# the other. The front's fault checks freeze or count this machine's Serve processes (serve/local.py finds them in
+# /proc) and must not find the other file's service; each Ray start is in a process of its own where a second one in
+# the same process would fail (test_serve_front's, through serve_fixtures.service_in_its_own_process).
+RAY_SERVICE_FILES = ("tests/serve/test_serve_front.py", "tests/serve/test_serve_ray.py")
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadfile (pyproject.toml's), with RAY_SERVICE_FILES as one unit; other modes as xdist has them."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class LoadFileWithRayServicesTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            file = super()._split_scope(nodeid)
+            return "ray services" if file in RAY_SERVICE_FILES else file
+
+    return LoadFileWithRayServicesTogether(config, log)
+
+
 # One intra-op thread: the tests' tensors are tiny, and on a busy 2-core CI machine PyTorch's OpenMP
 # threads wait on each other (measured: a tiny beam search took 12 s with 2 threads, 0.3 s with 1).
 torch.set_num_threads(1)

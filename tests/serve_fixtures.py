@@ -5,7 +5,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import socket
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -54,6 +57,56 @@ def own_haproxy_ports() -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+# The service of `service_in_its_own_process`: started from settings given as JSON, its URL printed once ready, stopped
+# when its stdin closes (the test process closed it or died).
+SERVICE_CHILD = """
+import json, sys
+from serve import local
+from serve.settings import ServeSettings
+given = json.loads(sys.argv[1])
+num_cpus = given.pop("num_cpus")
+settings = ServeSettings(**{k: tuple(v) if isinstance(v, list) else v for k, v in given.items()})
+print("SERVING", local.start(settings, num_cpus=num_cpus), flush=True)
+try:
+    sys.stdin.read()
+finally:
+    local.stop()
+"""
+REPO = Path(__file__).resolve().parent.parent
+
+
+@contextlib.contextmanager
+def service_in_its_own_process(settings: dict[str, Any], num_cpus: int, log: Path,
+                               timeout_s: float = 300) -> Iterator[str]:
+    """`local.start(ServeSettings(**settings), num_cpus)` in a child process, on free HAProxy ports; yields its URL,
+    stops it after. Ray 2.60 cannot start a second HAProxy-fronted service in a process that already ran one (its new
+    HAProxy's admin socket is never found): in a child of its own, the service's tests may share a pytest process
+    with test_serve_ray's (make test's first phase) instead of needing a process of their own. Ray's processes are
+    the child's: `local.service_listeners()` still finds them among this process' descendants. The child's output
+    goes to `log`."""
+    with own_haproxy_ports(), open(log, "w") as said:
+        child = subprocess.Popen([sys.executable, "-c", SERVICE_CHILD, json.dumps({**settings, "num_cpus": num_cpus})],
+                                 cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=said, text=True)
+    try:
+        deadline, line = time.monotonic() + timeout_s, ""
+        while not line.startswith("SERVING "):
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([child.stdout], [], [], left)[0]:
+                raise RuntimeError(f"the service did not start within {timeout_s:.0f} s: see {log}")
+            line = child.stdout.readline()
+            if not line:  # the child ended
+                raise RuntimeError(f"the service's process ended (exit {child.wait()}) before it served:\n"
+                                   f"{log.read_text(errors='replace')[-3000:]}")
+        yield line.split()[1]
+    finally:
+        child.stdin.close()
+        try:
+            child.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
 
 
 @contextlib.contextmanager

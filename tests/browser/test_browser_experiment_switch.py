@@ -8,33 +8,30 @@ import pytest
 from browser_fixtures import (
     TIMEOUT_MS,
     VIEWPORT,
-    launched_chromium,
-    models_root,
     no_errors,
     settle,
-    streamlit_server,
     visit,
 )
 
 pytestmark = [pytest.mark.exports, pytest.mark.browser]
 
 
-def test_the_experiment_survives_a_model_switch_and_an_edit():
-    with streamlit_server(models_root(), "streamlit-switch.log") as (server, _), launched_chromium() as chromium:
-        context = chromium.new_context(viewport=VIEWPORT)
-        context.set_default_timeout(TIMEOUT_MS)
-        page = context.new_page()
-        visit(page, server, "Experiments?exp=occlusion")
-        page.get_by_text("link holds").first.wait_for()
-        page.locator('[data-testid="stRadio"]').filter(has_text="Model").get_by_text("Sentiment classifier").click()
-        settle(page)
-        experiment = page.locator('[data-testid="stRadio"]').filter(has_text="Experiment")
-        assert experiment.locator("label:has(input:checked)").all_inner_texts() == ["Which words the label needed"]
-        box = page.get_by_label("A: the text (press Enter to run it)")
-        box.fill("a dull and slow film")
-        box.press("Enter")
-        settle(page)
-        assert experiment.locator("label:has(input:checked)").all_inner_texts() == ["Which words the label needed"]
-        assert "exp=occlusion" in page.url and "model=sentiment" in page.url
-        no_errors(page)
-        context.close()
+def test_the_experiment_survives_a_model_switch_and_an_edit(app_server, chromium):
+    server = app_server[0]
+    context = chromium.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    visit(page, server, "Experiments?exp=occlusion")
+    page.get_by_text("link holds").first.wait_for()
+    page.locator('[data-testid="stRadio"]').filter(has_text="Model").get_by_text("Sentiment classifier").click()
+    settle(page)
+    experiment = page.locator('[data-testid="stRadio"]').filter(has_text="Experiment")
+    assert experiment.locator("label:has(input:checked)").all_inner_texts() == ["Which words the label needed"]
+    box = page.get_by_label("A: the text (press Enter to run it)")
+    box.fill("a dull and slow film")
+    box.press("Enter")
+    settle(page)
+    assert experiment.locator("label:has(input:checked)").all_inner_texts() == ["Which words the label needed"]
+    assert "exp=occlusion" in page.url and "model=sentiment" in page.url
+    no_errors(page)
+    context.close()

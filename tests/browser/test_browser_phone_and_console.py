@@ -15,11 +15,8 @@ import pytest
 from browser_fixtures import (
     CHART,
     TIMEOUT_MS,
-    launched_chromium,
-    models_root,
     no_errors,
     settle,
-    streamlit_server,
     visit,
 )
 
@@ -79,15 +76,8 @@ def open_page(page, server: str, path: str):
 
 
 @pytest.fixture(scope="module")
-def server():
-    with streamlit_server(models_root(), "streamlit-phone.log") as (url, _):
-        yield url
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with launched_chromium() as browser:
-        yield browser
+def server(app_server):
+    return app_server[0]
 
 
 def test_every_chart_fits_a_phones_column(server, chromium):

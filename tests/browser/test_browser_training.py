@@ -20,7 +20,6 @@ from browser_fixtures import (
     TIMEOUT_MS,
     VIEWPORT,
     busy_share,
-    launched_chromium,
     no_errors,
     push_sliders,
     settle,
@@ -48,9 +47,8 @@ def server(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser(server):
-    with launched_chromium() as chromium:
-        yield chromium
+def browser(server, chromium):
+    return chromium  # the shared one (tests/browser/conftest.py); this file's server is its own: no models
 
 
 def new_page(browser):

@@ -22,12 +22,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from serve_fixtures import free_port, own_haproxy_ports, post
+from serve_fixtures import free_port, post, service_in_its_own_process
 
 pytest.importorskip("ray.serve")
 
 from serve import front, local  # noqa: E402
-from serve.settings import ServeSettings  # noqa: E402
 
 # the shipped models, exported (test_serve_ray's fixture: exported once per module where `make run` has not)
 _spec = importlib.util.spec_from_file_location("_serve_ray_tests", Path(__file__).with_name("test_serve_ray.py"))
@@ -120,12 +119,14 @@ def test_a_changed_template_or_a_public_bind_stops_haproxy_with_a_reason(tmp_pat
 
 
 @pytest.fixture(scope="module")
-def url(models_root):
-    settings = ServeSettings(models_dir=str(models_root), port=free_port(), **SETTINGS)
-    with own_haproxy_ports():  # test_serve_ray may run beside it on the other worker of `make test`
-        found = local.start(settings, num_cpus=2)
+def url(models_root, tmp_path_factory):
+    # in a process of its own (serve_fixtures), so that it may share a pytest process with test_serve_ray's service;
+    # tests/conftest.py keeps the two files on one worker, one after the other: the fault checks below freeze or
+    # count this machine's Serve processes, and must not find test_serve_ray's
+    settings = {"models_dir": str(models_root), "port": free_port(), **SETTINGS}  # ServeSettings' fields
+    log = tmp_path_factory.mktemp("front") / "service.log"
+    with service_in_its_own_process(settings, 2, log) as found:
         yield found
-        local.stop()
 
 
 def answers_quickly(url: str, path: str, body: dict | None = None, within_s: float = 2.0) -> tuple[int, dict]:
