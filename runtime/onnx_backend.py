@@ -169,7 +169,7 @@ class OnnxBackend:
         n = len(sources)
         if not self.binding and sources.tolist() == state.sources[:n].tolist():
             # Rows left the batch (finished alternatives of one sentence, say) and the first n rows already hold
-            # the sources of the n that stay: their cross K/V serve as views, no copy (docs/steering.md#speed).
+            # the sources of the n that stay: their cross K/V serve as views, no copy (docs/steering.md, Speed).
             return OnnxState(state.src_mask[:n], tuple(a[:n] for a in state.cross), past, sources)
         return OnnxState(state.src_mask.take(rows, axis=0), tuple(map(take, state.cross)), past, sources)
 
