@@ -85,7 +85,7 @@ def translate_and_show() -> None:
         steer.n_best_list(done)
         if len(done["results"]) == 1 and not done["results"][0].warning:
             steer.steer(done, model, decoding,
-                        lambda chosen: translate_widgets.back_translations(model, [chosen], decoding))
+                        lambda chosen: translate_widgets.back_translations(model, [chosen], decoding, done["lines"]))
         if all(r.attention for r in done["results"]):
             translate_widgets.cross_attention(done)
         else:  # the service sends attention with a request's first translation only (a chosen alternative has none)

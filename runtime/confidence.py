@@ -9,8 +9,10 @@ A confidence is always placed by the value a reader sees: `percent` is the round
 Format 3 adds, per calibrated method, `scorers`: a score fitted on features of the output (and of its
 back-translation) with the held-out outputs in each score band (runtime.confidence_score); `frequency` places an
 output among them: "of N held-out outputs like this one, about p% were right", a measured frequency in place of a
-label. Files of format 1–2 still read as before (verdicts only); a newer format than FORMAT is refused
-(`format_problem` says why), never half-read.
+label. Format 4 replaces the back scorer's features: the source's log-probability when the output is translated
+back with the source forced (runtime.confidence_score), in place of format 3's free back-translation. Files of
+format 1–2 still read as before (verdicts only), format 3 with its plain scorer (its back scorer needs a pass the
+runtime no longer makes); a newer format than FORMAT is refused (`format_problem` says why), never half-read.
 """
 from __future__ import annotations
 
@@ -19,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .confidence_score import ScoreBand, Scorer, features, parse_scorer
+from .confidence_score import RETIRED_FEATURES, ScoreBand, Scorer, features, parse_scorer
 
 CONFIDENCE_FILE = "confidence.json"
 WRONG, UNCERTAIN, RIGHT = "probably wrong", "uncertain", "probably right"
 VERDICTS = (WRONG, UNCERTAIN, RIGHT)
-FORMAT = 3  # the newest confidence.json this runtime reads (tx.confidence writes it)
+FORMAT = 4  # the newest confidence.json this runtime reads (tx.confidence writes it)
 PLAIN, BACK = "plain", "back"  # the two scorers of a method: without and with the back-translation features
 
 
@@ -88,7 +90,7 @@ class MethodCalibration:
     # verdict -> (outputs, right) on outputs the cuts were not chosen on (tx.confidence.held_out); {} when the
     # file predates that check
     held_out: dict[str, tuple[int, int]] = field(default_factory=dict)
-    # PLAIN / BACK -> the fitted score and its held-out bands (format 3); {} in older files
+    # PLAIN / BACK -> the fitted score and its held-out bands (format 3 on); {} in older files
     scorers: dict[str, Scorer] = field(default_factory=dict)
 
     def verdict(self, shown: int) -> str:
@@ -191,7 +193,8 @@ def parse_calibration(report: Any) -> dict[str, MethodCalibration]:
                 method, True, dict(entry.get("settings") or {}), int(entry["outputs"]), int(entry["right"]),
                 _bands(entry["bands"]), _cut(entry["probably_wrong_below"]) or 0.0,
                 _cut(entry.get("probably_right_from")), rule=rule, held_out=_held_out(entry),
-                scorers={kind: parse_scorer(scorer) for kind, scorer in (entry.get("scorers") or {}).items()})
+                scorers={kind: parse_scorer(scorer) for kind, scorer in (entry.get("scorers") or {}).items()
+                         if not set(RETIRED_FEATURES).intersection(scorer["features"])})
         return found
     except (TypeError, KeyError, ValueError, AttributeError):
         return {}

@@ -7,14 +7,20 @@ outputs it was not fitted on, and writes it into confidence.json (format 3); thi
 features and the same score, torch-free, and places a score among the held-out outputs that scored alike:
 "of 120 held-out outputs with a score like this one, 30% were right".
 
-Features (FEATURES), each from one `Translation` (and its back-translation, when there is one):
+Features (FEATURES), each from one `Translation` (and its back pass, when there is one):
 - mean_log_prob: the mean log-probability of the output's tokens (log of `confidence`);
 - min_log_prob: the lowest token log-probability (one unsure word is often one wrong word);
 - log_tokens: log of the number of output tokens (longer sentences are wrong more often);
-- back_chrf: chrF (character 1–6-grams, β = 2) of the output translated back greedily against the source: a
-  translation that loses meaning rarely comes back as the source;
-- back_mean_log_prob: the back-translation's mean token log-probability.
-A scorer without the back_* features needs no second pass (`needs_back`).
+- source_log_prob: the log-probability the model, translating the output back, gives the source itself (the
+  source forced as the back pass's target prefix, `back_pass`; the sum over the source's tokens): an output
+  that drops or changes a word explains the source badly, so the word the output lost costs it here (DE→EN
+  held out 0.80 -> 0.86 over format 3's free back-translation, whose chrF a fluent wrong output often kept).
+A scorer without source_log_prob needs no second pass (`needs_back`). The back pass costs one teacher-forced
+pass over the source's tokens (+1 step): on the 240 judged sources of a direction it took about as long as
+format 3's free greedy back-translation or less (beam DE→EN 12.7 s against 30.5 s, EN→DE 5.8 s against 9.5 s;
+PyTorch, 1 thread, shared 2-core box).
+Format 3's back scorer used back_chrf and back_mean_log_prob (a free greedy back-translation); the runtime no
+longer makes that pass, so such a scorer is skipped where read (`RETIRED_FEATURES`) and its plain one used.
 """
 from __future__ import annotations
 
@@ -25,8 +31,9 @@ from typing import Any
 
 import numpy as np
 
-FEATURES = ("mean_log_prob", "min_log_prob", "log_tokens", "back_chrf", "back_mean_log_prob")
-BACK_FEATURES = ("back_chrf", "back_mean_log_prob")
+FEATURES = ("mean_log_prob", "min_log_prob", "log_tokens", "source_log_prob")
+BACK_FEATURES = ("source_log_prob",)
+RETIRED_FEATURES = ("back_chrf", "back_mean_log_prob")  # format 3's free back-translation (module docstring)
 LOG_FLOOR = math.log(1e-9)  # an empty output (no tokens) has no probability to log: it counts as hopeless
 
 
@@ -53,17 +60,29 @@ def _log_probs(token_probs: list[float]) -> np.ndarray:
     return np.log(np.maximum(np.asarray(token_probs, dtype=float), 1e-9))
 
 
+def back_pass(translator: Any, outputs: list[Any], sources: list[str], src_lang: str, tgt_lang: str) -> list[Any]:
+    """Each output translated back (tgt_lang -> src_lang) with its source forced as the target prefix, in one
+    greedy call: the Translations `features` reads source_log_prob from. Runs one step past the longest source
+    (the call's max_len), never a free translation. Raises what `translate` raises (a source too long to force)."""
+    room = max(len(out.src_tokens) - 1 for out in outputs)  # the source's tokens (tag and </s> off) + 1 step
+    # translate_n_best: the one entry that takes a target prefix on every translator, the served one included
+    found = translator.translate_n_best([out.text or "." for out in outputs], tgt_lang, src_lang, method="greedy",
+                                        max_len=room, target_prefix=list(sources))
+    return [n_best[0] for n_best in found]
+
+
 def features(translation: Any, source: str, back: Any | None = None) -> dict[str, float]:
-    """FEATURES of a `Translation` of `source` (`back`: the output translated back greedily; None leaves the
-    back_* features out)."""
+    """FEATURES of a `Translation` of `source` (`back`: its back pass, `back_pass`; None leaves source_log_prob
+    out). Raises ValueError for a back that did not force a source (prefix_len 0: a free back-translation)."""
     lp = _log_probs(translation.token_probs)
     found = {"mean_log_prob": float(lp.mean()) if len(lp) else LOG_FLOOR,
              "min_log_prob": float(lp.min()) if len(lp) else LOG_FLOOR,
              "log_tokens": math.log(max(len(translation.tokens), 1))}
     if back is not None:
-        back_lp = _log_probs(back.token_probs)
-        found["back_chrf"] = chrf(back.text, source)
-        found["back_mean_log_prob"] = float(back_lp.mean()) if len(back_lp) else LOG_FLOOR
+        if not back.prefix_len:
+            raise ValueError("source_log_prob needs the back pass with the source forced (back_pass), not a free "
+                             "back-translation")
+        found["source_log_prob"] = float(_log_probs(back.token_probs[:back.prefix_len]).sum())
     return found
 
 

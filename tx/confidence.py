@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from runtime.confidence import BACK, FORMAT, PLAIN, RIGHT, UNCERTAIN, WRONG, percent
-from runtime.confidence_score import BACK_FEATURES, FEATURES, features
+from runtime.confidence_score import BACK_FEATURES, FEATURES, back_pass, features
 
 from .inference import Translator
 
@@ -162,8 +162,8 @@ def calibrate(kept: dict[str, list[tuple[float, bool]]], skipped: int, settings:
 
 def matching(translator: Translator, rows: list[dict[str, str]], back: bool = False, **settings: Any):
     """(counted (confidence, right) pairs per direction, outputs that differ from the judged text, and each counted
-    output's features per direction (runtime.confidence_score.features; with `back`, translated back greedily as
-    the app does))."""
+    output's features per direction (runtime.confidence_score.features; with `back`, translated back with the
+    source forced, as the app does: runtime.confidence_score.back_pass))."""
     kept: dict[str, list[tuple[float, bool]]] = {}
     found: dict[str, list[dict[str, float]]] = {}
     skipped = 0
@@ -173,7 +173,7 @@ def matching(translator: Translator, rows: list[dict[str, str]], back: bool = Fa
         outputs = translator.translate([r["source"] for r in part], src, tgt, **settings)
         counted = [(row, out) for row, out in zip(part, outputs, strict=True) if out.text == row["hypothesis"]]
         skipped += len(part) - len(counted)  # the judgement is about another text
-        backs = (translator.translate([out.text or "." for _, out in counted], tgt, src, method="greedy")
+        backs = (back_pass(translator, [out for _, out in counted], [row["source"] for row, _ in counted], src, tgt)
                  if back and counted else [None] * len(counted))
         for (row, out), returned in zip(counted, backs, strict=True):
             kept.setdefault(direction, []).append((out.confidence, row["correct"] == "yes"))

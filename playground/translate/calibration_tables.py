@@ -73,8 +73,8 @@ def score_table(cal: MethodCalibration | None, kind: str) -> str | None:
 
 def score_note(kind: str) -> str:
     """How the score was made and checked, in a sentence."""
-    back = " and of the output translated back greedily (chrF against the source, its confidence)" if kind == \
-        confidence.BACK else ""
+    back = (", and how likely the model finds the source when it translates the output back (the source forced)"
+            if kind == confidence.BACK else "")
     return ("Score: a logistic regression over the output's mean and lowest token log-probability and its length"
             f"{back}, fitted on one half of the hand-judged outputs and each output of the other half scored, then "
             "the halves swapped: every count above is of outputs the score was not fitted on.")

@@ -8,7 +8,7 @@ import streamlit as st
 
 from playground import figures, inputs, model_paths, models
 from playground import widgets as shared
-from runtime import confidence
+from runtime import confidence, confidence_score
 
 from . import calibration_tables, verdicts
 from .cross import cross_figure
@@ -45,18 +45,19 @@ def translate(model, typed: str, decoding: Decoding, settings: dict[str, Any]) -
         results = [found[0] for found in lists]  # the n best's first is what translate() returns
         st.session_state["translate_results"] = {"lines": lines, "results": results, "n_best": lists, "ms": ms,
                                                  "settings": settings, "provider": model.provider,
-                                                 "back": back_translations(model, results, decoding)}
+                                                 "back": back_translations(model, results, decoding, lines)}
 
 
-def back_translations(model, results: list, decoding: Decoding) -> list | None:
-    """Each output translated back greedily, where the method's score uses it (runtime.confidence_score: one
-    more greedy pass); None where it does not, or the pass failed (the score then goes without it)."""
+def back_translations(model, results: list, decoding: Decoding, sources: list[str]) -> list | None:
+    """Each output translated back with its source forced, where the method's score uses it
+    (runtime.confidence_score.back_pass: one more pass); None where it does not, or the pass failed (the score
+    then goes without it)."""
     cal = calibrations().get(decoding.method)
     if cal is None or confidence.BACK not in cal.scorers:
         return None
     src, tgt = decoding.direction
     try:
-        return model.translate([r.text or "." for r in results], tgt, src, method="greedy")
+        return confidence_score.back_pass(model, results, sources, src, tgt)
     except Exception:  # the verdict is a side note: a failed back-translation must not lose the translation
         return None
 

@@ -165,7 +165,7 @@ def test_the_score_is_reported_on_outputs_it_was_not_fitted_on_and_the_runtime_c
         right = rng.random(60) < 0.4
         kept[d] = [(0.5, bool(r)) for r in right]
         found[d] = [{"mean_log_prob": float(r) + rng.normal(0, 0.7), "min_log_prob": rng.normal(),
-                     "log_tokens": rng.normal(), "back_chrf": rng.normal(), "back_mean_log_prob": rng.normal()}
+                     "log_tokens": rng.normal(), "source_log_prob": rng.normal()}
                     for r in right]
     result, why = scorers(found, kept, RULE)
     assert not why and set(result) == {"plain", "back"}
@@ -203,9 +203,9 @@ def test_old_files_read_as_before_and_newer_ones_are_refused_clearly():
     assert calibrations["beam"].wrong_below == 50 and calibrations["beam"].scorers == {}
     assert frequency(calibrations, "beam", None, "x", "de-en") is None  # no score: the page keeps the verdicts
     assert format_problem(old) is None
-    newer = {**old, "format": 4}
+    newer = {**old, "format": 5}
     assert parse_calibration(newer) == {}
-    assert format_problem(newer).startswith("confidence.json is format 4, newer than this runtime reads (up to 3)")
+    assert format_problem(newer).startswith("confidence.json is format 5, newer than this runtime reads (up to 4)")
     broken = json.loads(json.dumps(old))
     broken["format"] = 3
     broken["methods"]["beam"]["scorers"] = {"plain": {"features": ["no_such_feature"], "mean": [0], "scale": [1],
@@ -214,13 +214,28 @@ def test_old_files_read_as_before_and_newer_ones_are_refused_clearly():
 
 
 def test_the_shipped_score_ranks_better_held_out_than_the_confidence():
-    """The committed confidence.json (issue 43, 5): the back-translation score's held-out AUROC beats the
-    confidence's on both methods and directions."""
+    """The committed confidence.json (issue 43, 5): the back-pass score's held-out AUROC beats the confidence's on
+    both methods and directions (format 4: by the source's log-probability with the source forced)."""
     report = json.loads((Path(__file__).resolve().parents[2] / "models" / "translate" / CONFIDENCE_FILE)
                         .read_text(encoding="utf-8"))
-    assert report["format"] == 3
+    assert report["format"] == 4
     for method in ("beam", "greedy"):
         entry = report["methods"][method]
+        assert "source_log_prob" in entry["scorers"]["back"]["features"]
         held = entry["scorers"]["back"]["held_out_auroc"]
         assert held["all"] > entry["auroc"] + 0.03
         assert all(held[d] > entry["directions"][d]["auroc"] for d in ("de-en", "en-de"))
+
+
+def test_the_back_pass_forces_the_source_as_the_forward_pass_tokenised_it():
+    """runtime.confidence_score.back_pass on a real model: the back pass's forced tokens are the source's own tokens
+    (as the encoder saw them, tag and </s> off), so source_log_prob is the log-probability of exactly the source."""
+    from runtime.confidence_score import back_pass, features
+
+    translator = Translator.from_dir(exported("translate"))
+    outputs = translator.translate(GERMAN[:3], "de", "en", method="greedy")
+    backs = back_pass(translator, outputs, GERMAN[:3], "de", "en")
+    for out, back in zip(outputs, backs, strict=True):
+        assert back.tokens[:back.prefix_len] == out.src_tokens[1:-1]
+        lp = np.log(np.maximum(back.token_probs[:back.prefix_len], 1e-9)).sum()
+        assert features(out, "x", back)["source_log_prob"] == pytest.approx(float(lp), abs=1e-9)

@@ -3,7 +3,8 @@
 
 Translates the hand-judged outputs' sources again with beam search, greedily and by sampling, measures per
 method what the confidence says about being right and chooses the verdict cuts on band edges (`tx.confidence`
-documents the rule), checks each verdict on outputs its cuts were not chosen on (two halves, both ways), writes
+documents the rule), checks each verdict on outputs its cuts were not chosen on (two halves, both ways), fits the
+scores (runtime.confidence_score) on one half and reports them on the other (held-out AUROC), writes
 MODEL_DIR/confidence.json, and prints one summary line per method.
 """
 from __future__ import annotations
@@ -31,7 +32,10 @@ def summary(method: str, entry: dict) -> str:
             f"judged text), {entry['right']} right, AUROC {entry['auroc']}; right per band: {bands}; probably wrong "
             f"below {entry['probably_wrong_below']:.0%}, probably right "
             + ("never" if right_from is None else f"from {right_from:.0%}")
-            + f"; held out (cuts chosen on the other half): {held}")
+            + f"; held out (cuts chosen on the other half): {held}"
+            + "".join(f"; {kind} score held-out AUROC "
+                      + ", ".join(f"{d} {v}" for d, v in scorer["held_out_auroc"].items())
+                      for kind, scorer in entry.get("scorers", {}).items()))
 
 
 def main(argv: list[str] | None = None) -> int:
