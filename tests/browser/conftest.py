@@ -1,5 +1,5 @@
 """What the browser test files share within a test process: one `streamlit run app.py` on the tiny exported models
-and one chromium. Each file started its own before (five servers and five chromiums for one `make test`: a server's
+and one chromium. Each file started its own before (six servers and six chromiums for one `make test`: a server's
 start and first page cost seconds of the 2 cores); each test still opens its own browser context, and with it its
 own Streamlit session."""
 from __future__ import annotations
