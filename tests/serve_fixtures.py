@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import select
+import queue
 import socket
 import subprocess
 import sys
@@ -89,13 +89,15 @@ def service_in_its_own_process(settings: dict[str, Any], num_cpus: int, log: Pat
     with own_haproxy_ports(), open(log, "w") as said:
         child = subprocess.Popen([sys.executable, "-c", SERVICE_CHILD, json.dumps({**settings, "num_cpus": num_cpus})],
                                  cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=said, text=True)
+    lines: queue.Queue[str] = queue.Queue()  # the child's stdout, read to its end (a full pipe would stall it)
+    threading.Thread(target=lambda: [*map(lines.put, child.stdout), lines.put("")], daemon=True).start()
     try:
         deadline, line = time.monotonic() + timeout_s, ""
         while not line.startswith("SERVING "):
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([child.stdout], [], [], left)[0]:
-                raise RuntimeError(f"the service did not start within {timeout_s:.0f} s: see {log}")
-            line = child.stdout.readline()
+            try:
+                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise RuntimeError(f"the service did not start within {timeout_s:.0f} s: see {log}") from None
             if not line:  # the child ended
                 raise RuntimeError(f"the service's process ended (exit {child.wait()}) before it served:\n"
                                    f"{log.read_text(errors='replace')[-3000:]}")
