@@ -252,7 +252,7 @@ def scorers(found: dict[str, list[dict[str, float]]], kept: dict[str, list[tuple
     result = {}
     for kind, names in SCORERS.items():
         if any(n not in rows[0][1] for n in names):
-            continue  # measured without a back-translation
+            continue  # measured without the back pass
         held: list[tuple[str, float, bool]] = []
         for k in (0, 1):
             entry = fit_scorer(parts[1 - k], names, directions)

@@ -115,7 +115,7 @@ def test_cli_says_when_there_is_nothing_judged(tmp_path, capsys):
     assert "everyday_judged.tsv" in capsys.readouterr().err
 
 
-# ---------------------------------------------------------------- issue 43, 5: the score and format 3
+# ---------------------------------------------------------------- issue 43, 5: the score (format 3, 4: the back pass)
 def test_chrf_by_hand():
     from runtime.confidence_score import chrf
 
