@@ -2,7 +2,7 @@
 table. Pure (no streamlit): runtime Translations and confidence Verdicts in, strings and tables out. A message
 comes as (kind, text), kind "warning" or "info": the page never shows a model output as a green success.
 
-Where confidence.json has a fitted score (format 3), an output is told a measured frequency ("of 120 held-out
+Where confidence.json has a fitted score (format 3 on), an output is told a measured frequency ("of 120 held-out
 outputs with a score like this one, about 30% were right"), never a bare label. Where the page holds a hand
 judgement of the source (a curated example, examples.tsv), that judgement leads, with the model's number beside
 it, and no verdict label is shown: a label that contradicts the ✓ next to it teaches the user to ignore both."""
@@ -120,7 +120,7 @@ def verdict_message(v: Verdict, cal: MethodCalibration | None, used: dict[str, A
                     calibrations: dict[str, MethodCalibration], f: Frequency | None = None,
                     known: dict[str, str] | None = None, result_text: str = "") -> Message:
     """The box above a single output: a hand judgement where there is one (hand_message); else the measured
-    frequency where the model has a score (format 3); else its verdict, its confidence, the evidence behind it,
+    frequency where the model has a score (format 3 on); else its verdict, its confidence, the evidence behind it,
     and how the verdict fared on held-out outputs; a verdict those do not back is called weak, never sure."""
     if known and known.get("verdict") in ("works", "fails"):
         return hand_message(known, result_text, v, f)
@@ -171,7 +171,7 @@ def batch_messages(verdicts: list[Verdict], cal: MethodCalibration | None, used:
                    calibrations: dict[str, MethodCalibration], frequencies: list[Frequency | None] | None = None,
                    hand: list[bool] | None = None) -> list[Message]:
     """Above a batch's table: the lines of each verdict, one box per verdict that any line got; lines with a
-    measured frequency (format 3) or a hand judgement (`hand`) are read in the table and get no label here."""
+    measured frequency (format 3 on) or a hand judgement (`hand`) are read in the table and get no label here."""
     frequencies = frequencies or [None] * len(verdicts)
     hand = hand or [False] * len(verdicts)
     found: list[Message] = []

@@ -58,7 +58,7 @@ def back_translations(model, results: list, decoding: Decoding, sources: list[st
     src, tgt = decoding.direction
     try:
         return confidence_score.back_pass(model, results, sources, src, tgt)
-    except Exception:  # the verdict is a side note: a failed back-translation must not lose the translation
+    except Exception:  # the verdict is a side note: a failed back pass must not lose the translation
         return None
 
 
