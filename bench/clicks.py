@@ -63,13 +63,17 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server():
-    """`streamlit run app.py` on a free port, up once /_stcore/health says ok; its output goes to a temp log."""
-    port, log = free_port(), open(f"/tmp/bench-clicks-{os.getpid()}.log", "w")
+def streamlit_server(log_path: Path | None = None, env: dict[str, str] | None = None):
+    """`streamlit run app.py` on a free 127.0.0.1 port, up once /_stcore/health says ok; yields (url, the server's
+    pid). Its output goes to `log_path` (a temp file by default); `env` replaces the environment (the browser
+    tests' fixture starts its servers through this too, on their own models folder)."""
+    port = free_port()
+    log_path = log_path or Path(f"/tmp/bench-clicks-{os.getpid()}.log")
+    log = open(log_path, "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
          "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+         "--server.fileWatcherType", "none"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -81,9 +85,9 @@ def streamlit_server():
             except OSError:
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not come up: see {log.name}")
+                raise RuntimeError(f"streamlit did not come up: see {log_path}")
             time.sleep(0.2)
-        yield url
+        yield url, process.pid
     finally:
         process.terminate()
         try:
@@ -214,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{CHROMIUM} is missing: run `make browser` (apt-get install -y chromium)")
     from playwright.sync_api import sync_playwright
 
-    with streamlit_server() as url, sync_playwright() as p:
+    with streamlit_server() as (url, _), sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = chromium.new_context(viewport={"width": 1280, "height": 1400})
         context.set_default_timeout(90_000)

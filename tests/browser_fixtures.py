@@ -5,15 +5,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
-from app_fixtures import app_models_root, free_port
+from app_fixtures import app_models_root
 
+from bench import clicks
 from runtime import OnnxTranslator
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,38 +102,13 @@ def busy_share(pid: int, seconds: float = 3.0) -> float:
 @contextlib.contextmanager
 def streamlit_server(models: Path, log_name: str):
     """`streamlit run app.py` on models under `models`, on a free 127.0.0.1 port, up once /_stcore/health says ok;
-    yields (url, the server's pid). Its output goes to test-artifacts/`log_name`."""
+    yields (url, the server's pid). Its output goes to test-artifacts/`log_name`. The server is the benchmark's
+    (bench/clicks.py), on these models."""
     if not Path(CHROMIUM).is_file():
         pytest.fail(f"{CHROMIUM} is missing: run `make browser` (apt-get install -y chromium)")
     ARTIFACTS.mkdir(exist_ok=True)
-    port = free_port()
-    env = {**os.environ, "TX_MODELS_DIR": str(models)}
-    log = open(ARTIFACTS / log_name, "w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
-         "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.read().decode().strip() == "ok":
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not come up: see {ARTIFACTS / log_name}")
-            time.sleep(0.2)
-        yield url, process.pid
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
+    with clicks.streamlit_server(ARTIFACTS / log_name, {**os.environ, "TX_MODELS_DIR": str(models)}) as found:
+        yield found
 
 
 @contextlib.contextmanager

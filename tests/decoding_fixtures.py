@@ -1,10 +1,13 @@
-"""What the search tests share (tests/runtime/test_decoding.py, tests/app/test_decoding_explorer.py): random padded
-sources, a model that meets EOS at many lengths, and the beam-tree checks."""
+"""What the search tests share (tests/runtime/test_decoding.py, tests/runtime/test_alternatives.py,
+tests/app/test_decoding_explorer.py): random padded sources, a fake model whose state is its history, a model that
+meets EOS at many lengths, and the beam-tree checks."""
+import random
+
 import numpy as np
 import pytest
 import torch
 
-from runtime.decoding import BeamTree, beam_search
+from runtime.decoding import BeamTree, beam_search, top_k_numpy
 
 BOS, EOS = 1, 2
 
@@ -88,3 +91,43 @@ def check_trace(backend, src, mask, **kw):
     return trace
 
 
+class HistoryBackend:
+    """A fake model whose next-token distribution is a fixed random function of (source, history).
+
+    Its state is the token history itself, so `reorder` is trivially right: a reference for the
+    search's bookkeeping. Only tokens 2 (EOS), 3 and 4 can be produced. It records every reorder.
+    """
+
+    vocab = 5
+    max_source_len = max_target_len = None
+    top_k = staticmethod(top_k_numpy)
+
+    def __init__(self, salt: int = 0):
+        self.salt = salt
+        self.reorders: list[list[int]] = []
+
+    def log_probs_after(self, source: tuple[int, ...], history: tuple[int, ...]) -> np.ndarray:
+        rng = random.Random(f"{self.salt}/{source}/{history}")
+        logits = torch.tensor([float("-inf"), float("-inf")] + [rng.gauss(0, 2) for _ in range(3)])
+        return logits.log_softmax(-1).numpy()
+
+    def encode(self, src_ids, src_mask):
+        sources = [tuple(row[m].tolist()) for row, m in zip(src_ids, src_mask, strict=True)]
+        return sources, [() for _ in sources]
+
+    def step(self, tokens, state, attention=False):
+        sources, histories = state
+        histories = [h + (t,) for h, t in zip(histories, tokens.tolist(), strict=True)]
+        return np.stack([self.log_probs_after(s, h[1:]) for s, h in zip(sources, histories, strict=True)]), \
+            (sources, histories)
+
+    def reorder(self, state, index):
+        self.reorders.append(index.tolist())
+        return tuple([part[i] for i in index.tolist()] for part in state)
+
+    def sequence_log_prob(self, source: tuple[int, ...], tokens: tuple[int, ...], min_len: int = 0) -> float:
+        total = 0.0
+        for t, token in enumerate(tokens):
+            lp = self.log_probs_after(source, tokens[:t])
+            total += float("-inf") if (token == EOS and t < min_len) else float(lp[token])
+        return total

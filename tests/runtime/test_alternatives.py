@@ -5,37 +5,24 @@ import random
 
 import numpy as np
 import pytest
+from decoding_fixtures import HistoryBackend
 
 from runtime.decoding import greedy, sample, top_k_numpy
 
 BOS, EOS = 1, 2
 
 
-class FakeModel:
+class FakeModel(HistoryBackend):
     """Next-token log-probs: a fixed random function of (source, history); its state is the histories themselves,
-    so a wrong row order or a missing split shows as a wrong token."""
+    so a wrong row order or a missing split shows as a wrong token (decoding_fixtures.HistoryBackend, with 9 tokens
+    and its own draw)."""
 
     vocab = 9
-    max_source_len = max_target_len = None
-    top_k = staticmethod(top_k_numpy)
 
     def log_probs_after(self, source: tuple[int, ...], history: tuple[int, ...]) -> np.ndarray:
         rng = random.Random(f"{source}/{history}")
         logits = np.array([-np.inf, -np.inf] + [rng.gauss(0, 2) for _ in range(self.vocab - 2)])
         return (logits - np.logaddexp.reduce(logits)).astype(np.float32)
-
-    def encode(self, src_ids, src_mask):
-        sources = [tuple(row[m].tolist()) for row, m in zip(src_ids, src_mask, strict=True)]
-        return sources, [() for _ in sources]
-
-    def step(self, tokens, state, attention=False):
-        sources, histories = state
-        histories = [h + (t,) for h, t in zip(histories, tokens.tolist(), strict=True)]
-        return np.stack([self.log_probs_after(s, h[1:]) for s, h in zip(sources, histories, strict=True)]), \
-            (sources, histories)
-
-    def reorder(self, state, index):
-        return tuple([part[i] for i in index.tolist()] for part in state)
 
 
 SOURCES = [(5, 6, 7), (4, 4), (8, 3, 5, 6)]

@@ -2,13 +2,20 @@
 KV-cache backends (tx.decoding)."""
 import itertools
 import math
-import random
 
 import numpy as np
 import pytest
 import torch
 from conftest import tiny_seq2seq
-from decoding_fixtures import EOS, EosRamp, assert_same_hypotheses, check_trace, gnmt_score, padded_batch
+from decoding_fixtures import (
+    EOS,
+    EosRamp,
+    HistoryBackend,
+    assert_same_hypotheses,
+    check_trace,
+    gnmt_score,
+    padded_batch,
+)
 
 import runtime.decoding.beam as beam_module
 from runtime.decoding import beam_search, greedy, keep_top_k, keep_top_p, sample, top_k_numpy
@@ -32,56 +39,12 @@ def one_by_one(search, backend, src, mask, **kw):
     return out
 
 
-
-
 def model_log_prob(model, src: np.ndarray, tokens: list[int]) -> float:
     """log P(tokens | src) under the model by one teacher-forced pass."""
     tgt_in = torch.tensor([[BOS] + tokens[:-1]])
     with torch.no_grad():
         log_probs = model(torch.from_numpy(src), tgt_in).log_softmax(-1)[0]  # (1, T, V) -> (T, V)
     return log_probs.gather(1, torch.tensor(tokens)[:, None]).sum().item()
-
-
-class HistoryBackend:
-    """A fake model whose next-token distribution is a fixed random function of (source, history).
-
-    Its state is the token history itself, so `reorder` is trivially right: a reference for the
-    search's bookkeeping. Only tokens 2 (EOS), 3 and 4 can be produced. It records every reorder.
-    """
-
-    vocab = 5
-    max_source_len = max_target_len = None
-    top_k = staticmethod(top_k_numpy)
-
-    def __init__(self, salt: int = 0):
-        self.salt = salt
-        self.reorders: list[list[int]] = []
-
-    def log_probs_after(self, source: tuple[int, ...], history: tuple[int, ...]) -> np.ndarray:
-        rng = random.Random(f"{self.salt}/{source}/{history}")
-        logits = torch.tensor([float("-inf"), float("-inf")] + [rng.gauss(0, 2) for _ in range(3)])
-        return logits.log_softmax(-1).numpy()
-
-    def encode(self, src_ids, src_mask):
-        sources = [tuple(row[m].tolist()) for row, m in zip(src_ids, src_mask, strict=True)]
-        return sources, [() for _ in sources]
-
-    def step(self, tokens, state, attention=False):
-        sources, histories = state
-        histories = [h + (t,) for h, t in zip(histories, tokens.tolist(), strict=True)]
-        return np.stack([self.log_probs_after(s, h[1:]) for s, h in zip(sources, histories, strict=True)]), \
-            (sources, histories)
-
-    def reorder(self, state, index):
-        self.reorders.append(index.tolist())
-        return tuple([part[i] for i in index.tolist()] for part in state)
-
-    def sequence_log_prob(self, source: tuple[int, ...], tokens: tuple[int, ...], min_len: int = 0) -> float:
-        total = 0.0
-        for t, token in enumerate(tokens):
-            lp = self.log_probs_after(source, tokens[:t])
-            total += float("-inf") if (token == EOS and t < min_len) else float(lp[token])
-        return total
 
 
 def exhaustive_best(score_fn, max_len: int, alpha: float, non_eos: list[int]):
