@@ -19,5 +19,8 @@ Library modules, one job each:
   weights carried for the CUDA proof; `cuda_proof`: parity and latency on the GPU; `rehearsal`: both windows on the
   CPU;
 - `tree`: what the device tool sends (git's view); `slim`: the shipped weights out of it for the window;
-- `sizes`: the size check of every planned command; `compare`: the ship decision (better on every set).
+- `layout`: where files live (the work folder /tmp/gpujob outside the checkout); `code_copy`: the job's code kept there;
+- `sizes`: the size check of every planned command; `returns`: which folders hold one run's complete set of
+  returned shards (named folders, or the shared returns folder); `compare`: the ship decision (the mean BLEU
+  rises, both everyday directions rise, no set falls more than 1 BLEU).
 """

@@ -15,8 +15,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .layout import JOB_DIR, PIECES_MANIFEST, SEND_DIR, ensure_job_dir
-from .pieces import Whole, split_file
+from .layout import JOB_DIR, KEPT_PIECES_DIR, PIECES_MANIFEST, SEND_DIR, ensure_job_dir
+from .pieces import Whole, sha256_of, split_file
 from .plan import LIMIT_BYTES, MARGIN_BYTES, PIECE_BYTES, assign
 from .tree import size_of, tracked, untracked_not_ignored
 
@@ -106,9 +106,31 @@ def link_send_folders(root: Path, manifest: PiecesManifest) -> None:
                     shutil.copyfile(source, target)
 
 
-def piece_folders(root: Path) -> list[Path]:
-    """Where pieces may lie: every send folder (on the GPU machine, one per command that arrived) and, here, the
-    folders they were cut into."""
+def piece_folders(root: Path, work: Path | None = None) -> list[Path]:
+    """Where pieces may lie: the work folder's kept pieces (on the GPU machine, what earlier calls carried), every
+    send folder (what this call carried) and, here, the folders they were cut into."""
     send = root / SEND_DIR
     found = sorted(p for p in send.iterdir() if p.is_dir()) if send.is_dir() else []
-    return found + [root / PIECES_DIR / kind for kind in KINDS]
+    kept = [work / KEPT_PIECES_DIR] if work is not None else []
+    return kept + found + [root / PIECES_DIR / kind for kind in KINDS]
+
+
+def keep_pieces(root: Path, work: Path) -> list[str]:
+    """Copy every sound piece this call carried into work/pieces/ (the next call's tree will not have it); returns
+    the names newly kept. A damaged piece is left out: its check names it, and a later call carries it again."""
+    manifest, kept_dir = read_pieces_manifest(root), work / KEPT_PIECES_DIR
+    sizes = {name: size for name, size, _ in manifest.pieces()}
+    hashes = {p.name: p.sha256 for ws in manifest.wholes.values() for w in ws for p in w.pieces}
+    send = root / SEND_DIR
+    kept = []
+    for path in sorted(send.glob("*/*")) if send.is_dir() else []:
+        target = kept_dir / path.name
+        if path.name not in sizes or (target.is_file() and target.stat().st_size == sizes[path.name]):
+            continue
+        if path.stat().st_size != sizes[path.name] or sha256_of(path) != hashes[path.name]:
+            continue
+        kept_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target.with_suffix(target.suffix + ".part"))
+        target.with_suffix(target.suffix + ".part").replace(target)  # whole or absent, never half a piece
+        kept.append(path.name)
+    return kept

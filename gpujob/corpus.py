@@ -133,8 +133,8 @@ class PackedPairs:
 
     def ids(self, lang: str) -> list[list[int]]:
         """Every row's ids in `lang`, as the lists `Tokenizer.encode_batch` would have given."""
-        flat, offsets = self.arrays[f"{lang}_ids"], self.arrays[f"{lang}_offsets"].tolist()
-        return [flat[a:b].tolist() for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+        flat, offsets = self.arrays[f"{lang}_ids"].tolist(), self.arrays[f"{lang}_offsets"].tolist()
+        return [flat[a:b] for a, b in zip(offsets[:-1], offsets[1:], strict=True)]  # list slices: no numpy per row
 
 
 @dataclass

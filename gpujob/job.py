@@ -1,7 +1,13 @@
 """The GPU machine's one entry (`python -m gpujob run`): the same command each time, doing whatever is due.
 
-1. the corpus: its pieces joined and checked, unpacked once into runs/gpujob/work/corpus/;
-2. each planned run: started detached if it never ran, restarted from last.pt with `resume`, else left alone;
+Everything it writes lives in the work folder (/tmp/gpujob on the GPU machine, `gpujob.layout`), never in the
+checkout, which the device lays anew before each call:
+
+0. the job's code copied to <work>/code/ (`gpujob.code_copy`) while no run trains, so runs and later calls need no
+   checkout;
+1. the corpus: its pieces joined and checked, unpacked once into <work>/corpus/;
+2. each planned run (<work>/runs/<name>/): started detached if it never ran, restarted from last.pt with `resume`,
+   else left alone;
 3. a wait of up to `wait` seconds while runs train, with a progress line every `poll` seconds;
 4. once every run has ended: the best run by its selection score (each run already chose between its best and its
    averaged checkpoints, `tx.trainer.Trainer.finish`), its weights as shards with a manifest, handed back as far as
@@ -20,10 +26,11 @@ from typing import Any
 from tx.run_files import METRICS_FILE
 from tx.trainer import MODEL_DIR
 
-from .carried import piece_folders, read_pieces_manifest
+from .carried import keep_pieces, piece_folders, read_pieces_manifest
+from .code_copy import copy_code, is_code_copy
 from .corpus import unpack_corpus
 from .handback import ReturnLimits, hand_back
-from .layout import RESULT_DIR, WORK_DIR
+from .layout import CODE_DIR, CORPUS_DIR, JOINED_DIR, RESULT_DIR, check_outside
 from .pieces import is_joined, join_pieces
 from .runs import (
     FAILED,
@@ -49,9 +56,10 @@ PROGRESS = "progress.json"
 class JobSettings:
     """One `python -m gpujob run` call."""
 
-    root: Path  # the repository root (the GPU machine's copy of the checkout)
+    root: Path  # the repository root (the GPU machine's copy of the checkout, or <work>/code in later calls)
+    work: Path  # the work folder, outside the checkout: corpus, runs, shards, the code copy (kept between calls)
     out: Path  # where results are handed back ($OUT there)
-    runs: list[PlannedRun]  # the planned runs
+    runs: list[PlannedRun]  # the planned runs (each out_dir under work/runs)
     wait: float = 480.0  # at most this many seconds waiting for runs in this call
     max_time: float | None = None  # seconds of training for runs started now (None: each config's max_time)
     resume: bool = False  # restart stopped (or finished) runs from their last.pt for max_time more seconds
@@ -63,19 +71,21 @@ class JobSettings:
     limits: ReturnLimits = field(default_factory=ReturnLimits)  # what one call may bring back
 
 
-def prepare_corpus(root: Path) -> Path:
-    """The unpacked corpus folder, joined from its pieces and unpacked only when not already done."""
+def prepare_corpus(root: Path, work: Path) -> Path:
+    """The unpacked corpus folder (in work), joined from its pieces and unpacked only when not already done."""
     manifest = read_pieces_manifest(root)
     if not manifest.wholes.get("corpus"):
         raise FileNotFoundError("configs/gpujob/pieces.json lists no corpus: run `python -m gpujob pack` first")
     [whole] = manifest.wholes["corpus"]
-    archive = root / WORK_DIR / whole.name
-    folder = root / WORK_DIR / "corpus"
+    archive = work / JOINED_DIR / whole.name
+    folder = work / CORPUS_DIR
     marker = folder / ".archive_sha256"
     if marker.is_file() and marker.read_text().strip() == whole.sha256:
         return folder
     if not is_joined(whole, archive):
-        join_pieces(whole, piece_folders(root), archive)
+        keep_pieces(root, work)
+        archive.parent.mkdir(parents=True, exist_ok=True)
+        join_pieces(whole, piece_folders(root, work), archive)
     unpack_corpus(archive, folder)
     marker.write_text(whole.sha256 + "\n")
     return folder
@@ -104,7 +114,20 @@ def progress(runs: list[PlannedRun]) -> dict[str, Any]:
     return out
 
 
-def start_due(s: JobSettings, corpus: Path, log: Callable[[str], None]) -> None:
+def prepare_code(s: JobSettings, log: Callable[[str], None]) -> Path:
+    """<work>/code, copied from this checkout unless a run is training from the copy now (it keeps the code it
+    started with) or this call already runs from it."""
+    if is_code_copy(s.root, s.work):
+        return s.work / CODE_DIR
+    if any(state(r) == RUNNING for r in s.runs) and (s.work / CODE_DIR).is_dir():
+        log(f"a run is training from {s.work / CODE_DIR}: the copy is left as it is")
+        return s.work / CODE_DIR
+    code = copy_code(s.root, s.work)
+    log(f"the job's code copied to {code} (later calls: cd there first)")
+    return code
+
+
+def start_due(s: JobSettings, corpus: Path, code: Path, log: Callable[[str], None]) -> None:
     """Start the runs that never ran; with `resume`, restart from last.pt those that ended (stopped, finished, or
     failed after a checkpoint); leave running ones alone."""
     for run in s.runs:
@@ -113,7 +136,7 @@ def start_due(s: JobSettings, corpus: Path, log: Callable[[str], None]) -> None:
         has_checkpoint = (run.out_dir / "last.pt").is_file()
         again = s.resume and has_checkpoint and now in (STOPPED, FINISHED, FAILED)
         if fresh or again:
-            process = start(run, corpus, s.max_time, resume=not fresh, overrides=s.overrides, cwd=s.root)
+            process = start(run, corpus, s.max_time, resume=not fresh, overrides=s.overrides, code=code)
             log(f"{run.name}: {'started' if fresh else 'resumed'} (pid {process.pid}, detached), "
                 f"writing {run.out_dir}")
         elif now == STOPPED:
@@ -147,7 +170,7 @@ def choose(runs: list[PlannedRun]) -> tuple[PlannedRun, dict[str, Any]]:
 def stage_result(s: JobSettings, log: Callable[[str], None]) -> Path:
     """RESULT_DIR holding the chosen run's shards and manifest (written again only when the choice changed)."""
     run, result = choose(s.runs)
-    result_dir = s.root / RESULT_DIR
+    result_dir = s.work / RESULT_DIR
     chosen = {"run": run.name, "result": result}
     if (result_dir / MANIFEST).is_file() and read_manifest(result_dir)["report"].get("chosen") == chosen:
         return result_dir
@@ -163,9 +186,12 @@ def stage_result(s: JobSettings, log: Callable[[str], None]) -> Path:
 
 
 def run_job(s: JobSettings, log: Callable[[str], None] = print) -> int:
+    if not is_code_copy(s.root, s.work):
+        check_outside(s.work, s.root)
     s.out.mkdir(parents=True, exist_ok=True)
-    corpus = prepare_corpus(s.root)
-    start_due(s, corpus, log)
+    code = prepare_code(s, log)
+    corpus = prepare_corpus(s.root, s.work)
+    start_due(s, corpus, code, log)
     wait_for_runs(s, log)
     states = progress(s.runs)
     (s.out / PROGRESS).write_text(json.dumps(states, indent=1) + "\n")

@@ -2,10 +2,12 @@
 
 Two scratch copies of what the device tool would send (tracked files and untracked files git does not ignore, the
 shipped weights left out as slim leaves them out): `here`, where the pieces are prepared as before a window and the
-returns unpacked after it, and `device`, which plays the GPU machine (it keeps its files between calls, as a held
-machine does). For each planned call, in order: its carry folder is copied from `here` to `device`, the tree plus
-carry measured against 64 MiB, its command (gpujob/plan.py's, unchanged but for what only the GPU machine has)
-run in `device` with $OUT set, and $OUT checked against what one call may bring back (8 files, 16 MiB each, 64 MiB).
+returns unpacked after it, and `device`, which plays the GPU machine's checkout. As the device tool does, `device`
+is laid anew before every call: deleted, then the tree and that call's carry copied in, so nothing a call left in
+the checkout survives to the next (issue 48 lost a run that way); only the scratch's `work` folder, playing
+/tmp/gpujob, is kept between the calls of a window. For each planned call, in order: the tree plus carry measured
+against 64 MiB, its command (gpujob/plan.py's, unchanged but for what only the GPU machine has) run in `device` with
+$OUT set, and $OUT checked against what one call may bring back (8 files, 16 MiB each, 64 MiB).
 Then the translate window's returns are unpacked, the candidate evaluated against a copy of the shipped translator,
 and the ship decision made into that copy: the real models/ is never written.
 
@@ -34,7 +36,7 @@ from typing import Any
 from runtime.model_files import CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE
 
 from .handback import DEVICE_RETURN
-from .layout import SITE_DIR
+from .layout import DEFAULT_WORK, SITE_DIR
 from .pieces import MiB, sha256_of
 from .plan import LIMIT_BYTES, V2_CONFIG, PlannedCall, Window, windows
 from .runs import PLANNED_CONFIGS
@@ -104,10 +106,12 @@ def copy_tree(repo: Path, files: list[str], target: Path) -> None:
             shutil.copy2(source, target / name)
 
 
-def device_command(call: PlannedCall, root: Path, out: Path, site: Path) -> str:
-    """The call's command as the CPU runs it: this interpreter for python3, the scratch's site for /tmp/site, the
-    scaled returns, and the proof allowed to run without CUDA on a few sentences."""
+def device_command(call: PlannedCall, root: Path, out: Path, site: Path, work: Path) -> str:
+    """The call's command as the CPU runs it: this interpreter for python3, the scratch's site for /tmp/site and
+    its work folder for /tmp/gpujob, the scaled returns, and the proof allowed to run without CUDA on a few
+    sentences."""
     command = call.command.replace("python3 ", f"{sys.executable} ").replace(str(SITE_DIR), str(site))
+    command = command.replace(str(DEFAULT_WORK), str(work))
     command = command.replace("nvidia-smi -L; ", "")
     command = command.replace("gpujob run --out $OUT", f"gpujob run --out $OUT --poll 5 --shard-mib {SHARD_MIB} "
                                                        f"--max-return-mib {RETURN_MIB}")
@@ -140,11 +144,13 @@ def check_return(out: Path) -> list[str]:
     return problems
 
 
-def run_call(window: Window, call: PlannedCall, here: Path, device: Path, outs: Path, site: Path,
+def run_call(window: Window, call: PlannedCall, here: Path, device: Path, outs: Path, site: Path, work: Path,
              log: Callable[[str], None]) -> CallRecord:
+    """One call: `device` laid anew (the tree, this call's carry), the command run there, $OUT checked."""
     carry = here / call.carry
+    shutil.rmtree(device, ignore_errors=True)
+    copy_tree(here, travelling_files(here), device)
     if call.carries and carry.is_dir():
-        shutil.rmtree(device / call.carry, ignore_errors=True)
         shutil.copytree(carry, device / call.carry)
     tree = size_of(here, travelling_files(here))
     sent = tree + (folder_size(carry) if call.carries else 0)
@@ -153,8 +159,9 @@ def run_call(window: Window, call: PlannedCall, here: Path, device: Path, outs: 
     out.mkdir(parents=True)
     env = {**os.environ, "OUT": str(out), "PYTHONUNBUFFERED": "1"}
     env.pop("PYTHONPATH", None)  # the device runs the copy it was sent, never this checkout
+    env["GPUJOB_WORK"] = str(work)  # /tmp/gpujob's part for what the command does not name itself
     started = time.monotonic()
-    done = subprocess.run(["bash", "-c", device_command(call, device, out, site)], cwd=device, env=env,
+    done = subprocess.run(["bash", "-c", device_command(call, device, out, site, work)], cwd=device, env=env,
                           capture_output=True, text=True)
     seconds = time.monotonic() - started
     (outs / f"{call.name}.log").write_text(done.stdout + done.stderr)
@@ -206,17 +213,17 @@ def rehearse(repo: Path, scratch: Path, log: Callable[[str], None] = print) -> d
     shipped = {p: sha256_of(repo / p) for p in listed(repo, "--cached", "--", "models/translate")
                if (repo / p).is_file()}
     here, device, outs, site = scratch / "here", scratch / "device", scratch / "out", scratch / "site"
-    for folder in (here, device, outs):
+    work = scratch / "work"  # /tmp/gpujob's part: outside the checkout, kept between the calls of one window
+    for folder in (here, device, outs, work):
         shutil.rmtree(folder, ignore_errors=True)
     started = time.monotonic()
     prepare_here(repo, here, log)
-    copy_tree(here, travelling_files(here), device)  # the tree each call sends (the device keeps what it wrote)
     plan = windows(max_time=TINY_SECONDS)
     records: list[CallRecord] = []
     translate = plan["translate"]
     log(f"window {translate.name} ({PLANNED_CONFIGS[0]}, max_time {TINY_SECONDS:.0f} s)")
     for call in translate.calls:
-        records.append(run_call(translate, call, here, device, outs, site, log))
+        records.append(run_call(translate, call, here, device, outs, site, work, log))
     folders = [str(outs / c.name) for c in translate.calls]
     decision = gpujob(here, "unpack", *folders, "--candidate", str(scratch / "candidate"), "--ship-to",
                       str(here / "models" / "translate"), "--data-dir", "data/processed/translate", "--method",
@@ -231,10 +238,9 @@ def rehearse(repo: Path, scratch: Path, log: Callable[[str], None] = print) -> d
         shutil.copyfile(scratch / "candidate" / name, here / "models" / "translate" / name)
     log("  here: python -m gpujob weights: " + gpujob(here, "weights").stdout.strip().splitlines()[-1][:150])
     log(f"window {cuda.name} (the candidate as the shipped translator)")
-    shutil.rmtree(device)  # a later window: a fresh machine, sent the same tree
-    copy_tree(here, travelling_files(here), device)
+    shutil.rmtree(work)  # a later window: a fresh machine, its /tmp empty
     for call in cuda.calls:
-        records.append(run_call(cuda, call, here, device, outs, site, log))
+        records.append(run_call(cuda, call, here, device, outs, site, work, log))
     latency = outs / cuda.calls[-1].name / "latency.md"
     readme = here / "README.md"
     if latency.is_file():

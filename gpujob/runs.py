@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from pathlib import Path
 from .training import ERROR, RESULT
 
 PID_FILE, LOG_FILE = "gpujob.pid", "train.log"
+PLANNED_CONFIG = "planned_config.json"  # the run's config file as it was started (the checkout's may be gone)
 NOT_STARTED, RUNNING, FINISHED, FAILED, STOPPED = "not started", "running", "finished", "failed", "stopped"
 
 
@@ -69,23 +71,27 @@ def read_error(run: PlannedRun) -> str:
 
 
 def start(run: PlannedRun, data_dir: Path, max_time: float | None, resume: bool, overrides: list[str],
-          cwd: Path) -> subprocess.Popen:
-    """Start `python -m gpujob train-one` for the run, detached (a new session), its output in out_dir/train.log."""
+          code: Path) -> subprocess.Popen:
+    """Start `python -m gpujob train-one` for the run, detached (a new session), its output in out_dir/train.log.
+
+    It runs in `code` (the work folder's copy of the job's code, `gpujob.code_copy`) with its config copied beside
+    its checkpoints: nothing it reads lies in the checkout, which the device replaces between calls."""
     run.out_dir.mkdir(parents=True, exist_ok=True)
+    config = run.out_dir / PLANNED_CONFIG
+    if not resume or not config.is_file():
+        shutil.copyfile(run.config_file, config)
     sets = [f"data_dir={data_dir}", f"out_dir={run.out_dir}", *overrides]
     if max_time is not None:
         sets.append(f"max_time={max_time}")
-    command = [sys.executable, "-m", "gpujob", "train-one", "--config", str(run.config_file),
+    command = [sys.executable, "-m", "gpujob", "train-one", "--config", str(config.resolve()),
                *(x for s in sets for x in ("--set", s)), *(["--resume"] if resume else [])]
-    # the worker imports gpujob from this checkout, whatever the folder it runs in (a test's temporary root)
-    here = str(Path(__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONUNBUFFERED": "1",
-           "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH", "")]))}
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(code), os.environ.get("PYTHONPATH", "")]))}
     with open(run.out_dir / LOG_FILE, "a") as log:
         log.write(f"\n$ {' '.join(command)}\n")
         log.flush()
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   cwd=cwd, env=env, start_new_session=True)
+                                   cwd=code, env=env, start_new_session=True)
     (run.out_dir / PID_FILE).write_text(f"{process.pid}\n")
     return process
 
@@ -99,7 +105,8 @@ PLANNED_CONFIGS = ("configs/translate-v2.json",)  # one run: the translate windo
 
 
 def planned_runs(config_files: list[Path], runs_root: Path | None = None) -> list[PlannedRun]:
-    """The runs of these config files: each writes to its config's out_dir, or to runs_root/<that folder's name>."""
+    """The runs of these config files: each writes to runs_root/<its config's out_dir's name> (`gpujob run` gives
+    the work folder's runs/), or to its config's out_dir when no runs_root is given."""
     runs = []
     for path in config_files:
         out_dir = Path(json.loads(Path(path).read_text()).get("out_dir", "runs/translate"))

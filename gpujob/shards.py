@@ -22,8 +22,8 @@ from tx.checkpoint import build_model, cast_state
 from tx.run_files import METRICS_FILE
 
 from .pieces import MiB, Whole, join_pieces, split_file
+from .returns import MANIFEST  # defined there, so that finding returned sets needs no torch; still shards.MANIFEST
 
-MANIFEST = "manifest.json"
 SHARD_BYTES = 15 * MiB  # under the 16 MiB a returned file may have, so that 4 shards + the manifest fit 64 MiB
 DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
 

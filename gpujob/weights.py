@@ -12,7 +12,7 @@ from pathlib import Path
 from runtime.model_files import WEIGHTS_FILE
 
 from .carried import piece_folders, read_pieces_manifest
-from .layout import BUILD_DIR, WORK_DIR
+from .layout import BUILD_DIR, JOINED_DIR
 from .pieces import join_pieces, sha256_of
 
 MODELS = ("translate", "sentiment")  # the shipped models the CUDA proof runs
@@ -33,15 +33,16 @@ def staged_weights(root: Path, models_dir: Path = Path("models")) -> list[Path]:
     return out
 
 
-def place_weights(root: Path) -> list[str]:
-    """Join each carried weights whole into models/<model>/model.pt (left alone when already the same bytes)."""
+def place_weights(root: Path, work: Path) -> list[str]:
+    """Join each carried weights whole (its pieces kept in `work` by earlier calls, or carried now) into
+    models/<model>/model.pt (left alone when already the same bytes)."""
     placed = []
     for whole in read_pieces_manifest(root).wholes.get("weights", []):
         model = whole.name[:-len(SUFFIX)]
         target = root / "models" / model / WEIGHTS_FILE
         if target.is_file() and target.stat().st_size == whole.bytes and sha256_of(target) == whole.sha256:
             continue
-        joined = join_pieces(whole, piece_folders(root), root / WORK_DIR / "weights" / whole.name)
+        joined = join_pieces(whole, piece_folders(root, work), work / JOINED_DIR / "weights" / whole.name)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(joined, target)
         placed.append(str(target.relative_to(root)))

@@ -18,7 +18,7 @@ COMMANDS = {
     "install-wheels": "GPU machine: join and check the carried wheels, install them into /tmp/site",
     "place-weights": "GPU machine: join the carried weights into models/<model>/model.pt",
     "cuda-proof": "GPU machine: CUDA parity with PyTorch on the shipped models, then the latency table",
-    "unpack": "here: join and check the shards, evaluate on every set, ship only if better on every one",
+    "unpack": "here: find (FOLDERs or --from-shared) and check the shards, evaluate on every set, ship by the rule",
     "record-latency": "here: the proof's latency table into the README's latency section",
     "rehearse": "here: both windows' calls run on the CPU in a scratch copy, tiny budget, ship decision included",
 }

@@ -6,6 +6,7 @@ commands (runs/gpujob/send/<command>/) and recorded, with sizes and sha256, in c
 """
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from tx.run_setup import make_config
 from ..carried import store
 from ..corpus import PackSettings, pack_corpus
 from ..layout import BUILD_DIR, CORPUS_ARCHIVE
-from ..plan import PIECE_BYTES
+from ..plan import MAX_EPOCHS, PIECE_BYTES, epochs_in
 from ..runs import PLANNED_CONFIGS
 from ..slim import removed, slim_paths
 from . import command_parser
@@ -55,4 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"corpus: {whole.bytes / 2**20:.1f} MiB in {len(whole.pieces)} pieces; "
           f"carried by {sorted({manifest.carried_by[p.name] for p in whole.pieces})}; "
           "`python -m gpujob check` for every command's size")
+    seconds = json.loads(configs[0].read_text()).get("max_time") or 0
+    if seconds > 0:  # a run bounded by steps alone has no planned epochs
+        print(f"{info['mixed_rows']:,} pairs after the mix, {sum(info['tokens'].values()):,} tokens: a run of "
+              f"{seconds:.0f} s sees each pair about {epochs_in(seconds, info['tokens']):.1f} times (planned at most "
+              f"{MAX_EPOCHS:.0f})")
     return 0

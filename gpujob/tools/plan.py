@@ -2,15 +2,16 @@
 
 Read-only (needs no slim, changes nothing): every call of the window with its command, timeout_s, carry and the
 device minutes it is planned to use (start, transfers and the warm gaps counted), and last the window's planned
-total as "N.N device minutes". Exit 1 when the total is over 13 (the budget: 15 less room to repeat a short call).
-Carried bytes are configs/gpujob/pieces.json's.
+total as "N.N device minutes" (before it, for the translate window, how many times the run sees each pair of the
+recorded pack at the measured speed). Exit 1 when the total is over 13 (the budget: 15 less room to repeat a short
+call). Carried bytes are configs/gpujob/pieces.json's.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..carried import read_pieces_manifest
-from ..plan import BUDGET_MIN, render, windows
+from ..plan import BUDGET_MIN, MAX_EPOCHS, PACKED_TOKENS_PER_S, epochs_in, max_time_of, render, windows
 from . import command_parser
 
 
@@ -21,5 +22,11 @@ def main(argv: list[str] | None = None) -> int:
     manifest = read_pieces_manifest(Path.cwd())
     window = windows()[args.window]
     carried = {c.name: manifest.carried_bytes(c.name) for c in window.calls}
-    print(render(window, carried))
+    corpus = manifest.info.get("corpus")
+    if args.window == "translate" and corpus:
+        epochs = epochs_in(max_time_of(), corpus["tokens"])
+        print(f"the run sees each of its {corpus['mixed_rows']:,} pairs about {epochs:.1f} times in "
+              f"{max_time_of():.0f} s (at {PACKED_TOKENS_PER_S / 1e3:.0f}k packed tokens/s, measured on an H200; "
+              f"at most {MAX_EPOCHS:.0f} planned)")
+    print(render(window, carried))  # last: its final line is the window's total
     return 0 if window.total_minutes(carried) <= BUDGET_MIN else 1

@@ -1,9 +1,11 @@
-"""python -m gpujob run --out DIR [--wait S] [--max-time S] [--resume] [--again] [--config FILE ...]
+"""python -m gpujob run --out DIR [--work DIR] [--wait S] [--max-time S] [--resume] [--again] [--config FILE ...]
 
 The GPU machine's one entry, the same each call (configs/README.md gives the calls in order). It joins and unpacks
 the corpus, starts the planned runs side by side, detached, waits up to --wait seconds, and once all have ended,
 chooses the best (each run already averaged its last checkpoints when that scored higher) and hands its weights back
-in DIR as shards of at most 15 MiB with manifest.json, as many as one command may bring back. Exit codes:
+in DIR as shards of at most 15 MiB with manifest.json, as many as one command may bring back. All it keeps lives in
+--work (default /tmp/gpujob), outside the checkout, which the device lays anew between calls; a later call can run
+from the copy of the code kept there (`cd /tmp/gpujob/code`). Exit codes:
 0 all handed back, 3 still training (call again at once), 4 shards left (call again), 2 nothing usable.
 Runs on the CPU the same way (device: CUDA when there is one); `--resume --max-time S` continues stopped runs.
 """
@@ -21,6 +23,7 @@ from tx.checkpoint import CheckpointError
 
 from ..handback import ReturnLimits
 from ..job import FAILED_EXIT, JobSettings, run_job
+from ..layout import RUNS_DIR, work_folder
 from ..pieces import MiB
 from ..runs import PLANNED_CONFIGS, planned_runs
 from ..shards import SHARD_BYTES
@@ -38,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="where results are handed back ($OUT)")
     parser.add_argument("--config", type=Path, action="append",
                         help=f"planned run config (repeatable; default {', '.join(PLANNED_CONFIGS)})")
-    parser.add_argument("--runs-root", type=Path, help="write runs under this folder (default: each config's out_dir)")
+    parser.add_argument("--work", type=Path, help="the work folder, outside the checkout: corpus, runs, shards, a copy "
+                        "of the code (default $GPUJOB_WORK or /tmp/gpujob; the device keeps it between calls)")
     parser.add_argument("--wait", type=float, default=480, help="seconds to wait for running runs in this call")
     parser.add_argument("--max-time", type=float, help="training seconds for runs started now (default: config's)")
     parser.add_argument("--resume", action="store_true", help="continue stopped or finished runs from last.pt")
@@ -50,7 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(environment(), flush=True)
     configs = args.config or [Path(p) for p in PLANNED_CONFIGS]
-    settings = JobSettings(root=Path.cwd(), out=args.out, runs=planned_runs(configs, args.runs_root), wait=args.wait,
+    work = work_folder(args.work)
+    settings = JobSettings(root=Path.cwd(), work=work, out=args.out.resolve(),
+                           runs=planned_runs(configs, work / RUNS_DIR), wait=args.wait,
                            max_time=args.max_time, resume=args.resume, overrides=args.set, again=args.again,
                            poll=args.poll, shard_bytes=int(args.shard_mib * MiB),
                            limits=ReturnLimits(max_total_bytes=int(args.max_return_mib * MiB)))
