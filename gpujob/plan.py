@@ -28,39 +28,38 @@ MARGIN_BYTES = 2 * MiB  # kept free per call for what the tree gains before the 
 PIECE_BYTES = 8 * MiB  # small enough to fill each call's room closely
 BUDGET_MIN = 13.0  # a window's planned device minutes at most: 15 less room to repeat one short call
 
-# Device-time allowances in seconds, from the one translate window run so far (an H200, 2026-11-27; issue 48): the
-# machine's start with 11 MiB sent and 62 MiB brought back took about 44 s in all, training took its max_time (362 s
-# for 360). Each allowance keeps a margin over what was measured; configs/README.md records every window's figures.
-START_S = 55.0  # the start, measured 44 s with the first call's transfers included (+25%)
-GAP_S = 30.0  # between one call's end and the next call's start (the machine held warm; the next call is pasted)
-CLOSE_S = 15.0  # give_back at once after the last call
-TRANSFER_S = 3.0  # each transfer's fixed part (sending the tree; bringing $OUT back): inside the 44 s above
-TRANSFER_S_PER_MIB = 0.1  # 73 MiB moved inside those 44 s: 10 MiB/s is a floor, not a measurement
-TREE_BYTES = 5 * MiB  # what every call sends besides its carry, slim on (tracked 4.3 MiB on 2026-11-27)
+# Device-time allowances in seconds, from the two translate windows run so far (H200, 2026-11-27 and 2026-11-28;
+# configs/README.md's table): the machine's start with the first call's transfers took 44 s and 50 s; c1's own work
+# besides max_time (the job's start, batching 942k pairs, the final evaluation, the hand-back) 68 s; the gap and c2
+# 11 s; give_back 4 s. Each allowance keeps a margin over what was measured.
+START_S = 55.0  # the start, measured 44-50 s with the first call's transfers included
+GAP_S = 20.0  # between one call's end and the next call's start: measured ~6 s when the next call was ready to paste
+CLOSE_S = 10.0  # give_back at once after the last call: measured ~4 s
+TRANSFER_S = 3.0  # each transfer's fixed part (sending the tree; bringing $OUT back): inside the start's 44-50 s
+TRANSFER_S_PER_MIB = 0.1  # 80 MiB moved inside those 50 s: 10 MiB/s is a floor, not a measurement
+TREE_BYTES = 5 * MiB  # what every call sends besides its carry, slim on (4.6 MiB on 2026-11-28)
 
-# The translate call's own parts, besides the training's max_time (seconds; run on a CPU they are larger).
-JOB_SETUP_S = 15.0  # python, torch and CUDA start; the code copied to /tmp/gpujob/code; the corpus joined, unpacked
-TRAIN_SETUP_S = 60.0  # the run's start: the packed ids into token batches, model built (41-43 s here, 2 cores, for
-#                       942k pairs x 2 directions; the pack may grow)
-FINISH_S = 45.0  # after max_time: the averaged weights evaluated once more, model/ written
+# The translate call's own parts, besides the training's max_time: 68 s together on 2026-11-28, planned 90.
+JOB_SETUP_S = 10.0  # python, torch and CUDA start; the code copied to /tmp/gpujob/code; the corpus joined, unpacked
+TRAIN_SETUP_S = 45.0  # the run's start: the packed ids into token batches, model built (41-43 s here on 2 cores for
+#                       942k pairs x 2 directions)
+FINISH_S = 25.0  # after max_time: the chosen weights evaluated once more, model/ written
 HAND_BACK_S = 10.0  # shards written (fp16, ~76 MiB) and the first return copied to $OUT
 
 V2_CONFIG = Path("configs") / "translate-v2.json"  # the one run of the translate window
 
-# How much of the corpus a run of max_time sees. The one measured speed: translate-v2 (6+3 layers, d_model 512,
-# bf16, 24k-token batches) on an H200 ran 14.5 epochs of a pack of 4.10M tokens per direction (de 2.13M + en 1.97M,
-# both directions trained) in 362 s: 2 x 4.10M x 14.5 / 362 = 328k packed tokens a second (issue 48). The trainer's
-# own tokens/s (480k-630k) counts padding and specials too; this rate is in the pack's own units.
-PACKED_TOKENS_PER_S = 328_000.0
-MAX_EPOCHS = 5.0  # issue 48: the run was still improving at 14.5 epochs; more distinct data, not more repeats
+# How much of the corpus a run of max_time sees. What was measured is steps, not tokens: translate-v2 (6+3 layers,
+# d_model 512, bf16, 24k-token batches) on an H200 ran 6,580 steps in 362 s over a 223k-pair mix (2026-11-27) and
+# 8,119 steps in 452 s over all 942k pairs (2026-11-28): 18.2 and 18.0 steps a second, whatever the pairs' lengths.
+# So the epochs follow from the batches one epoch cuts (`gpujob.packed_task.batches_per_epoch`, from the example
+# costs the pack records): 8,119 / 1,880 = 4.3 epochs, as the run's own metrics say.
+STEPS_PER_S = 18.0
+MAX_EPOCHS = 5.0  # issue 48: more distinct data, not more repeats (Muennighoff et al., 2023: ~4 epochs is nearly new)
 
 
-def epochs_in(max_time: float, tokens: dict[str, int], directions: int = 2,
-              rate: float = PACKED_TOKENS_PER_S) -> float:
-    """How many times a run of max_time seconds sees each pair of a pack with `tokens` ({lang: tokens} after the
-    mix, as `gpujob pack` records them), at the measured rate."""
-    per_epoch = directions * sum(tokens.values())
-    return rate * max_time / per_epoch if per_epoch else float("inf")
+def epochs_in(max_time: float, batches_per_epoch: int, steps_per_s: float = STEPS_PER_S) -> float:
+    """How many times a run of max_time seconds sees each pair, at the measured steps a second."""
+    return steps_per_s * max_time / batches_per_epoch if batches_per_epoch else float("inf")
 
 
 @dataclass(frozen=True)
@@ -131,7 +130,7 @@ RUN = "PYTHONUNBUFFERED=1 python3 -m gpujob run --out $OUT"
 FROM_WORK = f'OUT=$(realpath "$OUT") && cd {DEFAULT_WORK / CODE_DIR} && '
 
 V2_TRAIN_WAIT = 570  # c1's --wait: the run's start, max_time and finish fit inside it (a test checks), and with
-#                      the job's setup and hand-back inside c1's 600 s: so max_time is 450 s, not more
+#                      the job's setup and hand-back inside c1's 600 s: so max_time is 490 s, not more
 
 
 def translate_window(max_time: float) -> Window:

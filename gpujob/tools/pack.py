@@ -6,17 +6,18 @@ commands (runs/gpujob/send/<command>/) and recorded, with sizes and sha256, in c
 """
 from __future__ import annotations
 
-import json
 import sys
+import tempfile
 from pathlib import Path
 
 from runtime.tsv import DataError
 from tx.run_setup import make_config
 
 from ..carried import store
-from ..corpus import PackSettings, pack_corpus
+from ..corpus import PackedCorpus, PackSettings, pack_corpus, unpack_corpus
 from ..layout import BUILD_DIR, CORPUS_ARCHIVE
-from ..plan import MAX_EPOCHS, PIECE_BYTES, epochs_in
+from ..packed_task import epochs_line, example_cost_counts
+from ..plan import PIECE_BYTES
 from ..runs import PLANNED_CONFIGS
 from ..slim import removed, slim_paths
 from . import command_parser
@@ -34,6 +35,15 @@ def shared_settings(config_files: list[Path], data_dir: str | None) -> PackSetti
     return PackSettings(data_dir or first.data_dir, first.vocab_size, first.mix, first.seed, first.use_phrases)
 
 
+def recorded_costs(archive: Path, config_file: Path) -> dict[str, int]:
+    """The packed examples by cost (`example_cost_counts`) for the first config's lengths and directions: what
+    `gpujob plan` turns into batches, and epochs, for any batch_tokens and batch_rows."""
+    config = make_config("translate", config_file, [])[0]
+    with tempfile.TemporaryDirectory() as folder:
+        corpus = PackedCorpus.read(unpack_corpus(archive, Path(folder)))
+        return {str(k): v for k, v in example_cost_counts(corpus.train, config).items()}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = command_parser("pack", __doc__)
     parser.add_argument("--config", type=Path, action="append", help="planned run config (repeatable; default: "
@@ -47,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = shared_settings(configs, args.data_dir)
         archive = root / BUILD_DIR / CORPUS_ARCHIVE
         info = pack_corpus(settings, archive)
+        info["example_costs"] = recorded_costs(archive, configs[0])
         slimmed = slim_paths(root) + [e["path"] for e in removed(root)]
         manifest = store(root, "corpus", [archive], info, slimmed, int(args.piece_mib * 2**20))
     except (ValueError, FileNotFoundError, DataError) as e:
@@ -56,9 +67,5 @@ def main(argv: list[str] | None = None) -> int:
     print(f"corpus: {whole.bytes / 2**20:.1f} MiB in {len(whole.pieces)} pieces; "
           f"carried by {sorted({manifest.carried_by[p.name] for p in whole.pieces})}; "
           "`python -m gpujob check` for every command's size")
-    seconds = json.loads(configs[0].read_text()).get("max_time") or 0
-    if seconds > 0:  # a run bounded by steps alone has no planned epochs
-        print(f"{info['mixed_rows']:,} pairs after the mix, {sum(info['tokens'].values()):,} tokens: a run of "
-              f"{seconds:.0f} s sees each pair about {epochs_in(seconds, info['tokens']):.1f} times (planned at most "
-              f"{MAX_EPOCHS:.0f})")
+    print(epochs_line(manifest.info["corpus"], configs[0]))
     return 0

@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..carried import read_pieces_manifest
-from ..plan import BUDGET_MIN, MAX_EPOCHS, PACKED_TOKENS_PER_S, epochs_in, max_time_of, render, windows
+from ..packed_task import epochs_line
+from ..plan import BUDGET_MIN, V2_CONFIG, render, windows
 from . import command_parser
 
 
@@ -24,9 +25,6 @@ def main(argv: list[str] | None = None) -> int:
     carried = {c.name: manifest.carried_bytes(c.name) for c in window.calls}
     corpus = manifest.info.get("corpus")
     if args.window == "translate" and corpus:
-        epochs = epochs_in(max_time_of(), corpus["tokens"])
-        print(f"the run sees each of its {corpus['mixed_rows']:,} pairs about {epochs:.1f} times in "
-              f"{max_time_of():.0f} s (at {PACKED_TOKENS_PER_S / 1e3:.0f}k packed tokens/s, measured on an H200; "
-              f"at most {MAX_EPOCHS:.0f} planned)")
+        print(epochs_line(corpus, V2_CONFIG))
     print(render(window, carried))  # last: its final line is the window's total
     return 0 if window.total_minutes(carried) <= BUDGET_MIN else 1

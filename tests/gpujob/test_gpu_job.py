@@ -101,6 +101,31 @@ def test_packed_corpus_gives_the_batches_the_text_task_would(tmp_path):
         PackedTranslateTask(other, quiet=True)
 
 
+def test_the_epochs_are_counted_from_the_batches_the_task_really_cuts(tmp_path):
+    """`gpujob plan` turns the pack's recorded example costs into batches an epoch: the count must be what the
+    packed task cuts, for any batch_rows (the row cap is what made short pairs cost whole steps)."""
+    import random as random_module
+
+    from gpujob.packed_task import batches_per_epoch, example_cost_counts
+    from tx.batching import token_batches
+
+    data = make_prepared_corpus(tmp_path / "data")
+    for rows in (3, 8, 1024):
+        config = make_config("translate", tiny_config(tmp_path / "a.json", data, False, batch_rows=rows), [])[0]
+        pack_corpus(PackSettings.of(config), tmp_path / "corpus.tar.xz", log=lambda _: None)
+        corpus = PackedCorpus.read(unpack_corpus(tmp_path / "corpus.tar.xz", tmp_path / "corpus"))
+        task = PackedTranslateTask(TranslateConfig(**{**config.__dict__, "data_dir": str(tmp_path / "corpus")}),
+                                   quiet=True)
+        counts = example_cost_counts(corpus.train, config)
+        assert sum(counts.values()) == 2 * len(corpus.train)
+        assert batches_per_epoch(counts, config.batch_tokens, rows) == len(task.batches), rows
+    rng = random_module.Random(3)
+    costs = [rng.choice([4, 5, 6, 30, 31, 80]) for _ in range(5000)]
+    counts = {c: costs.count(c) for c in set(costs)}
+    for tokens, rows in ((24000, 1024), (24000, 4096), (600, 50), (100, 1000)):
+        assert batches_per_epoch(counts, tokens, rows) == len(token_batches(costs, tokens, seed=7, max_rows=rows))
+
+
 # --- shards and handing back ----------------------------------------------------------------------------------------
 @pytest.fixture
 def model_dir(tmp_path) -> Path:

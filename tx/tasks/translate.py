@@ -56,12 +56,21 @@ class TranslateConfig(TrainConfig):
     lr: float = 1e-3
     warmup_steps: int = 1000
     batch_tokens: int = 6000
+    # rows per batch at most: a batch of Ding's one-word pairs (~6 tokens) reaches batch_tokens only with thousands
+    # of rows, so at 1024 each such step carries a fraction of the tokens a sentence step does, at nearly the same
+    # cost (the 2026-11-28 GPU run spent 64% of its steps on word pairs that way: configs/README.md)
+    batch_rows: int = 1024
     eval_every: int = 1000
     average_last: int = 3
     # The model (tx.config.Seq2SeqConfig's defaults but for these). vocab_size: the joint BPE vocabulary trained on
     # the train split; the model gets the trained tokenizer's size and pad id. n_decoder_layers is given so that
     # setting model.n_layers alone changes the encoder only.
     model: Seq2SeqConfig = model_field(Seq2SeqConfig, vocab_size=10000, n_decoder_layers=3)
+
+
+def example_costs(examples: list[tuple[list[int], list[int]]]) -> list[int]:
+    """Each (source, target) example's cost in padded tokens: the longer of its source and its shifted target."""
+    return [max(len(s), len(t) + 1) for s, t in examples]
 
 
 class TranslateTask(TextTask):
@@ -117,7 +126,7 @@ class TranslateTask(TextTask):
 
     def make_batches(self, rows: Rows, max_tokens: int, seed: int) -> list[Batch]:
         examples = self.examples(rows)
-        groups = token_batches([max(len(s), len(t) + 1) for s, t in examples], max_tokens, seed)
+        groups = token_batches(example_costs(examples), max_tokens, seed, max_rows=self.cfg.batch_rows)
         tok = self.tokenizer
         batches = []
         for group in groups:
