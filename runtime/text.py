@@ -45,6 +45,7 @@ METHODS = ("beam", "greedy", "sample")
 ATTENTION = ("none", "cross", "all")
 ATTENTION_KINDS = ("encoder", "self", "cross")
 MAX_ALTERNATIVES = 32  # return_alternatives: each one is a row of the completing search
+WIDEST_BEAM = 16  # n-best lists: the widest beam searched again when equal texts merged leave fewer than n
 MAX_SAMPLES = 32  # num_hypotheses with method="sample": each draw is a row of the search
 
 
@@ -237,7 +238,11 @@ class TextTranslator:
         tokens count like chosen ones, as in CTranslate2: their `token_probs` are the model's probabilities of
         them, and `score` and `confidence` include them. `Translation.prefix_len` says how many tokens were forced.
         num_hypotheses: how many translations per text. Beam search: the n best finished hypotheses
-        (1 <= n <= beam), best score first, all distinct; the first is what `translate` returns. Greedy: 1 only.
+        (1 <= n <= beam), best score first, each a different text: hypotheses whose tokens differ but whose texts
+        are equal ("▁me?" and "▁me ?") are merged, the best score kept, and where that leaves fewer than n one
+        search with twice the beam (at most WIDEST_BEAM) adds texts not yet in the list, after the first
+        search's; the list may still be shorter than n when no wider search finds more. The first is what
+        `translate` returns. (CTranslate2's n best are token-level: its lists may repeat a text.) Greedy: 1 only.
         Sample: n independent draws, duplicates merged (so up to n), best score first.
         return_alternatives: at the position right after each text's prefix (needs target_prefix, "" for the
         first position), the num_hypotheses most likely next tokens (1 <= n <= MAX_ALTERNATIVES), each completed
@@ -391,9 +396,7 @@ class TextTranslator:
         """Per row, its num_hypotheses best: beam search's n best, or n samples (distinct, best score first)."""
         n = o.num_hypotheses
         if o.method == "beam" and n > 1:
-            return beam_search(self.backend, src_ids, src_mask, o.max_len, self.tokenizer.bos_id,
-                               self.tokenizer.eos_id, beam=o.beam, length_penalty=o.length_penalty,
-                               attention=o.attention, patience=o.patience, target_prefix=prefixes, num_hypotheses=n)
+            return self.distinct_beam_n_best(src_ids, src_mask, prefixes, o)
         rows = np.repeat(np.arange(src_ids.shape[0]), n)  # sampling: n draws of each row, side by side
         hyps = self.search(src_ids[rows], src_mask[rows], o.method, o.beam, o.length_penalty, o.max_len,
                            o.temperature, o.top_k, o.top_p, seed, o.attention, o.patience,
@@ -403,6 +406,33 @@ class TextTranslator:
             return grouped
         return [sorted({tuple(h.tokens): h for h in reversed(g)}.values(),  # one per distinct output
                        key=lambda h: -normalized_score(h.log_prob, len(h.tokens), o.length_penalty)) for g in grouped]
+
+    def distinct_beam_n_best(self, src_ids: np.ndarray, src_mask: np.ndarray, prefixes: list[list[int]],
+                             o: SearchOptions) -> list[list[Hypothesis]]:
+        """Beam search's n best, one per distinct text. Token-distinct hypotheses can read the same ("▁me?" and
+        "▁me ?" both decode to "me?"): the best-scored of each text is kept. Where that leaves fewer than n, one
+        search with twice the beam (at most WIDEST_BEAM) fills the list with texts not yet in it, after the first
+        search's own, so the first stays what `translate` returns. A row's result depends on that row alone."""
+        n, rows = o.num_hypotheses, list(range(src_ids.shape[0]))
+        kept: list[list[Hypothesis]] = [[] for _ in rows]
+        width, num = o.beam, n
+        while rows:
+            found = beam_search(self.backend, src_ids[rows], src_mask[rows], max_len=o.max_len,
+                                bos_id=self.tokenizer.bos_id, eos_id=self.tokenizer.eos_id, beam=width,
+                                length_penalty=o.length_penalty, attention=o.attention, patience=o.patience,
+                                target_prefix=[prefixes[r] for r in rows], num_hypotheses=num)
+            for r, hyps in zip(rows, found, strict=True):
+                texts = {self.tokenizer.decode(h.tokens) for h in kept[r]}
+                for hyp in hyps:  # best first
+                    text = self.tokenizer.decode(hyp.tokens)
+                    if len(kept[r]) < n and text not in texts:
+                        kept[r].append(hyp)
+                        texts.add(text)
+            wider = min(2 * width, WIDEST_BEAM)
+            if width != o.beam or wider == width:  # one wider search at most: its cost stays bounded (<= 3x)
+                break
+            rows, width, num = [r for r in rows if len(kept[r]) < n], wider, wider  # all it finishes may fill
+        return kept
 
     def alternatives(self, src_ids: np.ndarray, src_mask: np.ndarray, prefixes: list[list[int]],
                      o: SearchOptions, seed: int | None) -> list[list[Hypothesis]]:

@@ -108,6 +108,39 @@ def test_n_best_are_sorted_distinct_scored_by_the_model_and_start_with_plain_bea
                                                  len(h.token_ids)), abs=1e-4)
 
 
+@pytest.mark.parametrize("beam", [4, 16])
+def test_n_best_hypotheses_that_read_alike_are_merged_and_a_wider_search_fills_the_list(translator, monkeypatch, beam):
+    """Token-distinct hypotheses can decode to one text ("▁me?" / "▁me ?"). Here the tokenizer is made to read only
+    each output's first two tokens, so many hypotheses collide: every list must hold distinct texts, start with plain
+    beam's translation and keep the best-scored hypothesis of each text the first search found; with room to widen
+    (beam 4 -> 8) the wider search must add texts the first did not find; at the widest beam (16) nothing is
+    added."""
+    decode = translator.tokenizer.decode
+    monkeypatch.setattr(translator.tokenizer, "decode", lambda ids, *a, **k: decode(list(ids)[:3], *a, **k))
+    n = 4
+    n_best = translator.translate_n_best(GERMAN[:3], method="beam", beam=beam, num_hypotheses=n, max_len=12)
+    plain = translator.translate(GERMAN[:3], method="beam", beam=beam, max_len=12)
+    first_search = []  # what the first search offers each text, alone (the search is batch-independent)
+    for text in GERMAN[:3]:
+        src = np.array([translator.source_ids(text, "en")[0]], dtype=np.int64)
+        first_search += beam_search(translator.backend, src, np.ones_like(src, dtype=bool), max_len=12,
+                                    bos_id=translator.tokenizer.bos_id, eos_id=translator.tokenizer.eos_id,
+                                    beam=beam, num_hypotheses=n)
+    collided = added = 0
+    for hyps, best, offered in zip(n_best, plain, first_search, strict=True):
+        texts = [h.text for h in hyps]
+        assert len(set(texts)) == len(texts), texts
+        assert hyps[0].token_ids == best.token_ids
+        by_text: dict[str, list[int]] = {}
+        for h in offered:  # best first: the first of each text is the one to keep
+            by_text.setdefault(decode(h.tokens[:3]), h.tokens)
+        collided += len(by_text) < len(offered)
+        assert [h.token_ids for h in hyps[:len(by_text)]] == list(by_text.values())[:n]
+        added += len(hyps) - min(len(by_text), n)
+    assert collided, "the collapsing tokenizer made no two hypotheses alike: the test proves nothing"
+    assert (added > 0) == (beam < 16), added
+
+
 def offered_paths(tree: BeamTree, sentence: int) -> list[tuple[float, list[int]]]:
     """Every hypothesis the search offered for `sentence` (finished or at its max length), as (score, tokens),
     best first, read from the observer's records by following parent links: independent of how the search keeps
