@@ -3,9 +3,10 @@
 In the service the backend is the Ray deployment handles (deployments.py), whose replicas batch concurrent
 requests; in tests it can be the workers in this process (inprocess.py). Either way a request gets JSON back, or a
 status with {"detail": a sentence}: 422 for input the model cannot take (the runtime's own messages), 503 when the
-service is overloaded or a replica died under the request, 504 past the request's timeout. Never a 500 for input.
+service is overloaded or a replica died under the request, 504 past the request's timeout. Never a 500 for input;
+a fault of the service's own is a 500 naming an error id its log holds, nothing of its insides (faults.py).
 Every error body is one sentence (errors.py), FastAPI's own validation and parse errors included; a body over
-MAX_BODY_BYTES is refused (413) before it is read.
+MAX_BODY_BYTES is refused (413) before it is read, or, sent in chunks, as soon as it passes it (BoundedBody).
 OpenAPI docs: /docs (Swagger UI) and /openapi.json.
 """
 from __future__ import annotations
@@ -21,13 +22,16 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .errors import PARSE_ERROR, validation_sentence
+from .faults import internal_error
 from .schemas import SentimentRequest, TranslateRequest
 from .settings import ServeSettings
 from .workers import rss_mb
 
 READY_TIMEOUT_S = 0.8  # /ready answers 503 by then: the models' info is read on this loop, never behind a search
-# 20,000 characters (limits.MAX_CHARS), each at most 6 bytes as a JSON escape, and the settings: a larger body is
-# refused before it is read.
+# 20,000 characters (schemas.MAX_CHARS), each at most 6 bytes as a JSON escape (12 for one outside the BMP sent
+# escaped, so such a text over ~10,900 characters gets this 413), and the settings: a larger body is refused before
+# it is read, or (sent in chunks, without a Content-Length) as soon as it passes this (BoundedBody).
+# The front refuses the same (serve/front.py, FrontLimits.body_bytes).
 MAX_BODY_BYTES = 128 * 1024
 KNOWN_FIELDS = {"/translate": list(TranslateRequest.model_fields), "/sentiment": list(SentimentRequest.model_fields)}
 TIMEOUT_HEADER = "X-Request-Timeout"  # seconds; lowers (never raises) the service's request_timeout_s
@@ -47,6 +51,58 @@ class Backend(Protocol):
 
 def problem(status: int, message: str) -> JSONResponse:
     return JSONResponse({"detail": message}, status_code=status)
+
+
+class BodyTooLarge(Exception):
+    """Raised into the app's read of a body past the cap, after the 413 went out: the app stops reading."""
+
+
+class BoundedBody:
+    """ASGI middleware: a body over `limit` bytes gets a 413. A Content-Length over it is refused before the body
+    is read; a body without one (chunked) is counted as it arrives and refused the moment it passes the limit, so no
+    more than `limit` and one message is ever held. The 413 says `Connection: close`: the server closes the
+    connection instead of reading the rest of the body to reach the next request."""
+
+    def __init__(self, app, limit: int = MAX_BODY_BYTES):
+        self.app, self.limit = app, limit
+
+    async def refuse(self, scope, send, sentence: str) -> None:
+        response = problem(413, f"{sentence}; this service takes at most {self.limit} (one text of at most 20,000 "
+                                "characters per request)")
+        response.headers["Connection"] = "close"
+        await response(scope, None, send)
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            return await self.refuse(scope, send, f"the request body is {length.decode('latin-1')} bytes")
+        received, refused = 0, False
+
+        async def counted():
+            nonlocal received, refused
+            if refused:
+                raise BodyTooLarge
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    refused = True
+                    await self.refuse(scope, send, f"the request body passed {self.limit} bytes as it arrived "
+                                                   "(sent in chunks, without a Content-Length)")
+                    raise BodyTooLarge
+            return message
+
+        async def unless_refused(message):  # the app's own answer to the cut body (a 400) is dropped
+            if not refused:
+                await send(message)
+
+        try:
+            await self.app(scope, counted, unless_refused)
+        except Exception:
+            if not refused:
+                raise
 
 
 def timeout_of(settings: ServeSettings, header: str | None) -> float:
@@ -99,13 +155,7 @@ def build_api(backend: Backend, settings: ServeSettings) -> FastAPI:
         """The same call on both model deployments (readiness, info, stats), at once."""
         return await asyncio.gather(backend.call("translate", method), backend.call("sentiment", method))
 
-    @api.middleware("http")
-    async def bounded_body(request: Request, call_next):
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-            return problem(413, f"the request body is {length} bytes; this service takes at most {MAX_BODY_BYTES} "
-                                "(one text of at most 20,000 characters per request)")
-        return await call_next(request)
+    api.add_middleware(BoundedBody, limit=MAX_BODY_BYTES)
 
     @api.exception_handler(RequestValidationError)
     async def invalid(request: Request, e: RequestValidationError) -> JSONResponse:
@@ -125,8 +175,8 @@ def build_api(backend: Backend, settings: ServeSettings) -> FastAPI:
         return problem(e.status, e.message)
 
     @api.exception_handler(Exception)
-    async def unexpected(request: Request, e: Exception) -> JSONResponse:  # never a bare traceback
-        return problem(500, f"internal error ({type(e).__name__}): {e}")
+    async def unexpected(request: Request, e: Exception) -> JSONResponse:  # never a traceback nor its text
+        return problem(500, internal_error(f"answering {request.method} {request.url.path}", e))
 
     @api.post("/translate", summary="Translate one text")
     async def translate(request: TranslateRequest, x_request_timeout: str | None = Header(None)):

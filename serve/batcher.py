@@ -11,7 +11,8 @@ A `Lane` runs one batch at a time in its own thread. The service gives each mode
 requests (the many short greedy and beam searches) and heavy ones (sampling, attention="all", long work), so a
 heavy request delays only the heavy requests queued behind it; a light one waits at most for the light batch
 in progress. A request whose client stopped waiting (its timeout fired, the connection closed) is dropped from
-the queue before its batch runs.
+the queue before its batch runs, and from its batch before its search runs (`Batch`: the worker asks before each
+search, and cuts a batch into searches of bounded rows), so a lane stops working for clients that left.
 """
 from __future__ import annotations
 
@@ -20,7 +21,22 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .faults import internal_error
+
 Run = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
+
+
+class Batch(list):
+    """A lane's batch as the worker gets it: the requests (a list), and whether each one's client still waits."""
+
+    def __init__(self, requests: list[dict[str, Any]], futures: list[asyncio.Future]):
+        super().__init__(requests)
+        self.futures = futures
+
+    def awaited(self, i: int) -> bool:
+        """Whether request i's answer is still awaited. Read from the lane's thread while the loop may settle the
+        future: an answer a moment stale costs at most one search more."""
+        return not self.futures[i].done()
 
 
 class Lane:
@@ -71,9 +87,10 @@ class Lane:
                 continue
             self.running = len(batch)
             try:
-                answers = await asyncio.to_thread(self.run, [request for request, _ in batch])
-            except Exception as e:  # the worker answers per request; this is a bug, said to everyone in the batch
-                answers = [{"error": f"internal error ({type(e).__name__}): {e}", "status": 500}] * len(batch)
+                answers = await asyncio.to_thread(self.run, Batch([r for r, _ in batch], [f for _, f in batch]))
+            except Exception as e:  # the worker answers per request; this is a bug, the service's, said to the batch
+                said = internal_error(f"running a batch of {len(batch)} in lane {self.name!r}", e)
+                answers = [{"error": said, "status": 500}] * len(batch)
             finally:
                 self.running = 0
             for (_, future), found in zip(batch, answers, strict=True):

@@ -70,9 +70,11 @@ class TranslatorSize:
 
 
 def translate_cost_problem(request: dict[str, Any], src_tokens: int, size: TranslatorSize,
-                           limits: CostLimits = LIMITS) -> str | None:
+                           limits: CostLimits | None = None) -> str | None:
     """The first limit `request` (a TranslateRequest as a dict) exceeds with `src_tokens` source tokens (language
-    tag and </s> included) on a translator of `size`, as the sentence the client gets; None when it fits."""
+    tag and </s> included) on a translator of `size`, as the sentence the client gets; None when it fits. `limits`:
+    LIMITS as it is when called."""
+    limits = limits or LIMITS
     cap = limits.max_len_per_source * src_tokens + limits.max_len_extra
     if request["max_len"] is not None and request["max_len"] > cap:
         return (f"max_len {request['max_len']} is over this service's limit for this text: at most "
@@ -97,17 +99,26 @@ def translate_cost_problem(request: dict[str, Any], src_tokens: int, size: Trans
 
 def rows_per_text(request: dict[str, Any]) -> int:
     """The rows one text takes in a search: beam's width (times the alternatives, each a beam of its own); greedy
-    and sampling one row per hypothesis or alternative."""
+    and sampling one row per hypothesis or alternative. The one count of a translation's rows: the cost limits, the
+    lanes (is_heavy_translation) and the cut of a batch into searches of at most `search_rows` (texts_per_search)
+    all read it."""
     n, method = request.get("num_hypotheses", 1), request.get("method")
     if method == "beam":
         return request.get("beam", 4) * (n if request.get("return_alternatives") else 1)
     return n if (request.get("return_alternatives") or method == "sample") else 1
 
 
-def is_heavy_translation(request: dict[str, Any], limits: CostLimits = LIMITS) -> bool:
+def texts_per_search(rows: int, limits: CostLimits | None = None) -> int:
+    """How many texts of `rows` rows each (rows_per_text) one search of a batch takes: at most `search_rows` rows
+    in all, and at least one text (a text is never split; its own rows are bounded by `beam_steps`)."""
+    return max(1, (limits or LIMITS).search_rows // max(1, rows))
+
+
+def is_heavy_translation(request: dict[str, Any], limits: CostLimits | None = None) -> bool:
     """Whether a translate request takes the heavy lane. Read from the fields alone (no tokenizing on the event
     loop): a third of the text's characters stands in for its tokens (the shipped tokenizers average 4-5
     characters per token on everyday text, so this errs towards the heavy lane)."""
+    limits = limits or LIMITS
     if request.get("method") == "sample" or request.get("attention") == "all":
         return True
     steps = request.get("max_len") or len(request.get("text", "")) // 3 + DEFAULT_EXTRA_LEN

@@ -14,9 +14,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from .faults import internal_error
+
 # Starlette's JSONResponse settings: the same bytes as a route returning the dict would send
 DUMPS = {"ensure_ascii": False, "allow_nan": False, "separators": (",", ":")}
-NOT_JSON = ("internal error (ValueError): the answer holds a number JSON cannot carry (NaN or infinity): {e}")
 
 
 class JsonAnswer(bytes):
@@ -39,8 +40,9 @@ def encode(answer: dict[str, Any]) -> JsonAnswer | dict[str, Any]:
         return answer
     try:
         return JsonAnswer(to_json(answer).encode())
-    except ValueError as e:  # NaN or infinity: a bug of the service, said as a 500, never a broken body
-        return {"error": NOT_JSON.format(e=e), "status": 500}
+    except ValueError as e:  # NaN or infinity: a bug of the service, a 500 (its log says which), never a broken body
+        return {"error": internal_error("encoding an answer that holds NaN or infinity (JSON has neither)", e),
+                "status": 500}
 
 
 def encoded(run: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]):

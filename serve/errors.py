@@ -40,6 +40,9 @@ def one_error(error: dict[str, Any], known: Iterable[str]) -> str:
     if kind == "json_invalid":
         reason = (error.get("ctx") or {}).get("error")
         return f"the body is not valid JSON ({reason})" if reason else "the body is not valid JSON"
+    if kind == "string_too_long" and isinstance(error.get("input"), str):  # never the 20,000 characters back
+        most = (error.get("ctx") or {}).get("max_length")
+        return f"{field} too long: {len(error['input'])} characters, the service takes at most {most} per request"
     if kind in ("model_attributes_type", "dict_type"):
         return "the body must be a JSON object, e.g. {\"text\": \"Guten Morgen\"}"
     said = message.replace("Input should be", "should be", 1) if message.startswith("Input should be") else message

@@ -15,11 +15,14 @@ answers on the admin socket). Stdlib only: the script runs at every HAProxy star
 Not patched: Ray's own `/-/healthz` and `/-/routes` answers (plain text, read by load balancers and Serve), and
 what HAProxy 2.8's HTTP/1 parser answers before a request exists (its 400 for bytes that are not HTTP, its 408 for
 headers not complete in time): those use HAProxy's built-in pages whatever the config says (mux_h1.c,
-h1_send_error). `loopback_grpc` is the one change inside Ray's processes.
+h1_send_error). `loopback_grpc` is the one change inside Ray's processes; it and local.py's switch of Ray to one
+machine refuse to start on a Ray other than the one they were read from (`check_ray`).
 """
 from __future__ import annotations
 
 import fcntl
+import importlib.util
+import ipaddress
 import json
 import math
 import os
@@ -68,6 +71,16 @@ class FrontLimits:
     # /health and /ready wait this long for the replica, then the front's JSON 504: a probe must learn that a
     # stopped or swamped replica is not answering within a second, not after the 32 s backstop (finding 7).
     probe_s: float = 1.0
+    # A body over this is refused (413): the API's own cap (serve/api.py's MAX_BODY_BYTES; a test holds them equal).
+    # With a Content-Length the front knows it from the headers.
+    body_bytes: int = 128 * 1024
+    # A body sent in chunks (no Content-Length) has no length HAProxy 2.8 can read: `req.body_size` counts what its
+    # parser has seen so far (16,384 bytes for a 20 KB and a 200 KB body alike, measured), and it buffers at most
+    # one 16 KB buffer (`option http-buffer-request`). So the front refuses a chunked request whose headers and
+    # buffered body reach this mark, before it reaches a replica: a full buffer holds 14,860-15,236 bytes of them
+    # (measured with 1-95 headers), so every body the buffer could not hold whole passes the mark. A larger chunked
+    # body must come with a Content-Length (up to body_bytes); the API counts every body as it arrives too.
+    chunked_bytes: int = 12 * 1024
     # False: the stats page, the Prometheus exporter and the API listen on loopback only. True (`--expose`, a
     # cluster): the API and the exporter listen where Serve's http_options say; the stats page stays on loopback.
     expose: bool = False
@@ -100,6 +113,14 @@ ERRORS = {
     503: "no replica of the service is available now (starting, restarting or overloaded); retry in a few seconds",
     504: "no answer within {server_s:g} s (the service's own timeout is {request_timeout_s:g} s; /health and /ready "
          "wait {probe_s:g} s), so the front gave up waiting",
+}
+# The front's own 413s, by cause (errorfiles 413-<cause>.json.http).
+BODY_ERRORS = {
+    "length": "the request body is over {body_bytes} bytes (its Content-Length); this service takes at most "
+              "{body_bytes} (one text of at most 20,000 characters per request)",
+    "chunked": "the request body came in chunks (no Content-Length) and with the headers reached {chunked_bytes} "
+               "bytes, more than the front reads before it forwards a request; send a larger body with a "
+               "Content-Length (up to {body_bytes} bytes)",
 }
 REASONS = {400: "Bad Request", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout",
            410: "Gone", 413: "Payload Too Large", 425: "Too Early", 429: "Too Many Requests",
@@ -189,18 +210,21 @@ def environment(limits: FrontLimits) -> dict[str, str]:
     }
 
 
-def error_files(limits: FrontLimits, folder: Path) -> dict[int, Path]:
-    """One raw HTTP answer per status HAProxy may send, JSON {"detail": sentence} (HAProxy's errorfile format)."""
+def error_files(limits: FrontLimits, folder: Path) -> dict[str, Path]:
+    """One raw HTTP answer per status HAProxy may send ("504"), and per cause of its own 413s ("413-chunked"), JSON
+    {"detail": sentence} (HAProxy's errorfile format)."""
     found = {}
-    for status, sentence in ERRORS.items():
+    pages = [(status, str(status), sentence) for status, sentence in ERRORS.items()]
+    pages += [(413, f"413-{cause}", sentence) for cause, sentence in BODY_ERRORS.items()]
+    for status, name, sentence in pages:
         sentence = sentence.format(**asdict(limits))
         body = json.dumps({"detail": sentence[0].upper() + sentence[1:] + "."}).encode()
         head = (f"HTTP/1.1 {status} {REASONS[status]}\r\nContent-Type: application/json\r\nCache-Control: no-cache\r\n"
                 f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
-        path = folder / f"{status}.json.http"
+        path = folder / f"{name}.json.http"
         if not path.exists() or path.read_bytes() != head + body:
             path.write_bytes(head + body)
-        found[status] = path
+        found[name] = path
     return found
 
 
@@ -226,9 +250,24 @@ def _sub_once(pattern: str, replacement: str, text: str, what: str) -> str:
 
 
 MARK = "    # serve/front.py:"
+CHUNKED = "{ req.hdr_cnt(transfer-encoding) gt 0 }"
 
 
-def patch_config(text: str, limits: FrontLimits, errors: dict[int, Path]) -> str:
+def body_caps(limits: FrontLimits, errors: dict[str, Path]) -> list[str]:
+    """The frontend's 413s, evaluated once the body is buffered (option http-buffer-request): a Content-Length over
+    body_bytes; a chunked body that with its headers reaches chunked_bytes (FrontLimits says why)."""
+    def page(cause: str) -> str:  # without its page (a config patched with no error files) the generic 413's
+        return f" errorfile {errors[f'413-{cause}']}" if f"413-{cause}" in errors else ""
+
+    return [f"{MARK} bodies over the API's cap never reach a replica (413)",
+            f"    http-request deny deny_status 413{page('length')} if {{ req.hdr_cnt(content-length) gt 0 }} "
+            f"{{ req.body_size gt {limits.body_bytes} }}",
+            f"    http-request set-var(txn.tx_headers) req.hdrs,length if {CHUNKED}",
+            f"    http-request deny deny_status 413{page('chunked')} if {CHUNKED} "
+            f"{{ req.body_len,add(txn.tx_headers) ge {limits.chunked_bytes} }}"]
+
+
+def patch_config(text: str, limits: FrontLimits, errors: dict[str, Path]) -> str:
     """Ray's rendered HAProxy config, with the front's limits. Idempotent (a reload may pass a patched file again)."""
     if MARK in text:
         return text
@@ -239,7 +278,7 @@ def patch_config(text: str, limits: FrontLimits, errors: dict[int, Path]) -> str
         ours = [f"{MARK} a request's headers and body must arrive within {limits.http_request_s} s (slowloris)",
                 f"    timeout http-request {limits.http_request_s}s",
                 f"{MARK} HAProxy's own answers are JSON sentences, statuses kept (Serve's made 502-504 a text 500)"]
-        ours += [f"    errorfile {status} {path}" for status, path in sorted(errors.items())]
+        ours += [f"    errorfile {status} {path}" for status, path in sorted(errors.items()) if status.isdigit()]
         return "\n".join(ours) + "\n" + body
 
     text = _edit_section(text, "defaults", defaults)
@@ -259,7 +298,7 @@ def patch_config(text: str, limits: FrontLimits, errors: dict[int, Path]) -> str
                 "    stick-table type ip size 100k expire 60s store conn_cur",
                 "    tcp-request connection track-sc0 src",
                 f"    tcp-request connection reject if {{ sc0_conn_cur gt {limits.conns_per_client} }} "
-                "!{ src 127.0.0.1 ::1 }"]
+                "!{ src 127.0.0.1 ::1 }", *body_caps(limits, errors)]
         return body[:bind.end()] + "\n".join(ours) + "\n" + body[bind.end():]
 
     text = _edit_section(text, "frontend http_frontend", frontend)
@@ -281,18 +320,103 @@ def patch_config(text: str, limits: FrontLimits, errors: dict[int, Path]) -> str
         r"^(\s*bind )\S*:(\d+)", r"\g<1>127.0.0.1:\2", body, "the stats page's bind"))
 
 
+# The Ray whose code the two patches of Ray itself were read from: `loopback_grpc` (below) and local.py's
+# `single_machine` (the switch RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER). Like the HAProxy patch, they fail closed: another
+# version, or a patched line not there as read, and the service does not start (`check_ray`), instead of running
+# with Ray's processes listening beyond loopback.
+RAY_VERSION = "2.60.0"
+# module -> the lines the patches rely on, each found exactly once in its source
+RAY_LINES = {
+    # loopback_grpc: the replica calls tls_utils' function by this name, on every interface
+    "ray._common.tls_utils": ("def add_port_to_grpc_server(server, address):",),
+    "ray.serve._private.replica": ("from ray._common.tls_utils import add_port_to_grpc_server",
+                                   'add_port_to_grpc_server(self._server, "[::]:0")'),
+    # single_machine: the variable's name, the constant read from it at import, and the one place it decides
+    "ray._private.ray_constants": ('ENABLE_RAY_CLUSTERS_ENV_VAR = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"',
+                                   "ENABLE_RAY_CLUSTER = env_bool("),
+    "ray._private.services": ("if not ray_constants.ENABLE_RAY_CLUSTER:",),
+}
+GRPC_MODULES = ("ray._common.tls_utils", "ray.serve._private.replica")  # what an exposed service does not patch
+
+
+class RayPatchError(RuntimeError):
+    """Ray is not what the patches of its processes were written for, or an address they would not keep on
+    loopback: the service does not start."""
+
+
+def ray_source(module: str) -> str:
+    """The source of one of Ray's modules: the loaded module's file, else the file it would load from."""
+    loaded = sys.modules.get(module)
+    path = getattr(loaded, "__file__", None) if loaded is not None else None
+    if path is None:
+        spec = importlib.util.find_spec(module)
+        path = spec.origin if spec is not None else None
+    if not path or not path.endswith(".py"):
+        raise RayPatchError(f"serve/front.py: not starting Ray unprotected: no Python source for {module}, whose "
+                            "code its patches rely on")
+    return Path(path).read_text()
+
+
+def check_ray(expose: bool = False) -> None:
+    """Refuse (RayPatchError, one sentence) unless Ray is RAY_VERSION and every line of RAY_LINES is in its module
+    once. Called before Ray starts (local.start) and in each worker the gRPC patch is applied in."""
+    import ray
+
+    if ray.__version__ != RAY_VERSION:
+        raise RayPatchError(f"serve/front.py: not starting Ray unprotected: Ray {ray.__version__} is installed, and "
+                            f"the patches that keep its processes on loopback were written for Ray {RAY_VERSION}; "
+                            "install that version, or check the patches against this one and update RAY_VERSION")
+    for module, lines in RAY_LINES.items():
+        if expose and module in GRPC_MODULES:
+            continue
+        source = ray_source(module)
+        for line in lines:
+            if source.count(line) != 1:
+                raise RayPatchError(f"serve/front.py: not starting Ray unprotected: {module} (Ray {ray.__version__}) "
+                                    f"has {source.count(line)} lines `{line}` where its patch expects one: Ray's "
+                                    "code changed under the same version")
+
+
+def loopback_address(address: str) -> str:
+    """The address a replica's gRPC server binds, kept on loopback: an address on every interface ("[::]:port",
+    "0.0.0.0:port", ":port") becomes "127.0.0.1:port", a loopback one ("127.0.0.1", "[::1]", "localhost") stays;
+    any other, or one that is not host:port, is refused (RayPatchError) rather than bound or guessed at."""
+    host, colon, port = address.rpartition(":")
+    why = None
+    if not colon or not port.isdigit() or int(port) > 65535:
+        why = "it is not host:port"
+    elif host in ("", "*"):
+        return f"127.0.0.1:{port}"
+    elif host == "localhost":
+        return address
+    elif ":" in host and not (host.startswith("[") and host.endswith("]")):
+        why = "an IPv6 address without brackets"
+    else:
+        try:
+            ip = ipaddress.ip_address(host[1:-1] if host.startswith("[") else host)
+        except ValueError:
+            ip, why = None, "its host is not an IP address or localhost"
+        if ip is not None and ip.is_unspecified:
+            return f"127.0.0.1:{port}"
+        if ip is not None and (ip.is_loopback or getattr(ip, "ipv4_mapped", None) and ip.ipv4_mapped.is_loopback):
+            return address
+        why = why or "it is beyond loopback"
+    raise RayPatchError(f"serve/front.py: not binding a Serve replica's gRPC server to {address!r}: {why}, and the "
+                        "service is not exposed, so it listens on loopback only")
+
+
 def loopback_grpc() -> None:
     """Ray's worker setup hook where the service is not exposed (local.start passes it in the runtime_env): Serve's
     replicas start their gRPC server for calls between deployments on every interface ("[::]:0", no setting in Ray
-    2.60); this binds it to 127.0.0.1, the node's address when not exposed."""
+    2.60); this binds it to 127.0.0.1, the node's address when not exposed (`loopback_address`). A Ray other than
+    the one read fails the worker's start (`check_ray`)."""
+    check_ray()
     from ray._common import tls_utils
 
     original = getattr(tls_utils.add_port_to_grpc_server, "__wrapped__", tls_utils.add_port_to_grpc_server)
 
     def add_port_to_grpc_server(server, address: str):
-        if address.startswith("[::]:"):
-            address = "127.0.0.1:" + address[len("[::]:"):]
-        return original(server, address)
+        return original(server, loopback_address(address))
 
     add_port_to_grpc_server.__wrapped__ = original
     tls_utils.add_port_to_grpc_server = add_port_to_grpc_server

@@ -1,10 +1,11 @@
 """Whether one request can be served by the loaded runtime model, with the runtime's own limits and messages.
 
 The worker checks every request alone before it joins a batch: the runtime raises for a whole call when one text
-in it is bad, and one user's empty line must not fail fifteen other users' requests. Whatever a check raises is
-that request's problem (workers.Worker.run: a 422 with the exception's sentence), never the batch's: a lone
-surrogate once reached the tokenizer, whose TypeError failed 2-15 of 31 valid requests beside it (issue 42,
-finding 1); text_problem now names it. The messages are the
+in it is bad, and one user's empty line must not fail fifteen other users' requests. A problem a check finds is
+that request's own (`check_translation`, `check_sentiment` raise faults.InputError: a 422 with its sentence), never
+the batch's: a lone surrogate once reached the tokenizer, whose TypeError failed 2-15 of 31 valid requests beside it
+(issue 42, finding 1); text_problem now names it. A check that crashes is the service's fault, not the input's
+(workers.Worker.run: a 500 with an error id), and still fails only its own request. The messages are the
 runtime's (tests/serve/test_serve_api.py compares them with what `OnnxTranslator.translate` raises); over-long
 text, which the runtime cuts and flags, is refused here unless the request says truncate=true.
 """
@@ -16,8 +17,8 @@ from runtime.spec import PRECISIONS
 from runtime.text import check_steering, check_texts
 
 from .costs import TranslatorSize, translate_cost_problem
-
-MAX_CHARS = 20_000  # read before tokenizing: a longer body is refused without spending the tokenizer on it
+from .faults import InputError
+from .schemas import MAX_CHARS  # read before tokenizing: a longer text is refused without spending the tokenizer on it
 
 
 def text_problem(text: str) -> str | None:
@@ -70,6 +71,13 @@ def translate_problem(request: dict[str, Any], loaded: dict[str, Any], size: Tra
     return steering_problem(request, model, src_tokens) or translate_cost_problem(request, src_tokens, size)
 
 
+def check_translation(request: dict[str, Any], loaded: dict[str, Any], size: TranslatorSize) -> None:
+    """Raise InputError with the first reason `request` cannot be translated (translate_problem)."""
+    problem = translate_problem(request, loaded, size)
+    if problem:
+        raise InputError(problem)
+
+
 def prefix_of(request: dict[str, Any]) -> str | None:
     """The request's target prefix for the runtime: alternatives without one are taken at the first position."""
     prefix = request.get("target_prefix")
@@ -104,3 +112,10 @@ def sentiment_problem(request: dict[str, Any], loaded: dict[str, Any]) -> str | 
     if tokens > model.max_len and not request["truncate"]:
         return length_problem(tokens, model.max_len, "its max_len", "classify")
     return None
+
+
+def check_sentiment(request: dict[str, Any], loaded: dict[str, Any]) -> None:
+    """Raise InputError with the first reason `request` cannot be classified (sentiment_problem)."""
+    problem = sentiment_problem(request, loaded)
+    if problem:
+        raise InputError(problem)

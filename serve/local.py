@@ -6,11 +6,13 @@ working directory is not the caller's).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -57,7 +59,9 @@ def wait_ready(url: str, timeout_s: float = 120.0) -> dict:
 def start(settings: ServeSettings, num_cpus: int | None = None, fast_front: bool = True) -> str:
     """Start Ray (num_cpus logical CPUs, default all), Serve's HTTP front (HAProxy, or with fast_front=False the
     Python proxy alone) and the application; return its URL once ready. Serve's own end-to-end HTTP timeout is a
-    backstop a little beyond the ingress' request_timeout_s."""
+    backstop a little beyond the ingress' request_timeout_s. Refuses (front.RayPatchError) a Ray other than the one
+    the patches of its processes were read from, before anything starts."""
+    front.check_ray(settings.expose)
     os.environ.update(dict.fromkeys(FAST_FRONT, "1" if fast_front else "0"))
     # A stopping ingress replica keeps answering this long so HAProxy can drop it first (30 s by default): one
     # machine's HAProxy reloads in ~0.5 s, and 30 s made every stop (Ctrl-C, a test's end) wait 30 s.
@@ -81,8 +85,9 @@ def start(settings: ServeSettings, num_cpus: int | None = None, fast_front: bool
     runtime_env = {"env_vars": {"PYTHONPATH": path}}
     if not settings.expose:  # Serve's replicas bind their gRPC server on every interface otherwise
         runtime_env["worker_process_setup_hook"] = "serve.front.loopback_grpc"
-    ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, runtime_env=runtime_env,
-             **ray_addresses(settings.expose))
+    with single_machine(settings.expose):
+        ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, runtime_env=runtime_env,
+                 **ray_addresses(settings.expose))
     try:
         serve.start(http_options={"host": settings.host, "port": settings.port,
                                   "request_timeout_s": settings.request_timeout_s + 5})
@@ -99,14 +104,38 @@ def start(settings: ServeSettings, num_cpus: int | None = None, fast_front: bool
 def ray_addresses(expose: bool) -> dict[str, str]:
     """ray.init's address settings. By default Ray's GCS, raylet and workers listen on every interface, its dashboard
     agent, runtime-env agent and Prometheus exporter on the machine's address; ray.init turns _node_ip_address
-    127.0.0.1 into that address too unless Ray runs single-machine (RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0, despite its
-    name the switch for every platform). Both together: every Ray port on loopback (measured: tests/serve/
-    test_serve_front.py). Exposed: the machine's address, as a cluster's nodes need."""
+    127.0.0.1 into that address too unless Ray runs single-machine (`single_machine`). Both together: every Ray port
+    on loopback (measured: tests/serve/test_serve_front.py). Exposed: the machine's address, as a cluster's nodes
+    need."""
+    return {} if expose else {"_node_ip_address": "127.0.0.1"}
+
+
+@contextlib.contextmanager
+def single_machine(expose: bool) -> Iterator[None]:
+    """Ray's switch RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER (despite its name the single-machine switch on every platform)
+    at 0, or 1 when exposed, for the `ray.init` inside the block, then put back as it was in this process.
+
+    Why the environment of this whole process for the block, not narrower: the readers are Ray's Python processes
+    that `ray.init` starts (its agents, log monitor; the raylet's workers after them), which take no environment of
+    their own from `ray.init` (runtime_env reaches workers only): they inherit this process' environment as it is
+    when they start, and keep that value after the block. So does any process another thread of this one starts
+    during the block. This process itself read the variable once, when it imported Ray (ray_constants), and reads
+    the constant in `ray.init` only (services.get_node_ip_address, while no node is up): that is set for the block
+    too. front.check_ray refuses a Ray whose variable or constant is not where this expects them."""
     from ray._private import ray_constants
 
-    os.environ[ray_constants.ENABLE_RAY_CLUSTERS_ENV_VAR] = "1" if expose else "0"  # Ray's processes read it
-    ray_constants.ENABLE_RAY_CLUSTER = expose  # this process read it when it imported ray
-    return {} if expose else {"_node_ip_address": "127.0.0.1"}
+    name = ray_constants.ENABLE_RAY_CLUSTERS_ENV_VAR
+    before, constant = os.environ.get(name), ray_constants.ENABLE_RAY_CLUSTER
+    os.environ[name] = "1" if expose else "0"
+    ray_constants.ENABLE_RAY_CLUSTER = expose
+    try:
+        yield
+    finally:
+        ray_constants.ENABLE_RAY_CLUSTER = constant
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
 
 
 def deploy_problem() -> str | None:

@@ -8,6 +8,9 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 EXAMPLE_GERMAN = "Wo ist der Bahnhof?"
+# A text's most characters, checked by the schema before anything else reads it (limits.py checks it again for the
+# workers' other callers); the API's body cap (api.MAX_BODY_BYTES) is this many characters as JSON escapes.
+MAX_CHARS = 20_000
 
 
 class TranslateRequest(BaseModel):
@@ -15,7 +18,7 @@ class TranslateRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, json_schema_extra={"examples": [
         {"text": EXAMPLE_GERMAN, "src_lang": "de", "tgt_lang": "en", "method": "greedy", "precision": "int8"}]})
 
-    text: str = Field(description="the source text (one sentence or a short paragraph)")
+    text: str = Field(max_length=MAX_CHARS, description="the source text (one sentence or a short paragraph)")
     src_lang: str = "de"
     tgt_lang: str = "en"
     method: str = Field("beam", description="beam, greedy or sample (runtime.METHODS)")
@@ -45,7 +48,7 @@ class SentimentRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, json_schema_extra={"examples": [
         {"text": "a gem of a film, warm and funny", "precision": "int8"}]})
 
-    text: str = Field(description="the review")
+    text: str = Field(max_length=MAX_CHARS, description="the review")
     precision: str = "fp32"
     attention: bool = Field(False, description="also return the encoder's self-attention per layer (H, S, S)")
     truncate: bool = Field(False, description="classify the beginning of an over-long text instead of a 422")

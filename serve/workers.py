@@ -8,11 +8,15 @@ seeded request would draw other tokens beside strangers than alone. Every answer
 how long its group's search took; `stats()` counts the batch sizes seen, which is how the tests see batching
 happen inside the deployment.
 
-One request's failure never fails another's: each is checked alone first (limits.py, any exception it raises is
+One request's failure never fails another's: each is checked alone first (limits.py: a problem of the input is
 its own 422), and where a shared search still raises, each of its requests is searched again alone, so only the
-one that fails gets the error. Searches are cut to at most `CostLimits.search_rows` rows (beam × texts): a batch
-of wide beams runs as several bounded searches, and a text's answer does not depend on how it was cut (the
-runtime's batched search equals its one-by-one search).
+one that fails gets the error. Only the checks of the input make a 4xx: a check that crashes or a search that
+raises is the service's fault, a 500 whose sentence names an error id the log holds (faults.py). Searches are cut
+to at most `CostLimits.search_rows` rows (costs.rows_per_text: the beam, the alternatives and hypotheses counted):
+a batch of wide beams or steered requests runs as several bounded searches, and a text's answer does not depend on
+how it was cut (the runtime's batched search equals its one-by-one search). Before each search, the requests whose
+clients stopped waiting are left out (a lane's batch says which: batcher.Batch), so bounded searches also bound
+how long a lane runs work nobody waits for.
 """
 from __future__ import annotations
 
@@ -30,6 +34,7 @@ from runtime import OnnxSentimentClassifier, OnnxTranslator
 from runtime.model_files import read_model_config
 
 from . import costs, limits
+from .faults import InputError, internal_error
 
 # The runtime's search settings, and what a translation group shares: every field of TranslateRequest but the text
 # and truncate.
@@ -40,6 +45,10 @@ GROUP_FIELDS = ("precision", "src_lang", "tgt_lang", *SEARCH_FIELDS)
 
 def error(status: int, message: str) -> dict[str, Any]:
     return {"error": message, "status": status}
+
+
+# The answer of a request left out because its client stopped waiting (its 504 already went out): nobody reads it.
+DROPPED = error(504, "left out of its search: its client stopped waiting")
 
 
 def maps(arrays) -> list | None:
@@ -96,22 +105,27 @@ class Worker:
         raise NotImplementedError
 
     def run(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """One answer per request, in order: the result, or {"error": message, "status": HTTP status}."""
+        """One answer per request, in order: the result, or {"error": message, "status": HTTP status}. Where
+        `requests` is a lane's batcher.Batch, a search leaves out the requests nobody waits for any more."""
         self.count(len(requests))
+        awaited = getattr(requests, "awaited", lambda i: True)
         answers: list[dict[str, Any] | None] = [None] * len(requests)
         groups: dict[tuple, list[int]] = {}
         for i, request in enumerate(requests):
-            try:  # whatever a bad request makes a check raise is its own 422
-                problem = self.problem(request)
-                key = None if problem else self.group_key(i, request)
-            except Exception as e:
-                problem = f"this request cannot be served ({type(e).__name__}: {e})"
-            if problem:
-                answers[i] = error(422, problem)
-            else:
-                groups.setdefault(key, []).append(i)
+            try:
+                self.check(request)
+                groups.setdefault(self.group_key(i, request), []).append(i)
+            except InputError as e:  # the input's fault: its sentence
+                answers[i] = error(422, str(e))
+            except Exception as e:  # a check that crashes is the service's fault, still this request's alone
+                answers[i] = error(500, internal_error(f"checking a {self.task} request", e))
         for group in groups.values():
-            for rows in self.cut(group, requests):
+            for cut in self.cut(group, requests):
+                rows = [i for i in cut if awaited(i)]
+                for i in set(cut) - set(rows):
+                    answers[i] = DROPPED
+                if not rows:
+                    continue
                 start = time.perf_counter()
                 results = self.search_apart([requests[i] for i in rows])
                 timings = {"batch_size": len(requests), "group_size": len(rows),
@@ -122,24 +136,25 @@ class Worker:
 
     def search_apart(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """One search for the group; if it raises, each request searched alone, so the error is only the
-        failing request's (a ValueError is the input's: 422; anything else the service's: 500)."""
+        failing request's. The input was checked before: whatever a search raises is the service's fault (500)."""
         try:
             return self.search(requests)
         except Exception as e:
             if len(requests) > 1:
                 return [found for request in requests for found in self.search_apart([request])]
-            return [error(422 if isinstance(e, ValueError) else 500,
-                          str(e) if isinstance(e, ValueError) else f"internal error ({type(e).__name__}): {e}")]
+            return [error(500, internal_error(f"running a {self.task} search", e))]
 
     def cut(self, rows: list[int], requests: list[dict[str, Any]]) -> list[list[int]]:
-        """A group's rows as searches of at most CostLimits.search_rows rows (beam × texts) each."""
-        per_search = max(1, costs.LIMITS.search_rows // self.rows_per_text(requests[rows[0]]))
+        """A group's rows as searches of at most CostLimits.search_rows rows each (a group's requests share
+        their settings, so each takes as many rows as its first)."""
+        per_search = costs.texts_per_search(self.rows_per_text(requests[rows[0]]))
         return [rows[i:i + per_search] for i in range(0, len(rows), per_search)]
 
     def rows_per_text(self, request: dict[str, Any]) -> int:
         return 1
 
-    def problem(self, request: dict[str, Any]) -> str | None:
+    def check(self, request: dict[str, Any]) -> None:
+        """Raise faults.InputError for a request the model cannot take (limits.py)."""
         raise NotImplementedError
 
     def group_key(self, i: int, request: dict[str, Any]) -> tuple:
@@ -166,14 +181,14 @@ class TranslationWorker(Worker):
         return costs.is_heavy_translation(request)
 
     def rows_per_text(self, request: dict[str, Any]) -> int:
-        return request["beam"] if request["method"] == "beam" else 1
+        return costs.rows_per_text(request)
 
     def info(self) -> dict[str, Any]:
         model = next(iter(self.models.values()))
         return {**super().info(), "directions": [list(d) for d in model.directions], "max_src_len": model.max_src_len}
 
-    def problem(self, request: dict[str, Any]) -> str | None:
-        return limits.translate_problem(request, self.models, self.size)
+    def check(self, request: dict[str, Any]) -> None:
+        limits.check_translation(request, self.models, self.size)
 
     def group_key(self, i: int, request: dict[str, Any]) -> tuple:
         alone = i if request["method"] == "sample" else None
@@ -229,8 +244,8 @@ class SentimentWorker(Worker):
     def heavy(self, request: dict[str, Any]) -> bool:
         return costs.is_heavy_classification(request)
 
-    def problem(self, request: dict[str, Any]) -> str | None:
-        return limits.sentiment_problem(request, self.models)
+    def check(self, request: dict[str, Any]) -> None:
+        limits.check_sentiment(request, self.models)
 
     def group_key(self, i: int, request: dict[str, Any]) -> tuple:
         return request["precision"], request["attention"]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import queue
+import re
 import socket
 import subprocess
 import sys
@@ -14,7 +16,8 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -172,3 +175,120 @@ def concurrently(url: str, bodies: list[dict[str, Any]], concurrency: int,
         return found  # type: ignore[return-value]
 
     return asyncio.run(run())
+
+
+# --- bodies sent in chunks, probes and memory: the body-cap checks (test_serve_body.py, test_serve_front.py) ---
+
+
+@dataclass
+class ChunkedAnswer:
+    status: int  # 0: the connection closed without an answer
+    detail: str  # the JSON body's "detail", or its first bytes
+    body_sent: int  # bytes of the body sent before the answer came (or sending failed)
+    answer_s: float  # seconds from the connection to the answer's first bytes (inf: none)
+    closed: bool  # the server closed the connection after answering
+
+
+def chunked_post(port: int, path: str, chunks: Iterable[bytes], wait_s: float = 30.0) -> ChunkedAnswer:
+    """POST `chunks` to 127.0.0.1:port as one body in HTTP/1.1 chunked transfer encoding (no Content-Length), reading
+    the answer while sending: sending stops as soon as an answer arrives, the connection fails, or wait_s passes."""
+    from serve.local import parse_answer
+
+    sock = socket.create_connection(("127.0.0.1", port), timeout=wait_s)
+    start, received, first = time.monotonic(), bytearray(), [math.inf]
+    answered, whole, closed = threading.Event(), threading.Event(), threading.Event()
+
+    def read():
+        try:
+            while chunk := sock.recv(65536):
+                if not received:
+                    first[0] = time.monotonic() - start
+                received.extend(chunk)
+                answered.set()
+                head, _, body = bytes(received).partition(b"\r\n\r\n")
+                length = re.search(rb"(?im)^content-length:\s*(\d+)", head)
+                if _ and length and len(body) >= int(length[1]):
+                    whole.set()
+        except OSError:
+            pass
+        closed.set()
+        answered.set()
+        whole.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    sent = 0
+    try:
+        sock.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     "Transfer-Encoding: chunked\r\n\r\n".encode())
+        reader.start()
+        for chunk in chunks:
+            if answered.is_set() or time.monotonic() - start > wait_s:
+                break
+            sock.sendall(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+            sent += len(chunk)
+        else:
+            sock.sendall(b"0\r\n\r\n")
+    except OSError:  # the server closed the connection (after its answer, or without one)
+        pass
+    whole.wait(max(0.0, wait_s - (time.monotonic() - start)))
+    closed.wait(0.5 if whole.is_set() else 0)  # a server that refuses closes at once after its answer
+    sock.close()
+    reader.join(2)
+    if not received:
+        return ChunkedAnswer(0, "", sent, math.inf, closed.is_set())
+    status, _, body = parse_answer(bytes(received))
+    try:
+        detail = json.loads(body)["detail"]
+    except (ValueError, KeyError, TypeError):
+        detail = body[:200].decode(errors="replace")
+    return ChunkedAnswer(status, detail, sent, first[0], closed.is_set())
+
+
+def endless_text(total: int, chunk: int = 64 * 1024) -> Iterator[bytes]:
+    """A JSON body that opens a text and goes on for `total` bytes, in `chunk`-byte pieces: never valid JSON."""
+    yield b'{"text": "'
+    for _ in range(total // chunk):
+        yield b"a" * chunk
+
+
+class HealthProbe:
+    """GET url/health every `every_s` in a thread until stopped: each probe's (status, seconds)."""
+
+    def __init__(self, url: str, every_s: float = 0.05, timeout_s: float = 5.0):
+        self.url, self.every_s, self.timeout_s = url, every_s, timeout_s
+        self.found: list[tuple[int, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.is_set():
+            start = time.monotonic()
+            try:
+                with urllib.request.urlopen(f"{self.url}/health", timeout=self.timeout_s) as response:
+                    status = response.status
+            except urllib.error.HTTPError as e:
+                status = e.code
+            except OSError:
+                status = 0
+            self.found.append((status, time.monotonic() - start))
+            self._stop.wait(self.every_s)
+
+    def __enter__(self) -> HealthProbe:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(self.timeout_s + 1)
+
+
+def reset_peak_rss(pid: int | str = "self") -> None:
+    """Start the process' peak resident memory (VmHWM) afresh from its current size (Linux: clear_refs 5)."""
+    Path(f"/proc/{pid}/clear_refs").write_text("5")
+
+
+def rss_mb(pid: int | str = "self", peak: bool = False) -> float:
+    """The process' resident memory now (VmRSS), or its peak since the last reset (VmHWM), in MiB."""
+    field = "VmHWM" if peak else "VmRSS"
+    line = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith(field))
+    return int(line.split()[1]) / 1024

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import math
 import threading
 
@@ -50,10 +51,14 @@ def test_no_single_dumps_call_gets_more_than_one_row_of_a_map(monkeypatch):
     assert max(sizes) == 40, max(sizes)  # one attention row (or a token list): a short hold of the GIL each
 
 
-def test_errors_stay_sentences_and_a_nan_is_a_500_not_a_broken_body():
+def test_errors_stay_sentences_and_a_nan_is_a_500_not_a_broken_body(caplog):
     assert encode({"error": "bad", "status": 422}) == {"error": "bad", "status": 422}
-    found = encode({"text": "x", "confidence": math.nan})
-    assert found["status"] == 500 and "NaN or infinity" in found["error"], found
+    with caplog.at_level(logging.ERROR, logger="serve"):
+        found = encode({"text": "x", "confidence": math.nan})
+    assert found["status"] == 500 and found["error"].startswith("internal error (error id "), found
+    assert "ValueError" not in found["error"] and "JSON compliant" not in found["error"]  # the service's insides
+    [logged] = caplog.records  # the log says what, under the id the client got
+    assert logged.getMessage().split()[2] in found["error"] and "NaN or infinity" in logged.getMessage()
     assert isinstance(encode({"text": "x"}), JsonAnswer)
 
 

@@ -8,6 +8,8 @@ is on loopback: 127.0.0.1 (exempt from the per-client cap, as a local reverse pr
 routes 127/8 to lo: a second client, under the cap)."""
 from __future__ import annotations
 
+import contextlib
+import http.server
 import importlib.util
 import ipaddress
 import json
@@ -16,13 +18,23 @@ import resource
 import socket
 import stat
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
-from serve_fixtures import free_port, post, service_in_its_own_process
+from serve_fixtures import (
+    HealthProbe,
+    chunked_post,
+    endless_text,
+    free_port,
+    post,
+    reset_peak_rss,
+    rss_mb,
+    service_in_its_own_process,
+)
 
 pytest.importorskip("ray.serve")
 
@@ -46,17 +58,19 @@ def greedy(text: str) -> dict:
 # --- the patch, on the config Ray itself renders (no Ray started) ---
 
 
-def ray_config(tmp_path: Path, host: str = "127.0.0.1") -> str:
-    """What Ray 2.60's HAProxyApi writes for one app whose ingress has one replica (its template, its defaults)."""
+def ray_config(tmp_path: Path, host: str = "127.0.0.1", port: int = 8000, replica_port: int = 9000,
+               **ports: int) -> str:
+    """What Ray 2.60's HAProxyApi writes for one app whose ingress has one replica (its template, its defaults;
+    `ports`: stats_port and metrics_port, Ray's fixed 8404 and 9101 unless given)."""
     from ray.serve._private.haproxy import BackendConfig, HAProxyApi, HAProxyConfig, ServerConfig
     from ray.serve.config import HTTPOptions
 
-    cfg = HAProxyConfig(http_options=HTTPOptions(host=host, port=8000), socket_path=str(tmp_path / "admin.sock"),
+    cfg = HAProxyConfig(http_options=HTTPOptions(host=host, port=port), socket_path=str(tmp_path / "admin.sock"),
                         server_state_base=str(tmp_path), server_state_file=str(tmp_path / "state"),
                         metrics_socket_path=str(tmp_path / "metrics.sock"), has_received_routes=True,
-                        has_received_servers=True)
+                        has_received_servers=True, **ports)
     backend = BackendConfig(name="tx", path_prefix="/", app_name="tx",
-                            servers=[ServerConfig(name="r1", host="127.0.0.1", port=9000)])
+                            servers=[ServerConfig(name="r1", host="127.0.0.1", port=replica_port)])
     api = HAProxyApi(cfg, {"tx": backend}, config_file_path=str(tmp_path / "haproxy.cfg"))
     api._generate_config_file_internal()
     return (tmp_path / "haproxy.cfg").read_text()
@@ -113,6 +127,82 @@ def test_a_changed_template_or_a_public_bind_stops_haproxy_with_a_reason(tmp_pat
     exposed = front.patch_config(ray_config(tmp_path, host="0.0.0.0"), front.FrontLimits(expose=True), {})
     assert "bind :9101" in lines_of(exposed, "frontend prometheus")  # Prometheus scrapes it from elsewhere
     assert "bind 127.0.0.1:8404" in lines_of(exposed, "listen stats")  # the stats page never leaves loopback
+
+
+class CountingReplica(http.server.BaseHTTPRequestHandler):
+    """A stand-in for the replica behind the front: answers how many body bytes reached it (chunked or not)."""
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self):  # HAProxy's health check
+        self.answer({"status": "ok"})
+
+    def do_POST(self):
+        got = 0
+        if self.headers.get("Transfer-Encoding") == "chunked":
+            while size := int(self.rfile.readline().split(b";")[0], 16):
+                got += len(self.rfile.read(size))
+                self.rfile.readline()
+            self.rfile.readline()
+        else:
+            got = len(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        type(self).received.append(got)
+        self.answer({"got": got})
+
+    def answer(self, found: dict):
+        body = json.dumps(found).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_the_front_refuses_bodies_over_the_cap_chunked_ones_before_they_reach_the_replica(tmp_path):
+    """Ray's config, patched, run by the real HAProxy in front of a counting stand-in replica (no Ray): a body sent
+    in chunks that does not fit the front's buffer, and a Content-Length over the API's cap, get the front's own
+    413 sentence at once, and the replica sees nothing of them; a small chunked body passes whole."""
+    limits = front.FrontLimits.for_service(TIMEOUT_S)
+    assert limits.body_bytes == 128 * 1024 and limits.chunked_bytes < 14_860  # a full buffer always passes the mark
+    replica = http.server.ThreadingHTTPServer(("127.0.0.1", 0), type("Counting", (CountingReplica,), {"received": []}))
+    threading.Thread(target=replica.serve_forever, daemon=True).start()
+    port = free_port()
+    path = tmp_path / "haproxy.cfg"
+    path.write_text(ray_config(tmp_path, port=port, replica_port=replica.server_address[1], stats_port=free_port(),
+                               metrics_port=free_port()))
+    front.patch_file(path, limits)
+    haproxy = subprocess.Popen([front.real_haproxy(), "-f", str(path)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+            time.sleep(0.1)
+        small = json.dumps(greedy("Guten Morgen!")).encode()
+        passed = chunked_post(port, "/translate", [small[i:i + 5] for i in range(0, len(small), 5)])
+        assert passed.status == 200 and json.loads(passed.detail) == {"got": len(small)}, passed  # the body whole
+        endless = chunked_post(port, "/translate", endless_text(48 * 1024 * 1024), wait_s=20)
+        assert endless.status == 413 and endless.closed, endless
+        assert endless.detail.startswith("The request body came in chunks (no Content-Length) and with the headers "
+                                         "reached 12288 bytes"), endless
+        assert endless.answer_s < 2 and endless.body_sent < 12 * 1024 * 1024, endless
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(b"POST /translate HTTP/1.1\r\nHost: x\r\nContent-Length: 50331648\r\n\r\n" + b"a" * 20_000)
+            raw = local.read_until_closed(sock, 5)
+        assert raw and local.parse_answer(raw)[0] == 413, raw
+        assert json.loads(local.parse_answer(raw)[2])["detail"].startswith(
+            "The request body is over 131072 bytes (its Content-Length)")
+        assert replica.RequestHandlerClass.received == [len(small)]  # nothing of the refused bodies reached it
+        assert f"http-request deny deny_status 413 errorfile {tmp_path}/413-chunked.json.http if " \
+               "{ req.hdr_cnt(transfer-encoding) gt 0 } { req.body_len,add(txn.tx_headers) ge 12288 }" in lines_of(
+                   path.read_text(), "frontend http_frontend")
+    finally:
+        haproxy.kill()
+        haproxy.wait(10)
+        replica.shutdown()
 
 
 # --- the running service ---
@@ -246,3 +336,68 @@ def test_a_stopped_replica_gets_the_fronts_json_504_not_a_bare_500(url):
     assert [p[:2] for p in probes] == [("/health", 504), ("/ready", 504)], probes
     assert all(p[2] < limits.server_s for p in probes), probes
     local.wait_ready(url, timeout_s=60)
+
+
+def replica_http_port(url: str) -> tuple[int, int]:
+    """(pid, port) of the Service replica and the port it answers HTTP on itself (Serve's direct ingress, behind
+    the front): its one listening port that answers /health."""
+    [pid] = [pid for pid, name in local.serve_processes().items() if name.startswith("ServeReplica")
+             and name.endswith(":Service")]
+    for _, port, _, _ in local.listening_sockets([pid]):
+        with contextlib.suppress(OSError, ValueError):
+            if local.get_json(f"http://127.0.0.1:{port}/health", timeout=1) == (200, {"status": "ok"}):
+                return pid, port
+    raise AssertionError(f"the replica {pid} answers HTTP on none of its ports")
+
+
+@pytest.mark.slow
+@pytest.mark.front
+def test_chunked_bodies_over_the_cap_are_refused_at_once_by_the_front_and_the_replica_memory_bounded(url):
+    """The issue's six 48 MiB chunked bodies, at once, to the front, then to the replica's own port (the API's cap,
+    where the front is not in the way): each a 413 within a second or two, /health fast meanwhile, and the memory of
+    the replica (the serving process) and of HAProxy bounded; a chunked body under the cap is translated."""
+    body, attackers, mib = 48 * 1024 * 1024, 6, 1024 * 1024
+    replica, replica_port = replica_http_port(url)
+    haproxy = [pid for pid, name in local.serve_processes().items() if name == "HAProxy"]
+    watched = {"replica": replica, **{f"HAProxy {pid}": pid for pid in haproxy}}
+    for pid in watched.values():
+        reset_peak_rss(pid)
+    before = {name: rss_mb(pid) for name, pid in watched.items()}
+    answers = {}
+
+    def attack(port: int) -> list:
+        found = [None] * attackers
+        threads = [threading.Thread(target=lambda i=i: found.__setitem__(
+            i, chunked_post(port, "/translate", endless_text(body), wait_s=60))) for i in range(attackers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(90)
+        return found
+
+    start = time.monotonic()
+    with HealthProbe(url, every_s=0.1) as probe:
+        time.sleep(0.5)
+        answers["front"] = attack(int(url.rsplit(":", 1)[1]))
+        answers["replica"] = attack(replica_port)
+        time.sleep(0.5)
+    took = time.monotonic() - start
+    grew = {name: rss_mb(pid, peak=True) - before[name] for name, pid in watched.items()}
+    health = [seconds for status, seconds in probe.found if status == 200]
+    for where, found in answers.items():
+        print(f"\n{where}: 413 after {[round(a.answer_s, 3) for a in found]} s, body sent by then "
+              f"{[round(a.body_sent / mib, 2) for a in found]} MiB")
+    print(f"/health: {len(health)} of {len(probe.found)} probes 200, max {max(health):.3f} s, median "
+          f"{sorted(health)[len(health) // 2]:.3f} s; RSS before {before} MiB, peak growth "
+          f"{ {name: round(mb, 1) for name, mb in grew.items()} } MiB; {took:.1f} s in all")
+    says = {"front": "The request body came in chunks (no Content-Length)",
+            "replica": "the request body passed 131072 bytes as it arrived (sent in chunks, without a Content-Length)"}
+    for where, found in answers.items():
+        for answer in found:
+            assert answer.status == 413 and answer.detail.startswith(says[where]) and answer.closed, (where, answer)
+            assert answer.answer_s < 5 and answer.body_sent < body / 4, (where, answer)
+    assert len(health) == len(probe.found) >= 5 and max(health) < 1.0, probe.found
+    assert all(mb < 64 for mb in grew.values()), grew
+    small = json.dumps(greedy("Guten Morgen!")).encode()
+    answer = chunked_post(int(url.rsplit(":", 1)[1]), "/translate", [small[i:i + 9] for i in range(0, len(small), 9)])
+    assert answer.status == 200, answer
