@@ -26,8 +26,7 @@ with st.sidebar:
     direction = st.radio("Direction", models.directions(), format_func=models.direction_label,
                          key="translate_direction", horizontal=True)
     method = st.selectbox("Method", text.METHODS, key="translate_method", format_func=confidence.method_title)
-    st.session_state.setdefault("translate_beam", 4)  # its value lives in session state: a link may set it
-    beam = st.slider("Beam size", 1, 16, key="translate_beam", disabled=method != "beam")
+    beam = steer.beam_slider(method)
     n_best = steer.n_best_slider(method, beam)
     length_penalty = st.slider("Length penalty α", 0.0, 2.0, 0.6, 0.1, key="translate_length_penalty",
                                help="score = log P / ((5 + length) / 6) ** α (GNMT)")

@@ -19,8 +19,7 @@ if model is None:
 shapes = experiments.model_shapes()
 experiments.read_link(shapes)  # a shared link: its values become the widgets' first values
 left, right = st.columns([1, 3])
-choice = left.radio("Model", list(shapes), format_func=experiments.model_label, key="exp_model",
-                    on_change=experiments.another_model)
+choice = experiments.model_choice(left, shapes)  # a model shown before gets its experiment back
 title.title(f"Experiments on the {'sentiment classifier' if choice == 'sentiment' else 'translator'}")
 st.session_state.setdefault("exp_text", experiments.default_text(model, choice))
 text = right.text_input("A: the text (press Enter to run it)", key="exp_text")

@@ -16,6 +16,9 @@ AGAINST = {"edit": "an edited sentence", "int8": "the int8 model (same input)",
 # (runtime.spec.HEAD_KINDS, the engine's names)
 KINDS = {"enc_self": "encoder self-attention", "dec_self": "decoder self-attention", "dec_cross": "cross-attention"}
 ABLATIONS = {"zero": "zero (the head's output set to 0)", "mean": "mean (the head's output replaced by its mean)"}
+# What a model keeps of its experiment across a switch to the other model and back: the widgets' values, named as
+# their keys after "exp_" (the page's text, the experiment, and each experiment's own controls).
+SETTINGS = ("text", "exp", "against", "other", "heads", "ablation", "over", "position", "method")
 MAX_TEXT = 400  # characters a link may carry (the model reads at most 128 tokens; the page says if it cut more)
 MAX_HEADS = 72  # heads knocked out at once: 3+3 layers x 8 heads x 3 kinds is 72 on the shipped translator
 

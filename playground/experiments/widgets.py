@@ -15,6 +15,8 @@ from . import checks, figures, link, report, views
 from .report import Report
 
 PREFIX = "exp_"
+SHOWN = PREFIX + "model_shown"  # the model the page last drew (the radio's value before a switch)
+KEPT = PREFIX + "by_model"  # each model left: its experiment's settings, {model: {setting: value}}
 
 
 def model_shapes() -> dict[str, link.Shape]:
@@ -73,19 +75,42 @@ def show_corrections(more: list[str] | None = None) -> None:
         st.warning("This link was corrected: " + "; ".join(notes) + ".")
 
 
+def model_choice(column, shapes: dict[str, link.Shape]) -> str:
+    """The model radio; the model it shows is kept, so that a switch can keep its experiment (another_model)."""
+    choice = column.radio("Model", list(shapes), format_func=model_label, key=PREFIX + "model",
+                          on_change=another_model)
+    st.session_state[SHOWN] = choice
+    return choice
+
+
 def another_model() -> None:
-    """A new model starts from its own example (a German sentence means nothing to the EN→DE translator) and with no
-    head knocked out (the classifier has other heads). The experiment stays where the new model has it, and is
-    written back even then: the browser holds the radio's choice by its label, and the same experiment is named
-    differently for the other model ("Which source words a target word needed" / "Which words the label needed"),
-    so unless the page sends it again the radio showed no choice, and the next click sent the old label, which the
-    new options lack: the page fell back to their first, "Knock out heads" (issue 44.1)."""
+    """A switch of model: the model left keeps its experiment and that experiment's settings (link.SETTINGS:
+    text, experiment, position, heads…), and a model shown before gets its own back (a widget that is not drawn
+    loses its value, so the logit lens, which the classifier lacks, fell back to "Knock out heads" and its position
+    to 0). A model not shown yet starts from its own example (a German sentence means nothing to the EN→DE
+    translator) and with no head knocked out (the classifier has other heads); the experiment stays where the new
+    model has it.
+
+    The experiment is written back even when it stays: the browser holds the radio's choice by its label, and the
+    same experiment is named differently for the other model ("Which source words a target word needed" / "Which
+    words the label needed"), so unless the page sends it again the radio showed no choice, and the next click sent
+    the old label, which the new options lack: the page fell back to their first, "Knock out heads"."""
+    kept = st.session_state.setdefault(KEPT, {})
+    left = st.session_state.get(SHOWN)
+    if left is not None:
+        kept[left] = {name: st.session_state[PREFIX + name] for name in link.SETTINGS
+                      if PREFIX + name in st.session_state}
+    chosen = st.session_state.get(PREFIX + "model")
+    if chosen in kept:
+        for name in link.SETTINGS:
+            st.session_state.pop(PREFIX + name, None)
+        st.session_state.update({PREFIX + name: value for name, value in kept[chosen].items()})
+        return
     for name in ("text", "other", "heads"):
         st.session_state.pop(PREFIX + name, None)
-    offered = link.CLASSIFIER_EXPERIMENTS if st.session_state.get(PREFIX + "model") == "sentiment" \
-        else link.EXPERIMENTS
-    kept = st.session_state.get(PREFIX + "exp")
-    st.session_state[PREFIX + "exp"] = kept if kept in offered else next(iter(offered))
+    offered = link.CLASSIFIER_EXPERIMENTS if chosen == "sentiment" else link.EXPERIMENTS
+    experiment = st.session_state.get(PREFIX + "exp")
+    st.session_state[PREFIX + "exp"] = experiment if experiment in offered else next(iter(offered))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

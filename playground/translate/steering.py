@@ -14,7 +14,11 @@ from ..links import Correction, direction_of, in_range
 
 ALTERNATIVES = 5  # the alternatives shown at a word: one search of 5 rows (docs/steering.md: <= 1.5x greedy)
 MAX_PREFIX_CHARS = 300  # a link's prefix longer than this is no start of a sentence-sized translation
+# The text a link carries: about ten sentences. Its URL stays near this size for German or English (a character
+# outside ASCII is 6 to 12 characters once percent-encoded); 30,000 characters of text made a 35,427-character URL.
+MAX_LINK_TEXT_CHARS = 1000
 MAX_BEAM = 16  # the sidebar's beam slider
+DEFAULT_BEAM = 4  # the beam slider's first value, and what a link's unusable beam gives way to
 # What a prefix may not hold: the runtime refuses special tokens in a prefix (TextTranslator.prefix_ids), and a
 # line break would make the one-line translation two.
 SPECIAL_TEXT = re.compile(r"</?s>|<pad>|<unk>|<2[A-Za-z_-]+>|[\x00-\x1f\x7f]")
@@ -130,35 +134,82 @@ def prefix_problem(prefix: str) -> str | None:
     return None
 
 
+def has_n_best(method: str, beam: int) -> bool:
+    """Whether the page lists the n best: beam search with a beam of 2 or more (else its n-best size is 1)."""
+    return method == "beam" and beam >= 2
+
+
+def link_text(text: str) -> str:
+    """The text as a link carries it: all of it up to MAX_LINK_TEXT_CHARS, else its whole lines that fit (the
+    first line cut when it alone is longer), so a shared link translates whole sentences."""
+    if len(text) <= MAX_LINK_TEXT_CHARS:
+        return text
+    cut = text[:MAX_LINK_TEXT_CHARS]
+    end = cut.rfind("\n")
+    return cut[:end] if end > 0 else cut
+
+
+def link_text_note(text: str) -> str | None:
+    """What the page says when its link holds less of the text than the text box (None when it holds all)."""
+    carried = link_text(text)
+    if carried == text:
+        return None
+    return (f"The text in this page's link was cut to {len(carried):,} characters (a link holds at most "
+            f"{MAX_LINK_TEXT_CHARS:,}, whole lines where they fit): the text box keeps all {len(text):,}.")
+
+
+def whole_number(name: str, given: str, low: int, high: int, default: int,
+                 noun: str = "") -> tuple[int, Correction | None]:
+    """A link's number as the slider will hold it: `default` when it is not a whole number, else moved into
+    [low, high]; and the correction, naming that same value, when it had to change."""
+    try:
+        value = int(given)
+    except ValueError:
+        return default, Correction(name, given, str(default), "is not a whole number")
+    used, fix = in_range(name, given, value, low, high, noun)
+    return int(used), fix
+
+
 def parse_link(raw: dict[str, str], directions: Sequence[tuple[str, str]],
                methods: Sequence[str]) -> tuple[dict[str, Any], list[Correction]]:
     """A shared link's values as the page's widget values (direction, text, method, beam, n, prefix), and what
     had to be corrected: a value the page cannot use gives way to its default (an unusable prefix: none), a number
-    off its slider moves to the slider's nearest end, n-best above the beam to the beam."""
+    off its slider moves to the slider's nearest end, n-best above the beam to the beam, a text over
+    MAX_LINK_TEXT_CHARS is cut as link_text cuts it. Every beam and n a link names is in `found` as the page will
+    hold it, with the defaults the page opens with (methods[0], DEFAULT_BEAM) where the link gives none: each
+    correction names that same value, so the notice says what the sliders and the rewritten link then show."""
     found: dict[str, Any] = {}
     fixes: list[Correction] = []
     direction = direction_of(raw, directions, fixes)
     if direction:
         found["direction"] = direction
     if "text" in raw:
-        found["text"] = str(raw["text"])
+        text = str(raw["text"])
+        found["text"] = link_text(text)
+        if found["text"] != text:
+            fixes.append(Correction("text", text, f"the text cut to {len(found['text']):,} characters",
+                                    f"is {len(text):,} characters long (a link holds at most {MAX_LINK_TEXT_CHARS:,})"))
     if "method" in raw:
         if raw["method"] in methods:
             found["method"] = raw["method"]
         else:
             fixes.append(Correction("method", raw["method"], methods[0], f"is not a method ({', '.join(methods)})"))
-    for name in ("beam", "n"):
-        if name not in raw:
-            continue
-        high = MAX_BEAM if name == "beam" else found.get("beam", MAX_BEAM)  # the link's beam, read first
-        try:
-            value = int(raw[name])
-        except ValueError:
-            fixes.append(Correction(name, raw[name], "4" if name == "beam" else "1", "is not a whole number"))
-            continue
-        noun = "" if name == "beam" else "n-best sizes (1 to the beam)"
-        value, fix = in_range(name, raw[name], value, 1, high, noun)
-        found[name] = int(value)
+    method = found.get("method", methods[0])
+    beam = DEFAULT_BEAM
+    if "beam" in raw:
+        beam, fix = whole_number("beam", raw["beam"], 1, MAX_BEAM, DEFAULT_BEAM)
+        found["beam"] = beam
+        fixes += [fix] if fix else []
+    if "n" in raw:
+        if has_n_best(method, beam):
+            n, fix = whole_number("n", raw["n"], 1, beam, 1, "n-best sizes (1 to the beam)")
+        else:
+            n, fix = 1, None
+            if raw["n"].strip() != "1":
+                held = f"the method is {method}" if method != "beam" else f"the beam is {beam}"
+                fix = Correction("n", raw["n"], "1", f"asks for an n-best list, which needs beam search with a "
+                                                     f"beam of 2 or more ({held})")
+        found["n"] = n
         fixes += [fix] if fix else []
     if "prefix" in raw:
         why = prefix_problem(raw["prefix"])
@@ -172,8 +223,8 @@ def parse_link(raw: dict[str, str], directions: Sequence[tuple[str, str]],
 def url_of(direction: tuple[str, str], text: str, method: str, beam: int, n_best: int,
            prefix: str) -> dict[str, str]:
     """The page's state as query parameters: only what differs from a plain translation (beam and n-best for
-    beam search, the prefix when there is one)."""
-    url = {"direction": "-".join(direction), "text": text, "method": method}
+    beam search, the prefix when there is one); the text as link_text cuts it."""
+    url = {"direction": "-".join(direction), "text": link_text(text), "method": method}
     if method == "beam":
         url["beam"] = str(beam)
         if n_best > 1:

@@ -14,6 +14,7 @@ from . import steering
 from .settings import Decoding
 
 PREFIX_KEY, N_KEY, WORD_KEY = "translate_prefix", "translate_n_best", "translate_word"
+BEAM_KEY = "translate_beam"
 LINK_GO = "translate_link_go"  # a shared link with a text: translate it on opening, as it was when shared
 
 
@@ -24,7 +25,7 @@ def read_link(directions: list[tuple[str, str]], methods: tuple[str, ...], defau
         return
     st.session_state["translate_url_read"] = True
     found, fixes = steering.parse_link(dict(st.query_params), directions, methods)
-    keys = {"direction": "translate_direction", "method": "translate_method", "beam": "translate_beam",
+    keys = {"direction": "translate_direction", "method": "translate_method", "beam": BEAM_KEY,
             "n": N_KEY, "prefix": PREFIX_KEY}
     for name, key in keys.items():
         if name in found:
@@ -43,11 +44,17 @@ def link_go() -> bool:
     return bool(st.session_state.pop(LINK_GO, False))
 
 
+def beam_slider(method: str) -> int:
+    """The beam size, its first value steering.DEFAULT_BEAM (the value a link's unusable beam gives way to)."""
+    st.session_state.setdefault(BEAM_KEY, steering.DEFAULT_BEAM)  # in session state: a link may set it
+    return st.slider("Beam size", 1, steering.MAX_BEAM, key=BEAM_KEY, disabled=method != "beam")
+
+
 def n_best_slider(method: str, beam: int) -> int:
     """How many of the beam's best to list (1..beam); kept inside the beam when the beam shrinks."""
     if st.session_state.get(N_KEY, 1) > beam:
         st.session_state[N_KEY] = beam
-    if beam < 2 or method != "beam":
+    if not steering.has_n_best(method, beam):
         st.caption("The n-best list needs beam search with a beam of 2 or more.")
         return 1
     st.session_state.setdefault(N_KEY, 1)  # its value lives in session state: a link may set it
@@ -62,8 +69,12 @@ def prefix_box() -> str:
 
 
 def write_url(decoding: Decoding, typed: str) -> None:
+    """The page's state into its link; when the link holds less of the text than the box, the page says so."""
     st.query_params.from_dict(steering.url_of(decoding.direction, typed, decoding.method, decoding.beam,
                                               decoding.n_best, decoding.prefix))
+    cut = steering.link_text_note(typed)
+    if cut:
+        st.info(cut, icon="🔗")
 
 
 def n_best_list(done: dict[str, Any]) -> None:

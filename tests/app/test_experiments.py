@@ -222,6 +222,34 @@ def test_the_experiment_survives_a_model_switch(monkeypatch):
     assert figure(at, "Occlusion: how much less probable “")  # the classifier's occlusion, drawn
 
 
+def test_each_model_gets_its_own_experiment_back_after_a_switch(monkeypatch):
+    """Issue 49.12: the logit lens at a position, the classifier, then the translator again: the page showed "Knock
+    out heads" (the lens and its position lost). Each model keeps its experiment and that experiment's settings."""
+    at = open_page(monkeypatch, {"exp": "lens", "text": TEXT, "position": "2"})
+    clean(at)
+    assert at.selectbox(key="exp_position").value == 2
+    at.radio(key="exp_model").set_value("sentiment").run()
+    clean(at)
+    review = at.text_input(key="exp_text").value
+    at.radio(key="exp_exp").set_value("occlusion").run()  # the classifier's own choice, kept for it in turn
+    clean(at)
+    at.radio(key="exp_model").set_value("translate:de-en").run()
+    clean(at)
+    radio = at.radio(key="exp_exp")
+    assert radio.value == "lens" and shown_label("", radio) == link.EXPERIMENTS["lens"]  # what the browser shows
+    assert at.selectbox(key="exp_position").value == 2 and at.text_input(key="exp_text").value == TEXT
+    assert url_of(at) == {"model": "translate:de-en", "text": TEXT, "exp": "lens", "position": "2"}
+    assert figure(at, "The finally chosen token's probability")  # the lens, drawn
+    at.radio(key="exp_model").set_value("sentiment").run()
+    clean(at)
+    assert at.radio(key="exp_exp").value == "occlusion" and at.text_input(key="exp_text").value == review
+    assert figure(at, "Occlusion: how much less probable “")
+
+
+def url_of(at: AppTest) -> dict[str, str]:
+    return {k: v[0] if isinstance(v, list) else v for k, v in dict(at.query_params).items()}
+
+
 def page_words(at: AppTest) -> str:
     return " ".join(values(at.title) + values(at.markdown) + values(at.caption) + values(at.info)
                     + values(at.warning))

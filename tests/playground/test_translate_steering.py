@@ -89,11 +89,46 @@ def test_a_malformed_prefix_is_dropped_with_a_notice(prefix, why):
 def test_other_bad_values_are_corrected_to_what_the_sliders_allow():
     found, fixes = steering.parse_link({"direction": "fr-en", "method": "nucleus", "beam": "40", "n": "nine"},
                                        DIRECTIONS, METHODS)
-    assert found == {"beam": 16}
+    assert found == {"beam": 16, "n": 1}  # every number the link names, as the sliders will hold it
     assert [(f.name, f.used) for f in fixes] == [("direction", "de-en"), ("method", "beam"), ("beam", "16"),
                                                  ("n", "1")]
     found, fixes = steering.parse_link({"beam": "4", "n": "7"}, DIRECTIONS, METHODS)
     assert found == {"beam": 4, "n": 4} and "1–4" in fixes[0].why  # n-best cannot pass the beam
+
+
+@pytest.mark.parametrize("raw, beam, n", [
+    ({"beam": "abc", "n": "999"}, 4, 4),  # issue 49.11: the note said 16 (the slider's end), the page held 4
+    ({"n": "999"}, 4, 4),  # no beam in the link: the page's first beam bounds n
+    ({"beam": "0", "n": "5"}, 1, 1),  # a beam of 1 lists no n best
+    ({"beam": "99", "n": "abc"}, 16, 1),
+    ({"method": "greedy", "n": "3"}, 4, 1),  # n-best is beam search's: the page's n-best size is 1
+    ({"method": "nucleus", "beam": "x", "n": "9"}, 4, 4),  # the method's default is beam search
+])
+def test_a_corrected_number_is_said_as_the_page_then_holds_it(raw, beam, n):
+    """Each correction's value is the one `found` gives the sliders (one value, computed once): n's bound is the
+    beam the page ends up with, not the link's unusable one, nor the slider's end."""
+    found, fixes = steering.parse_link(raw, DIRECTIONS, METHODS)
+    held = {"beam": found.get("beam", steering.DEFAULT_BEAM), "n": found.get("n", 1)}
+    assert held == {"beam": beam, "n": n}
+    said = {f.name: f.used for f in fixes if f.name in held}
+    assert said and all(said[name] == str(held[name]) for name in said), (said, held)
+
+
+def test_a_links_text_is_cut_to_whole_lines_under_the_cap():
+    cap = steering.MAX_LINK_TEXT_CHARS
+    assert steering.link_text("Hallo.") == "Hallo." and steering.link_text_note("Hallo.") is None
+    lines = "Das Wetter ist heute schön.\n" * 2000  # 56,000 characters
+    carried = steering.link_text(lines)
+    assert len(carried) <= cap and lines.startswith(carried) and not carried.endswith("\n")
+    assert carried.split("\n") == ["Das Wetter ist heute schön."] * len(carried.split("\n"))  # whole lines
+    assert steering.link_text("x" * 30_000) == "x" * cap  # one long line: cut inside it
+    url = steering.url_of(("de", "en"), lines, "beam", 4, 1, "")
+    assert url["text"] == carried
+    said = steering.link_text_note(lines)
+    assert f"cut to {len(carried):,} characters" in said and "the text box keeps all 56,000" in said
+    found, fixes = steering.parse_link({"text": lines}, DIRECTIONS, METHODS)  # a link made by hand reads the same
+    assert found["text"] == carried
+    assert [(f.name, f.used) for f in fixes] == [("text", f"the text cut to {len(carried):,} characters")]
 
 
 @pytest.mark.exports
