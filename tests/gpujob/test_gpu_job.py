@@ -34,7 +34,7 @@ from gpujob.sizes import measure, planned_weights_bytes, return_plan
 from gpujob.tools import pack as pack_tool
 from gpujob.tools import run as run_tool
 from gpujob.tools import unpack as unpack_tool
-from tx.checkpoint import cast_state, save_model_dir
+from tx.checkpoint import cast_state
 from tx.run_setup import make_config
 from tx.tasks.translate import TranslateConfig, TranslateTask
 
@@ -127,19 +127,6 @@ def test_the_epochs_are_counted_from_the_batches_the_task_really_cuts(tmp_path):
 
 
 # --- shards and handing back ----------------------------------------------------------------------------------------
-@pytest.fixture
-def model_dir(tmp_path) -> Path:
-    from conftest import tiny_seq2seq
-
-    from tx.tokenizer import train_tokenizer
-
-    tokenizer = train_tokenizer(["der Hund", "the dog"] * 3, vocab_size=40)
-    folder = tmp_path / "model"
-    save_model_dir(folder, tiny_seq2seq(vocab_size=tokenizer.vocab_size), tokenizer.to_str(), {"task": "translate"})
-    (folder / "metrics.csv").write_text("step,mean_bleu\n2,1.0\n")
-    return folder
-
-
 def test_shards_give_back_the_same_state_and_catch_damage(model_dir, tmp_path):
     out = tmp_path / "shards"
     manifest = write_shards(model_dir, out, "float16", shard_bytes=20_000)

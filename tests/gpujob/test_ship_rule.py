@@ -18,7 +18,6 @@ from gpujob.returns import ReturnsError, check_set, find_planned_set
 from gpujob.runs import PLANNED_CONFIGS
 from gpujob.shards import MANIFEST, write_shards
 from gpujob.tools import unpack as unpack_tool
-from tx.checkpoint import save_model_dir
 
 PLANNED = Path(PLANNED_CONFIGS[0]).stem  # the name the job's manifest gives the planned run (report.chosen.run)
 
@@ -89,19 +88,6 @@ def test_a_missing_score_is_not_shipped_and_says_which():
 
 
 # --- returns from elsewhere -----------------------------------------------------------------------------------------
-@pytest.fixture
-def model_dir(tmp_path) -> Path:
-    from conftest import tiny_seq2seq
-
-    from tx.tokenizer import train_tokenizer
-
-    tokenizer = train_tokenizer(["der Hund", "the dog"] * 3, vocab_size=40)
-    folder = tmp_path / "model"
-    save_model_dir(folder, tiny_seq2seq(vocab_size=tokenizer.vocab_size), tokenizer.to_str(), {"task": "translate"})
-    (folder / "metrics.csv").write_text("step,mean_bleu\n2,1.0\n")
-    return folder
-
-
 def returned_set(model_dir: Path, result: Path, folders: list[Path], run: str = PLANNED, dtype: str = "float16"
                  ) -> list[str]:
     """A run's shards spread over `folders` as the returning commands bring them: each folder gets the manifest and
