@@ -238,10 +238,10 @@ class Frequency:
 
     @property
     def words(self) -> str:
-        """'of 120 held-out hand-judged beam-search outputs with a score like this one (0.20–0.40), about 30% (36)
-        were right'."""
-        return (f"of {self.band.outputs} held-out hand-judged {outputs_name(self.method)} outputs with a score like "
-                f"this one ({self.band.label}), about {self.band.share:.0%} ({self.band.right}) were right")
+        """'of 120 held-out hand-judged beam-search outputs with a verdict score like this one (0.20–0.40), about
+        30% (36) were right'."""
+        return (f"of {self.band.outputs} held-out hand-judged {outputs_name(self.method)} outputs with a verdict score "
+                f"like this one ({self.band.label}), about {self.band.share:.0%} ({self.band.right}) were right")
 
 
 def frequency(calibrations: dict[str, MethodCalibration], method: str, translation: Any, source: str,

@@ -29,6 +29,14 @@ halves (every other one of each direction, in the judged file's order), the cuts
 one half and every output of the other half gets the verdict those cuts give, then the halves swap; each verdict's
 held-out outputs and how many were right are pooled over both. The app calls a verdict weak where its held-out
 share misses the rule's bound or rests on too few outputs. The Django catalogs are never used here.
+
+The fitted score (`scorers`, read by runtime.confidence_score) is a logistic regression over a feature set chosen
+among every non-empty subset of the scorer's features (CANDIDATES: 7 without the back pass, 8 with it). Choosing the
+best of many sets on the halves it is then reported on flatters the winner, so the choice sits inside the
+cross-fitting (`nested_cross_fit`): the set is chosen on the fitting half alone (by that half's own two halves),
+fitted there, and the other half scored, both ways. The held-out AUROC and the score bands the app quotes are those
+nested scores; the shipped scorer is the same procedure run on all the counted outputs. `selection` records the
+set each half chose and the flattered best-of-candidates figure beside it.
 """
 from __future__ import annotations
 
@@ -46,7 +54,6 @@ JUDGED_FILE = "everyday_judged.tsv"
 EDGES = (0, 30, 40, 50, 60, 70, 80, 90, 100)  # band edges, in shown percent
 RULE = {"wrong_at_most": 0.25, "right_at_least": 0.75, "min_band_outputs": 10, "min_region_outputs": 20}
 SAMPLING = {"temperature": 1.0, "top_k": 0, "top_p": 1.0, "seed": 0}
-SCORERS = {PLAIN: tuple(f for f in FEATURES if f not in BACK_FEATURES), BACK: FEATURES}
 L2 = 1.0  # ridge penalty on the standardised weights: keeps a fit on ~120 outputs from chasing noise
 SCORE_EDGES = tuple(round(0.1 * i, 1) for i in range(11))
 
@@ -240,31 +247,94 @@ def score_bands(scores: np.ndarray, right: np.ndarray, min_outputs: int,
     return found
 
 
+def candidate_sets(names: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Every non-empty subset of `names`, each in the order of `names`."""
+    return [tuple(n for i, n in enumerate(names) if mask >> i & 1) for mask in range(1, 2 ** len(names))]
+
+
+# The feature sets each scorer chooses among (module docstring): 7 without the back pass, 8 with source_log_prob.
+CANDIDATES = {PLAIN: [c for c in candidate_sets(FEATURES) if not set(c) & set(BACK_FEATURES)],
+              BACK: [c for c in candidate_sets(FEATURES) if set(c) & set(BACK_FEATURES)]}
+
+Row = tuple[str, dict[str, float], bool]  # (direction, features, right)
+
+
+def row_halves(rows: list[Row], directions: list[str]) -> list[list[Row]]:
+    """Two halves: every other row of each direction (as `halves`)."""
+    return [[r for d in directions for r in [x for x in rows if x[0] == d][start::2]] for start in (0, 1)]
+
+
+def scored(entry: dict[str, Any], rows: list[Row]) -> list[tuple[str, float, bool]]:
+    """(direction, score, right) of each row under a fit_scorer entry."""
+    names = entry["features"]
+    w, m, sc = (np.array(entry[key]) for key in ("weights", "mean", "scale"))
+    return [(d, float(1 / (1 + np.exp(-(entry["intercepts"][d] + w @ ((np.array([f[n] for n in names]) - m) / sc))))),
+             ok) for d, f, ok in rows]
+
+
+def cross_fit(rows: list[Row], names: tuple[str, ...], directions: list[str]) -> list[tuple[str, float, bool]]:
+    """Each half of `rows` scored by the fit of `names` on the other half: (direction, score, right) per row."""
+    parts = row_halves(rows, directions)
+    return [h for k in (0, 1) for h in scored(fit_scorer(parts[1 - k], names, directions), parts[k])]
+
+
+def pooled_auroc(held: list[tuple[str, float, bool]]) -> float:
+    return auroc(np.array([s for _, s, _ in held]), np.array([ok for *_, ok in held], dtype=bool))
+
+
+def select_features(rows: list[Row], candidates: list[tuple[str, ...]],
+                    directions: list[str]) -> tuple[tuple[str, ...], float]:
+    """(the candidate whose cross-fitted AUROC on `rows` is highest, that AUROC); ties and undefined AUROCs go to
+    the earlier candidate. Uses nothing but `rows`."""
+    best, best_auroc = candidates[0], float("-inf")
+    for names in candidates:
+        value = pooled_auroc(cross_fit(rows, names, directions))
+        if not np.isnan(value) and value > best_auroc:
+            best, best_auroc = names, value
+    return best, best_auroc
+
+
+def nested_cross_fit(rows: list[Row], candidates: list[tuple[str, ...]],
+                     directions: list[str]) -> tuple[list[tuple[str, float, bool]], list[tuple[str, ...]]]:
+    """Selection inside the cross-fitting: for each half, the feature set is chosen on the other half alone
+    (select_features, by that half's own two halves), fitted on it, and the half scored; then the halves swap.
+    Returns (direction, score, right) per row and the set chosen on each fitting half."""
+    parts = row_halves(rows, directions)
+    held, chosen = [], []
+    for k in (0, 1):
+        names, _ = select_features(parts[1 - k], candidates, directions)
+        chosen.append(names)
+        held += scored(fit_scorer(parts[1 - k], names, directions), parts[k])
+    return held, chosen
+
+
 def scorers(found: dict[str, list[dict[str, float]]], kept: dict[str, list[tuple[float, bool]]],
             rule: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """({PLAIN/BACK: entry with held-out bands and AUROC}, '') or ({}, why not) for one method (module docstring)."""
+    """({PLAIN/BACK: entry with held-out bands and AUROC}, '') or ({}, why not) for one method (module docstring).
+
+    Each entry's feature set is chosen among CANDIDATES[kind] by the same procedure its held-out AUROC and bands
+    measure (nested_cross_fit): the shipped entry is that procedure run on all the counted outputs."""
     directions = sorted(kept)
     rows = [(d, f, ok) for d in directions for f, (_, ok) in zip(found[d], kept[d], strict=True)]
-    parts = [[r for d in directions for r in [x for x in rows if x[0] == d][start::2]] for start in (0, 1)]
+    parts = row_halves(rows, directions)
     if len(rows) < rule["min_region_outputs"] or any(len({ok for *_, ok in part}) < 2 for part in parts):
         return {}, (f"too few outputs to fit a score on: {len(rows)} counted, each half needs right and wrong ones "
                     f"and all together at least {rule['min_region_outputs']}")
     result = {}
-    for kind, names in SCORERS.items():
-        if any(n not in rows[0][1] for n in names):
+    for kind, candidates in CANDIDATES.items():
+        if any(n not in rows[0][1] for n in candidates[-1]):
             continue  # measured without the back pass
-        held: list[tuple[str, float, bool]] = []
-        for k in (0, 1):
-            entry = fit_scorer(parts[1 - k], names, directions)
-            w, m, sc = (np.array(entry[key]) for key in ("weights", "mean", "scale"))
-            for d, f, ok in parts[k]:
-                z = entry["intercepts"][d] + float(w @ ((np.array([f[n] for n in names]) - m) / sc))
-                held.append((d, 1 / (1 + np.exp(-z)), ok))
+        held, chosen = nested_cross_fit(rows, candidates, directions)
         scores, right = np.array([s for _, s, _ in held]), np.array([ok for *_, ok in held], dtype=bool)
+        names, best_auroc = select_features(rows, candidates, directions)
         entry = fit_scorer(rows, names, directions)
         entry["held_out_auroc"] = {"all": rounded_auroc(scores, right)} | {
             d: rounded_auroc(scores[[h[0] == d for h in held]], right[[h[0] == d for h in held]])
             for d in directions}
+        entry["selection"] = {
+            "candidates": len(candidates), "chosen_on_each_half": [list(c) for c in chosen],
+            # the figure selection flatters: the best candidate's AUROC on the halves it was chosen on
+            "best_of_candidates_auroc": None if np.isnan(best_auroc) else round(best_auroc, 4)}
         entry["bands"] = score_bands(scores, right, rule["min_region_outputs"])
         result[kind] = entry
     return result, ""

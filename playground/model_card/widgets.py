@@ -121,6 +121,8 @@ def show_confidence(d: Path) -> None:
     cal = next(iter(measured.values()))
     tables = calibration_tables
     st.caption(tables.rule_note(cal) + (" " + tables.held_out_note(cal) if cal.held_out else ""))
+    st.subheader("The verdict score", anchor="the-verdict-score")
+    st.markdown(tables.score_definition())
 
 
 def show_export_report(d: Path, report: ExportReport | None) -> None:

@@ -78,3 +78,14 @@ def score_note(kind: str) -> str:
     return ("Score: a logistic regression over the output's mean and lowest token log-probability and its length"
             f"{back}, fitted on one half of the hand-judged outputs and each output of the other half scored, then "
             "the halves swapped: every count above is of outputs the score was not fitted on.")
+
+
+def score_definition() -> str:
+    """What the verdict score is, told apart from the confidence and the search score (the Translate page links
+    here: verdicts.SCORE_DEFINITION)."""
+    return ("The verdict score (0 to 1) is a logistic regression's estimate that an output is right, from the mean "
+            "and lowest log-probability of its tokens, its length and, with the back pass, how likely the model "
+            "finds the source when it translates the output back; its features are chosen and its weights fitted on "
+            "hand-judged outputs, and every frequency the page quotes is of held-out outputs whose verdict score "
+            "fell in the same band. It is not the confidence (the geometric mean of the token probabilities) nor "
+            "the search score (the length-normalised log-probability that ranks the beam's hypotheses).")

@@ -3,7 +3,8 @@ table. Pure (no streamlit): runtime Translations and confidence Verdicts in, str
 comes as (kind, text), kind "warning" or "info": the page never shows a model output as a green success.
 
 Where confidence.json has a fitted score (format 3 on), an output is told a measured frequency ("of 120 held-out
-outputs with a score like this one, about 30% were right"), never a bare label. Where the page holds a hand
+outputs with a verdict score like this one, about 30% were right"), never a bare label; never for an output with
+forced tokens, on which no frequency was measured (FORCED). Where the page holds a hand
 judgement of the source (a curated example, examples.tsv), that judgement leads, with the model's number beside
 it, and no verdict label is shown: a label that contradicts the ✓ next to it teaches the user to ignore both."""
 from __future__ import annotations
@@ -17,6 +18,19 @@ from runtime.confidence import Frequency, MethodCalibration, Verdict
 from runtime.text import Translation
 
 Message = tuple[str, str]  # ("warning" | "info", text)
+
+# Every frequency was measured on outputs the model chose freely; a forced token the model found unlikely pulls the
+# score down, so no measured share applies to an output with forced tokens, and the page says so instead.
+FORCED = ("No measured frequency applies to this output: its start was forced (a start you gave or an alternative "
+          "you picked), none of the hand-judged outputs the frequencies were measured on had forced words, and a "
+          "forced unlikely word pulls the verdict score down")
+SCORE_DEFINITION = "Model_card#the-verdict-score"  # the Model card's section that defines the verdict score
+
+
+def forced(result: Translation, steered: bool = False) -> bool:
+    """Whether an output has forced tokens: a target prefix (prefix_len > 0) or a chosen alternative (`steered`:
+    the alternative's own token is forced even at the first word, where prefix_len is 0)."""
+    return steered or result.prefix_len > 0
 
 
 def method_label(used: dict[str, Any]) -> str:
@@ -95,20 +109,24 @@ def frequency_words(f: Frequency) -> str:
     return f"About {f.band.share:.0%} right: {f.words}"
 
 
-def model_number(v: Verdict, f: Frequency | None) -> str:
-    """The model's own number without a label: the measured frequency, else the confidence and its band's count."""
+def model_number(v: Verdict, f: Frequency | None, is_forced: bool = False) -> str:
+    """The model's own number without a label: the measured frequency, else the confidence and its band's count;
+    for a forced output the confidence alone (FORCED)."""
+    if is_forced:
+        return f"confidence {v.percent}% ({FORCED[0].lower()}{FORCED[1:]})"
     if f is not None:
         return f"{f.words} (score {f.score:.2f}; confidence {v.percent}%)"
     return f"confidence {v.percent}%" + (f": {v.evidence}" if v.evidence else "")
 
 
-def hand_message(known: dict[str, str], result_text: str, v: Verdict, f: Frequency | None) -> Message:
+def hand_message(known: dict[str, str], result_text: str, v: Verdict, f: Frequency | None,
+                 is_forced: bool = False) -> Message:
     """The box above a curated example's output: the hand judgement first, the model's number beside it, no
     verdict label (module docstring)."""
     judged = known.get("output") or ""
     same = ("this output is that text" if result_text == judged else
             f"this output differs from the judged one ({judged!r})" if judged else "")
-    number = f"The model's own number: {model_number(v, f)}."
+    number = f"The model's own number: {model_number(v, f, is_forced)}."
     if known.get("verdict") == "works":
         return "info", f"✓ Judged right by hand (this model's beam-4 output{'; ' + same if same else ''}). {number}"
     note = known.get("note") or "see the card"
@@ -118,12 +136,15 @@ def hand_message(known: dict[str, str], result_text: str, v: Verdict, f: Frequen
 
 def verdict_message(v: Verdict, cal: MethodCalibration | None, used: dict[str, Any],
                     calibrations: dict[str, MethodCalibration], f: Frequency | None = None,
-                    known: dict[str, str] | None = None, result_text: str = "") -> Message:
-    """The box above a single output: a hand judgement where there is one (hand_message); else the measured
-    frequency where the model has a score (format 3 on); else its verdict, its confidence, the evidence behind it,
-    and how the verdict fared on held-out outputs; a verdict those do not back is called weak, never sure."""
+                    known: dict[str, str] | None = None, result_text: str = "", is_forced: bool = False) -> Message:
+    """The box above a single output: a hand judgement where there is one (hand_message); else, for an output with
+    forced tokens (`is_forced`), that no measured frequency applies (FORCED); else the measured frequency where the
+    model has a score (format 3 on); else its verdict, its confidence, the evidence behind it, and how the verdict
+    fared on held-out outputs; a verdict those do not back is called weak, never sure."""
     if known and known.get("verdict") in ("works", "fails"):
-        return hand_message(known, result_text, v, f)
+        return hand_message(known, result_text, v, f, is_forced)
+    if is_forced:
+        return "info", f"{FORCED}. Confidence {v.percent}%."
     if f is not None:
         return ("warning" if f.band.share < 0.5 else "info"), f"{frequency_words(f)}. Confidence {v.percent}%."
     shown = f"Confidence {v.percent}%"
@@ -142,11 +163,14 @@ def verdict_message(v: Verdict, cal: MethodCalibration | None, used: dict[str, A
     return "info", f"No verdict: {no_verdict_reason(cal, used['method'], calibrations)}. {shown}."
 
 
-def verdict_name(v: Verdict, f: Frequency | None = None, known: dict[str, str] | None = None) -> str:
+def verdict_name(v: Verdict, f: Frequency | None = None, known: dict[str, str] | None = None,
+                 is_forced: bool = False) -> str:
     """The verdict as the batch table and its CSV name it: "✓ judged right by hand" where a hand judgement exists
-    (with the model's frequency beside it), "about 30% right (of 120 held out)" where the model has a score,
-    else "probably wrong", "probably right (weak)"..."""
-    said = f"about {f.band.share:.0%} right (of {f.band.outputs} held out)" if f is not None else ""
+    (with the model's frequency beside it), "no measured frequency (forced start)" for an output with forced
+    tokens, "about 30% right (of 120 held out)" where the model has a score, else "probably wrong", "probably
+    right (weak)"..."""
+    said = ("no measured frequency (forced start)" if is_forced else
+            f"about {f.band.share:.0%} right (of {f.band.outputs} held out)" if f is not None else "")
     if known and known.get("verdict") in ("works", "fails"):
         hand = "✓ judged right by hand" if known["verdict"] == "works" else "✗ judged wrong by hand"
         return hand + (f"; model: {said}" if said else f"; model: confidence {v.percent}%")
@@ -159,22 +183,37 @@ def verdict_name(v: Verdict, f: Frequency | None = None, known: dict[str, str] |
 
 def confidence_caption(result: Translation, v: Verdict, said: str) -> str:
     """Under a single output: what the confidence is, where the verdicts come from (`said`, basis()), the three
-    tokens the model was least sure of, and the score."""
+    tokens the model was least sure of, and the search score."""
     unsure = sorted(zip(result.token_probs, result.tokens, strict=True))[:3]
     return (f"Confidence {v.percent}% is the geometric mean of the model's token probabilities"
             + (f"; {said}" if said else "") + f" · least sure of: "
-            f"{', '.join(f'{tok!r} ({p:.0%})' for p, tok in unsure)} · score (length-normalised "
+            f"{', '.join(f'{tok!r} ({p:.0%})' for p, tok in unsure)} · search score (length-normalised "
             f"log-probability): {result.score:.3f} · {len(result.tokens)} tokens")
+
+
+def score_line(f: Frequency, v: Verdict, result: Translation) -> str:
+    """One line telling the verdict score apart from the confidence and the search score, with a link to where the
+    verdict score is defined."""
+    return (f"Verdict score {f.score:.2f}: the fitted chance of being right from the output's token "
+            f"log-probabilities, its length{' and the back-translation pass' if f.back else ''} "
+            f"([how it is defined]({SCORE_DEFINITION})); not the confidence ({v.percent}%, the geometric mean of the "
+            f"token probabilities) nor the search score ({result.score:.3f}, the length-normalised log-probability).")
 
 
 def batch_messages(verdicts: list[Verdict], cal: MethodCalibration | None, used: dict[str, Any],
                    calibrations: dict[str, MethodCalibration], frequencies: list[Frequency | None] | None = None,
-                   hand: list[bool] | None = None) -> list[Message]:
+                   hand: list[bool] | None = None, is_forced: list[bool] | None = None) -> list[Message]:
     """Above a batch's table: the lines of each verdict, one box per verdict that any line got; lines with a
-    measured frequency (format 3 on) or a hand judgement (`hand`) are read in the table and get no label here."""
+    measured frequency (format 3 on) or a hand judgement (`hand`) are read in the table and get no label here, and
+    lines with forced tokens (`is_forced`) are told that no measured frequency applies (FORCED)."""
     frequencies = frequencies or [None] * len(verdicts)
     hand = hand or [False] * len(verdicts)
+    is_forced = is_forced or [False] * len(verdicts)
     found: list[Message] = []
+    if any(is_forced):
+        found.append(("info", f"Line(s) {', '.join(str(i + 1) for i, x in enumerate(is_forced) if x)}: "
+                              f"{FORCED[0].lower()}{FORCED[1:]}."))
+        frequencies = [None if x else f for f, x in zip(frequencies, is_forced, strict=True)]
     if any(f is not None for f in frequencies):
         found.append(("info", "The verdict column gives each line's measured frequency: of the held-out hand-judged "
                               "outputs whose score was like the line's, the share that were right."))
@@ -182,7 +221,7 @@ def batch_messages(verdicts: list[Verdict], cal: MethodCalibration | None, used:
         found.append(("info", f"Line(s) {', '.join(str(i + 1) for i, h in enumerate(hand) if h)} were judged by "
                               "hand (the page's examples): the table shows that judgement beside the model's "
                               "number."))
-    labelled = [f is None and not h for f, h in zip(frequencies, hand, strict=True)]
+    labelled = [f is None and not h and not x for f, h, x in zip(frequencies, hand, is_forced, strict=True)]
     grouped = {verdict: ", ".join(str(i + 1) for i, v in enumerate(verdicts)
                                   if v.verdict == verdict and labelled[i]) for verdict in confidence.VERDICTS}
     weak = {verdict: cal is not None and cal.weak(verdict) for verdict in confidence.VERDICTS}
@@ -220,13 +259,15 @@ def outside_warning(results: list[Translation]) -> str | None:
 
 def results_table(lines: list[str], results: list[Translation], verdicts: list[Verdict],
                   frequencies: list[Frequency | None] | None = None,
-                  known: list[dict[str, str] | None] | None = None) -> pd.DataFrame:
+                  known: list[dict[str, str] | None] | None = None,
+                  is_forced: list[bool] | None = None) -> pd.DataFrame:
     """One row per line: what the page shows as a batch and what the CSV download holds."""
     frequencies = frequencies or [None] * len(verdicts)
     known = known or [None] * len(verdicts)
+    is_forced = is_forced or [False] * len(verdicts)
     return pd.DataFrame({"source": lines, "translation": [r.text for r in results],
-                         "verdict": [verdict_name(v, f, k) for v, f, k in zip(verdicts, frequencies, known,
-                                                                               strict=True)],
+                         "verdict": [verdict_name(v, f, k, x) for v, f, k, x in zip(verdicts, frequencies, known,
+                                                                                     is_forced, strict=True)],
                          "confidence": [round(r.confidence, 3) for r in results],
                          "score": [round(r.score, 4) for r in results],
                          "truncated": [r.truncated for r in results]})

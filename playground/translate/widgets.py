@@ -80,13 +80,16 @@ def show(box: verdicts.Message) -> None:
 
 
 def one_output(done: dict[str, Any], verdict: confidence.Verdict, cal, calibrated: dict,
-               known: dict[str, str] | None, frequency: confidence.Frequency | None = None) -> None:
+               known: dict[str, str] | None, frequency: confidence.Frequency | None = None,
+               is_forced: bool = False) -> None:
     """A single line's output: its verdict, the output in a plain copyable box, what its confidence means."""
     result, used = done["results"][0], done["settings"]
-    show(verdicts.verdict_message(verdict, cal, used, calibrated, frequency, known, result.text))
+    show(verdicts.verdict_message(verdict, cal, used, calibrated, frequency, known, result.text, is_forced))
     # A plain, copyable box, never a green "success": the model is often wrong.
     st.code(result.text or "(empty output)", language=None, wrap_lines=True)
     st.caption(verdicts.confidence_caption(result, verdict, verdicts.basis(cal, used)))
+    if frequency is not None and not is_forced:
+        st.caption(verdicts.score_line(frequency, verdict, result))
 
 
 def how_measured(cal: confidence.MethodCalibration | None) -> None:
@@ -116,8 +119,9 @@ def result(done: dict[str, Any], model, calibrated: dict, by_source: dict[str, d
     cal = calibrated.get(used["method"])
     judged = [confidence.judge(calibrated, used["method"], r.confidence) for r in results]
     direction, back = "-".join(used["direction"]), done.get("back") or [None] * len(results)
-    frequencies = [confidence.frequency(calibrated, used["method"], r, line, direction, b)
-                   for r, line, b in zip(results, lines, back, strict=True)]
+    is_forced = [verdicts.forced(r, bool(done.get("steered"))) for r in results]
+    frequencies = [None if x else confidence.frequency(calibrated, used["method"], r, line, direction, b)
+                   for r, line, b, x in zip(results, lines, back, is_forced, strict=True)]
     known = [by_source.get(line) for line in lines]
     cut = verdicts.truncation_warning(results, model.max_src_len)
     if cut:
@@ -133,11 +137,11 @@ def result(done: dict[str, Any], model, calibrated: dict, by_source: dict[str, d
     elif outside:
         st.warning(outside)
     if single and not results[0].warning:
-        one_output(done, judged[0], cal, calibrated, known[0], frequencies[0])
-    table = verdicts.results_table(lines, results, judged, frequencies, known)
+        one_output(done, judged[0], cal, calibrated, known[0], frequencies[0], is_forced[0])
+    table = verdicts.results_table(lines, results, judged, frequencies, known, is_forced)
     if not single:
         hand = [bool(k and k.get("verdict") in ("works", "fails")) for k in known]
-        for box in verdicts.batch_messages(judged, cal, used, calibrated, frequencies, hand):
+        for box in verdicts.batch_messages(judged, cal, used, calibrated, frequencies, hand, is_forced):
             show(box)
         st.dataframe(table, hide_index=True, width="stretch")
         said = verdicts.basis(cal, used)

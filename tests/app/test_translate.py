@@ -486,7 +486,7 @@ def test_a_format_3_file_shows_the_measured_frequency_with_the_back_translation(
     at.text_area(key="translate_text_de").input(GERMAN[3]).run()
     at.button(key="translate_go").click().run()
     clean(at)
-    assert any(b.startswith("About 85% right: of 40 held-out hand-judged beam-search outputs with a score like "
+    assert any(b.startswith("About 85% right: of 40 held-out hand-judged beam-search outputs with a verdict score like "
                             "this one (0.50–1.00), about 85% (34) were right. Confidence ") for b in values(at.info))
     assert not any("probably" in b or b.startswith("Uncertain") for b in boxes(at))
     assert "| 0.50–1.00 | 40 | 34 | 85% |" in " ".join(values(at.markdown))

@@ -250,8 +250,61 @@ def test_a_scored_output_is_told_the_measured_frequency_of_its_band():
     v = confidence.judge(calibrations, "beam", 0.3)
     kind, said = verdicts.verdict_message(v, calibrations["beam"], {"method": "beam"}, calibrations, f)
     assert (kind, said) == ("warning", "About 30% right: of 120 held-out hand-judged beam-search outputs with a "
-                                       "score like this one (0.00–0.50), about 30% (36) were right. Confidence 30%.")
+                                       "verdict score like this one (0.00–0.50)"
+                                       ", about 30% (36) were right. Confidence 30%.")
     assert verdicts.verdict_name(v, f) == "about 30% right (of 120 held out)"
     assert "| 0.00–0.50 | 120 | 36 | 30% |" in calibration_tables.score_table(calibrations["beam"], confidence.PLAIN)
     boxes = verdicts.batch_messages([v], calibrations["beam"], {"method": "beam"}, calibrations, [f], [False])
     assert not any("probably" in text or "Uncertain" in text for _, text in boxes)
+
+
+# Outputs with forced tokens, and the verdict score told apart from the confidence and the search score
+FORCED_REPORT = {"format": 3, "methods": {"beam": {
+    **CALIBRATION["methods"]["beam"],
+    "scorers": {"plain": scorer_entry(-2.0, [(0.0, 0.5, 120, 36), (0.5, 1.0, 30, 27)])}}}}
+SCORED = confidence.parse_calibration(FORCED_REPORT)
+
+
+def measured(out):
+    return (confidence.judge(SCORED, "beam", out.confidence),
+            confidence.frequency(SCORED, "beam", out, "Guten Morgen.", "de-en"))
+
+
+def test_outputs_with_forced_tokens_are_told_that_no_measured_frequency_applies():
+    prefixed = translation(prefix_len=2)
+    assert verdicts.forced(prefixed) and verdicts.forced(translation(), steered=True)  # an alternative at word 1
+    assert not verdicts.forced(translation())
+    v, f = measured(prefixed)
+    assert f is not None  # the runtime would place it: the page must not
+    kind, said = verdicts.verdict_message(v, SCORED["beam"], {"method": "beam"}, SCORED, f,
+                                          is_forced=True)
+    assert said == f"{verdicts.FORCED}. Confidence 30%."
+    assert "held-out" not in said and "%" not in verdicts.FORCED and "right" not in said.lower()
+    assert said.count(". ") == 1  # one sentence, then the confidence
+    assert not any(label in said.lower() for label in LABELS)
+    assert verdicts.verdict_name(v, f, is_forced=True) == "no measured frequency (forced start)"
+    known = {"verdict": "works", "output": prefixed.text}
+    _, hand = verdicts.verdict_message(v, SCORED["beam"], {"method": "beam"}, SCORED, f, known,
+                                       prefixed.text, is_forced=True)
+    assert hand.startswith("✓ Judged right by hand") and "held-out" not in hand and "no measured frequency" in hand
+    boxes = verdicts.batch_messages([v, v], SCORED["beam"], {"method": "beam"}, SCORED, [f, f],
+                                    [False, False], [True, False])
+    texts = " ".join(text for _, text in boxes)
+    assert "Line(s) 1: no measured frequency applies" in texts
+    assert not any(label in texts.lower() for label in LABELS)  # line 2 is read in the table, line 1 is told
+    table = verdicts.results_table(["a", "b"], [prefixed, translation()], [v, v], [f, f], None, [True, False])
+    assert list(table["verdict"]) == ["no measured frequency (forced start)", "about 30% right (of 120 held out)"]
+
+
+def test_the_verdict_score_is_told_apart_from_the_confidence_and_the_search_score_with_a_link():
+    out = translation(score=-2.587, confidence_=0.64)
+    v, f = measured(out)
+    line = verdicts.score_line(f, v, out)
+    assert line.startswith(f"Verdict score {f.score:.2f}: ")
+    assert "(Model_card#the-verdict-score)" in line
+    assert "confidence (64%" in line and "search score (-2.587" in line
+    assert "verdict score like this one" in f.words
+    caption = verdicts.confidence_caption(out, v, "")
+    assert "search score (length-normalised log-probability): -2.587" in caption
+    definition = calibration_tables.score_definition()
+    assert "not the confidence" in definition and "search score" in definition

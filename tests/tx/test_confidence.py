@@ -181,11 +181,14 @@ def test_the_score_is_reported_on_outputs_it_was_not_fitted_on_and_the_runtime_c
     assert abs(scorer.score(rows[70][1], "en-de") - 1 / (1 + np.exp(-by_hand))) < 1e-12
     with pytest.raises(ValueError, match="no score fitted for direction 'fr-en'"):
         scorer.score(rows[70][1], "fr-en")
-    # held out means it: each half scored by the fit on the other half alone (the halves of tx.confidence.halves)
+    # held out means it: each half scored by the fit on the other half alone (the halves of tx.confidence.halves),
+    # with the feature set that half chose (tests/tx/test_confidence_selection.py)
     halves_ = [[r for d in kept for r in [x for x in rows if x[0] == d][start::2]] for start in (0, 1)]
     scores, labels = [], []
+    chosen = result["back"]["selection"]["chosen_on_each_half"]
+    assert all("source_log_prob" in c and set(c) <= set(FEATURES) for c in chosen)
     for k in (0, 1):
-        other = parse_scorer({**fit_scorer(halves_[1 - k], FEATURES, ["de-en", "en-de"]),
+        other = parse_scorer({**fit_scorer(halves_[1 - k], tuple(chosen[k]), ["de-en", "en-de"]),
                               "bands": [{"from": 0, "to": 1, "outputs": 1, "right": 1}]})
         scores += [other.score(f, d) for d, f, _ in halves_[k]]
         labels += [ok for *_, ok in halves_[k]]
