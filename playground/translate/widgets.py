@@ -10,7 +10,7 @@ from playground import figures, inputs, model_paths, models
 from playground import widgets as shared
 from runtime import confidence, confidence_score
 
-from . import calibration_tables, verdicts
+from . import calibration_tables, result_words, verdicts
 from .cross import cross_figure
 from .settings import Decoding, first_change
 
@@ -123,12 +123,12 @@ def result(done: dict[str, Any], model, calibrated: dict, by_source: dict[str, d
     frequencies = [None if x else confidence.frequency(calibrated, used["method"], r, line, direction, b)
                    for r, line, b, x in zip(results, lines, back, is_forced, strict=True)]
     known = [by_source.get(line) for line in lines]
-    cut = verdicts.truncation_warning(results, model.max_src_len)
+    cut = result_words.truncation_warning(results, model.max_src_len)
     if cut:
         st.warning(cut)
-    st.subheader(verdicts.headline(models.direction_label(used["direction"]), used, done["provider"], done["ms"]))
+    st.subheader(result_words.headline(models.direction_label(used["direction"]), used, done["provider"], done["ms"]))
     source_language = models.LANGUAGES.get(used["direction"][0], used["direction"][0])
-    single, outside = len(results) == 1, verdicts.outside_warning(results)
+    single, outside = len(results) == 1, result_words.outside_warning(results)
     if single:
         st.text(f"Source ({source_language}): {lines[0]}")
     if single and results[0].warning:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from playground.translate import calibration_tables, cross, settings, verdicts
+from playground.translate import calibration_tables, cross, result_words, settings, verdicts
 from runtime import confidence, confidence_score
 from runtime.text import Translation
 from runtime.tsv import read_tsv
@@ -111,16 +111,17 @@ def test_the_result_table_and_the_warnings_over_it():
     assert list(table["verdict"]) == ["probably wrong", "probably right"]
     unjudged = verdicts.results_table(["Hallo"], results[:1], [confidence.judge({}, "beam", 0.3)])
     assert list(unjudged["verdict"]) == ["no verdict"]
-    assert verdicts.truncation_warning(results, 128).startswith("Input too long: line(s) 2 exceeded the model's 128")
-    assert verdicts.outside_warning(results).startswith("Line(s) 2 are mostly outside")
-    assert verdicts.truncation_warning(results[:1], 128) is None and verdicts.outside_warning(results[:1]) is None
+    words = result_words
+    assert words.truncation_warning(results, 128).startswith("Input too long: line(s) 2 exceeded the model's 128")
+    assert words.outside_warning(results).startswith("Line(s) 2 are mostly outside")
+    assert words.truncation_warning(results[:1], 128) is None and words.outside_warning(results[:1]) is None
 
 
 def test_headline_and_confidence_caption():
     used = decoding(method="sample", temperature=0.7, top_k=5, seed=3).settings("x")
-    assert verdicts.headline("DE → EN", used, "CPUExecutionProvider", 12.4) == (
+    assert result_words.headline("DE → EN", used, "CPUExecutionProvider", 12.4) == (
         "DE → EN · sampling (temperature 0.7, top-k 5, top-p 1, seed 3) · fp32 on CPUExecutionProvider · 12 ms")
-    assert verdicts.method_label(decoding(stop_early=True).settings("x")) == (
+    assert result_words.method_label(decoding(stop_early=True).settings("x")) == (
         "beam 4, α 0.6, stopped once a beam's worth finished")
     caption = verdicts.confidence_caption(translation(), confidence.judge(CALIBRATIONS, "beam", 0.3), "said")
     assert caption.startswith("Confidence 30% is the geometric mean of the model's token probabilities; said")
