@@ -26,7 +26,7 @@ from typing import Any
 from tx.run_files import METRICS_FILE
 from tx.trainer import MODEL_DIR
 
-from .carried import keep_pieces, piece_folders, read_pieces_manifest
+from .carried import piece_folders, read_pieces_manifest
 from .code_copy import copy_code, is_code_copy
 from .corpus import unpack_corpus
 from .handback import ReturnLimits, hand_back
@@ -83,7 +83,7 @@ def prepare_corpus(root: Path, work: Path) -> Path:
     if marker.is_file() and marker.read_text().strip() == whole.sha256:
         return folder
     if not is_joined(whole, archive):
-        keep_pieces(root, work)
+        # joined straight from this call's carry: the archive itself is what later calls keep (no copy of its pieces)
         archive.parent.mkdir(parents=True, exist_ok=True)
         join_pieces(whole, piece_folders(root, work), archive)
     unpack_corpus(archive, folder)
