@@ -9,6 +9,7 @@ from runtime.spec import GraphSpec
 
 from .experiments import EXPERIMENT_MODULES
 from .fused_graphs import FusedClassifierGraph, FusedDecoderStepGraph, FusedEncoderGraph
+from .patching import PATCHING_MODULES
 from .walkthrough import WALKTHROUGH_MODULES
 from .wrappers import ClassifierGraph, DecoderExplainGraph, DecoderStepGraph, EncoderGraph
 
@@ -25,7 +26,7 @@ def wrapper_for(model: nn.Module, spec: GraphSpec, fused_attention: bool = False
         "decoder_explain": lambda: DecoderExplainGraph(model),
     }
     builders |= {name: (lambda module=module: module(model))
-                 for name, module in (WALKTHROUGH_MODULES | EXPERIMENT_MODULES).items()}
+                 for name, module in (WALKTHROUGH_MODULES | EXPERIMENT_MODULES | PATCHING_MODULES).items()}
     if spec.name not in builders:
         raise ValueError(f"no wrapper for graph {spec.name!r}")
     return builders[spec.name]().eval()

@@ -23,6 +23,7 @@ from runtime.spec import (
     ModelShape,
     experiment_graphs,
     graphs_for,
+    patching_graphs,
     walkthrough_graphs,
 )
 from tx import load_model_dir, read_model_config
@@ -102,8 +103,9 @@ def describe_scheme(scheme: Int8Scheme, vnni: bool) -> dict[str, object]:
 
 def shown_graphs(shape: ModelShape, walkthrough: bool = True, experiments: bool = True) -> list[GraphSpec]:
     """The graphs that are shown, not served (fp32 only, exported beside the served ones): the walkthrough's and
-    the experiments'."""
-    return (walkthrough_graphs(shape) if walkthrough else []) + (experiment_graphs(shape) if experiments else [])
+    the experiments' (the patching graphs among them)."""
+    return (walkthrough_graphs(shape) if walkthrough else []) + (
+        experiment_graphs(shape) + patching_graphs(shape) if experiments else [])
 
 
 def planned_files(model_dir: Path, precisions: tuple[str, ...], walkthrough: bool = True,

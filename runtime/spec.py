@@ -361,3 +361,77 @@ def experiment_graphs(shape: ModelShape) -> list[GraphSpec]:
     if shape.kind == "classifier":
         return [classifier_experiment_graph(shape)]
     raise ValueError(f"no experiment graphs for model kind {shape.kind!r}")
+
+
+# ---------------------------------------------------------------- the patching graphs
+# Activation patching (runtime.experiments.patching): run one source (the corrupted one) with some activations
+# replaced by another run's (the clean one's). A patched activation becomes
+#     where · value + (1 − where) · x
+# at each patch point: the residual stream at point 0 (the embeddings after the positional encoding) and after
+# each layer (points 1..L), and each head's output (its context vector, before W_O mixes the heads, as the gates).
+# Values carry no batch axis (one clean run's, laid out at the corrupted run's positions); where-masks do, so one
+# run tries a whole grid of patches, one row each. With every where 0 the graphs compute what the experiment graphs
+# do. Outputs are batch-first ((B, L + 1, ...)): the clean run's outputs are the next call's values.
+
+
+def _patch_inputs(prefix: str, layers: int, length: str, shape: ModelShape) -> tuple[TensorSpec, ...]:
+    """resid_value (L + 1, T, D), resid_where (B, L + 1, T), then per head kind kind_value (L, H, T, K) and
+    kind_where (B, L, H, T); `prefix` names the head kinds ("enc_self" or "dec_self", "dec_cross")."""
+    h, k = shape.n_heads, shape.head_dim
+    inputs = (TensorSpec("resid_value", "float32", (layers + 1, length, shape.d_model)),
+              TensorSpec("resid_where", "float32", (BATCH, layers + 1, length)))
+    for kind in prefix.split():
+        inputs += (TensorSpec(f"{kind}_value", "float32", (layers, h, length, k)),
+                   TensorSpec(f"{kind}_where", "float32", (BATCH, layers, h, length)))
+    return inputs
+
+
+def _patch_outputs(kinds: str, layers: int, length: str, shape: ModelShape) -> tuple[TensorSpec, ...]:
+    """resid (B, L + 1, T, D): the stream at every patch point (after its patch); kind_heads (B, L, H, T, K): each
+    head's output before its patch."""
+    outputs = (TensorSpec("resid", "float32", (BATCH, layers + 1, length, shape.d_model)),)
+    return outputs + tuple(TensorSpec(f"{kind}_heads", "float32", (BATCH, layers, shape.n_heads, length,
+                                                                    shape.head_dim)) for kind in kinds.split())
+
+
+def encoder_patch_graph(shape: ModelShape) -> GraphSpec:
+    """Source + patches -> memory (after the final norm of a pre-LN model), the residual stream at every point,
+    every encoder head's output."""
+    inputs = (TensorSpec("src_ids", "int64", (BATCH, SRC)), TensorSpec("src_mask", MASK_DTYPE, (BATCH, SRC)),
+              *_patch_inputs("enc_self", shape.n_layers, SRC, shape))
+    outputs = (TensorSpec("memory", "float32", (BATCH, SRC, shape.d_model)),
+               *_patch_outputs("enc_self", shape.n_layers, SRC, shape))
+    return GraphSpec("encoder_patch", inputs, outputs, explain=True, batchable=True)
+
+
+def decoder_patch_graph(shape: ModelShape) -> GraphSpec:
+    """A teacher-forced target over the memory (B, S, D: patching the memory is done outside) + patches -> the
+    last layer's states (B, T, D) (before the final norm of a pre-LN model: `logit_lens_graph` projects them), the
+    residual stream at every point, every self- and cross-attention head's output."""
+    layers = shape.n_decoder_layers
+    inputs = (TensorSpec("tgt_ids", "int64", (BATCH, TGT)),
+              TensorSpec("memory", "float32", (BATCH, SRC, shape.d_model)),
+              TensorSpec("src_mask", MASK_DTYPE, (BATCH, SRC)),
+              *_patch_inputs("dec_self dec_cross", layers, TGT, shape))
+    outputs = (TensorSpec("states", "float32", (BATCH, TGT, shape.d_model)),
+               *_patch_outputs("dec_self dec_cross", layers, TGT, shape))
+    return GraphSpec("decoder_patch", inputs, outputs, explain=True, batchable=False)
+
+
+def classifier_patch_graph(shape: ModelShape) -> GraphSpec:
+    """Input + patches -> the calibrated logits (as the served classifier), the residual stream at every point,
+    every head's output."""
+    inputs = (TensorSpec("input_ids", "int64", (BATCH, SEQ)), TensorSpec("attention_mask", MASK_DTYPE, (BATCH, SEQ)),
+              *_patch_inputs("enc_self", shape.n_layers, SEQ, shape))
+    outputs = (TensorSpec("logits", "float32", (BATCH, shape.n_classes)),
+               *_patch_outputs("enc_self", shape.n_layers, SEQ, shape))
+    return GraphSpec("classifier_patch", inputs, outputs, explain=True, batchable=True)
+
+
+def patching_graphs(shape: ModelShape) -> list[GraphSpec]:
+    """The patching graphs (beside the experiment graphs; the translator's also needs `logit_lens_graph`)."""
+    if shape.kind == "seq2seq":
+        return [encoder_patch_graph(shape), decoder_patch_graph(shape)]
+    if shape.kind == "classifier":
+        return [classifier_patch_graph(shape)]
+    raise ValueError(f"no patching graphs for model kind {shape.kind!r}")

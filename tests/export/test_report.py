@@ -26,6 +26,7 @@ from runtime.spec import (
     SPEC_VERSION,
     experiment_graphs,
     graphs_for,
+    patching_graphs,
     walkthrough_graphs,
 )
 
@@ -46,7 +47,7 @@ def test_export_report_records_versions_opset_diffs_sizes_and_hashes(task):
     versions = report["versions"]
     assert versions["torch"] == torch.__version__ and versions["onnx"] == onnx.__version__
     assert versions["onnxruntime"] == ort.__version__ and versions["python"] and versions["cpu"]
-    shown = walkthrough_graphs(shape) + experiment_graphs(shape)
+    shown = walkthrough_graphs(shape) + experiment_graphs(shape) + patching_graphs(shape)
     specs = graphs_for(shape) + shown
     assert sorted((g["graph"], g["precision"]) for g in report["graphs"]) == sorted(
         [(s.name, p) for s in graphs_for(shape) for p in ("fp32", "int8")]
