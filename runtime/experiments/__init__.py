@@ -17,7 +17,8 @@ Every function takes the `ExperimentModel` first and returns a frozen dataclass 
 keeps state between calls except the reference means, cached on the model (`reference_means`). Heads are
 `Head(kind, layer, head)` counted from 0, kind one of HEAD_KINDS ("enc_self", "dec_self", "dec_cross").
 Modules: model (sessions, `Sentence`), lens, heads (knock-outs, importance), reference (the mean-ablation set),
-occlude (occlusion). The graphs are `runtime.spec`'s experiment graphs, made by `python -m export MODEL_DIR` (and
+occlude (occlusion), patching / patch_grids / classifier_patching (activation patching: docs/experiments.md
+"Activation patching"). The graphs are `runtime.spec`'s experiment graphs, made by `python -m export MODEL_DIR` (and
 added to an older export by `--if-stale`). docs/experiments.md has the measurements and the choices made.
 """
 from ..spec import HEAD_KINDS
@@ -30,6 +31,7 @@ from .classifier import (
     classify_knockout,
     classify_occlusion,
 )
+from .classifier_patching import ClassifierPatching, ReviewPair, classify_grids, classify_patching, review_pair
 from .heads import (
     KIND_NAMES,
     MODES,
@@ -46,6 +48,16 @@ from .lens import LogitLens, logit_lens
 from .model import ExperimentModel, Sentence, attention_maps, sentence_from
 from .occlude import METHODS as OCCLUSION_METHODS
 from .occlude import Occlusion, OcclusionRow, occlusion, spearman
+from .patch_common import Alignment, Patch, PatchGrid, align
+from .patch_grids import (
+    Retranslation,
+    decoder_residual_grid,
+    encoder_residual_grid,
+    head_grid,
+    memory_grid,
+    retranslate,
+)
+from .patching import Metric, PatchPair, patch_pair, with_patching
 from .reference import REFERENCE_PAIRS, REFERENCE_REVIEWS, HeadMeans, reference_means
 
 __all__ = [
@@ -55,4 +67,7 @@ __all__ = [
     "occlusion", "Occlusion", "OcclusionRow", "OCCLUSION_METHODS", "spearman",
     "ClassifierExperimentModel", "Review", "classify_knockout", "ClassifierKnockout", "classify_head_importance",
     "classify_occlusion", "ClassifierOcclusion", "REFERENCE_REVIEWS",
+    "patch_pair", "PatchPair", "Metric", "Patch", "PatchGrid", "Alignment", "align", "with_patching",
+    "encoder_residual_grid", "decoder_residual_grid", "head_grid", "memory_grid", "retranslate", "Retranslation",
+    "classify_patching", "ClassifierPatching", "review_pair", "ReviewPair", "classify_grids",
 ]

@@ -50,9 +50,9 @@ def pieces_text(pieces: Sequence[str]) -> str:
 
 
 def align(clean_ids: Sequence[int], corrupted_ids: Sequence[int], clean_pieces: Sequence[str],
-          corrupted_pieces: Sequence[str], fixed_ends: bool) -> Alignment:
+          corrupted_pieces: Sequence[str], fixed_ends: bool, noun: str = "source") -> Alignment:
     """The alignment rule (module doc). fixed_ends: the first and last positions are the language tag and </s>,
-    present in every source, so they do not count as aligned text."""
+    present in every source, so they do not count as aligned text. noun: what the inputs are called in messages."""
     n_clean, n_corrupted = len(clean_ids), len(corrupted_ids)
     if n_clean == n_corrupted:
         return Alignment(list(range(n_clean)), list(range(n_clean)), n_corrupted, None)
@@ -69,11 +69,11 @@ def align(clean_ids: Sequence[int], corrupted_ids: Sequence[int], clean_pieces: 
     left_clean = clean_pieces[prefix:n_clean - suffix]
     left_corrupted = corrupted_pieces[prefix:n_corrupted - suffix]
     if not text:
-        raise ValueError(f"the clean source has {n_clean} pieces and the corrupted one {n_corrupted}, and no piece "
+        raise ValueError(f"the clean {noun} has {n_clean} pieces and the corrupted one {n_corrupted}, and no piece "
                          f"of the text is the same at their start or end, so no position aligns: nothing to patch. "
                          f"Make them differ in a word that keeps the number of pieces, or share their beginning "
                          f"or end.")
-    note = (f"The clean source has {n_clean} pieces and the corrupted one {n_corrupted}: only the common start "
+    note = (f"The clean {noun} has {n_clean} pieces and the corrupted one {n_corrupted}: only the common start "
             f"({prefix} pieces) and end ({suffix} pieces) align and are patched; left out: clean "
             f"'{pieces_text(left_clean)}', corrupted '{pieces_text(left_corrupted)}' (corrupted positions "
             f"{prefix}–{n_corrupted - suffix - 1}).")
