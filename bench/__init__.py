@@ -19,6 +19,7 @@ BENCHMARKS = {
     "experiments_page": "the Experiments page's server time through AppTest (each experiment, a new sentence)",
     "training_page": "the Train-your-own page's targets: time to 99%, Translate while training, stop to no CPU",
     "experiments": "runtime.experiments on the shipped translator: the head-importance grid and every other call",
+    "patching": "activation patching on the shipped translator: the encoder grid on ~20 tokens, the other grids",
     "serve_load": "the Ray Serve service under load: requests/s, p50/p90/p99, errors, memory; faults with --faults",
     "bare_loop": "the reference the Train page is measured against: a bare training loop on copy or reverse",
     "alignment": "which cross-attention (layer, head, mean) agrees with Ding word pairs on held-out sentences",
