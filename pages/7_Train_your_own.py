@@ -23,9 +23,9 @@ training.finalize(st.session_state)
 processes.SPARE.keep()  # a worker warm before the click, torch imported: Train's first step comes within a second
 
 # ---------------------------------------------------------------- the task and the knobs
-# This script run is the Train click's: it trains below, and every control above is disabled until it ends (a click
-# on one would rerun the page and so end the run).
-starting = st.session_state.get("train_go") is True
+# This script run is the Train click's (its callback asked for it): it trains below, and every control, Train too,
+# is disabled until it ends (a click on one would rerun the page and so end the run; Stop is the way to end it).
+starting = session.training_requested(st.session_state)
 task = st.radio("Task", list(widgets.TASK_LABELS), format_func=widgets.TASK_LABELS.get, key="train_task",
                 horizontal=True, help=widgets.TASK_HELP, disabled=starting)
 left, right = st.columns(2)
@@ -41,7 +41,10 @@ if problem:
     (st.info if task == "file" and data_path is None and "Upload" in problem else st.error)(problem)
 
 # ---------------------------------------------------------------- training
-if st.button("Train", key="train_go", type="primary", disabled=problem is not None):
+# Streamlit drops a disabled button's click, so the run starts from the flag Train's callback set, not its value.
+st.button("Train", key="train_go", type="primary", disabled=problem is not None or starting,
+          on_click=session.request_training, args=(st.session_state,))
+if starting and problem is None:
     training.train(training.new_run(config), data_path, config["max_seconds"])
     st.rerun()
 

@@ -164,13 +164,28 @@ CLICKS = (("train_stop", "you pressed Stop"), ("train_leave_queue", "you left th
           ("train_precision", "you changed Try it's precision"), ("train_download", "you clicked a download"),
           ("train_upload", "you changed the uploaded file"), ("train_", "you changed a setting"))
 ELSEWHERE = "a click elsewhere (another page, a control outside the page's own) ended it"
+# Train is disabled while its run trains, but a second click sent before the browser drew it disabled (a double
+# click) still reaches the server: it reruns the page, which ends the run, and Streamlit drops the disabled
+# button's click, so no new run starts.
+TRAIN_AGAIN = "you pressed Train again while it trained (Train is disabled during a run: press it once a run ended)"
+TRAIN_REQUEST = "train_requested"  # set by Train's callback: the next script run is the one that trains
+
+
+def request_training(state: MutableMapping) -> None:
+    """Train's on_click: it runs before the script run the click starts, and only while Train is enabled."""
+    state[TRAIN_REQUEST] = True
+
+
+def training_requested(state: MutableMapping) -> bool:
+    """Whether this script run is the one a Train click started (once: a later rerun is not)."""
+    return state.pop(TRAIN_REQUEST, False) is True
 
 
 def widget_values(state: Mapping[str, Any]) -> dict[str, Any]:
     """The page's widget values ("train_…" keys) as plain values, to compare after a click."""
     values = {}
     for key in list(state.keys()):
-        if key.startswith("train_") and key not in (STATE_KEY, "train_go"):  # Train's own click started the run
+        if key.startswith("train_") and key not in (STATE_KEY, "train_go", TRAIN_REQUEST):
             value = state.get(key)
             values[key] = value if isinstance(value, (str, int, float, bool, tuple, type(None))) else repr(value)
     return values
@@ -179,6 +194,8 @@ def widget_values(state: Mapping[str, Any]) -> dict[str, Any]:
 def ended_by(before: dict[str, Any], state: Mapping[str, Any]) -> str:
     """Which click ended a run: the first widget whose value changed since the run started (a button clicked is
     True), in words (CLICKS)."""
+    if state.get("train_go") is True:  # widget_values leaves Train out: a click that started a run is no ender
+        return TRAIN_AGAIN
     now = widget_values(state)
     changed = [key for key, value in now.items() if value != before.get(key, False if value is True else value)]
     changed.sort(key=lambda key: key != "train_stop")  # Stop first: it is the one that says what the user meant

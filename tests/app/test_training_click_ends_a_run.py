@@ -1,6 +1,6 @@
-"""Issue 44.2: a click on another control during a training ended the run without a word ("Run 1: copy stopped
-after 92 steps in 9.7 s"). Now the Train click's script run disables every knob, says beside Stop which clicks end
-the run, and the run's summary names the click that ended it. In AppTest, on a worker that never ends by itself:
+"""A click during a training ends the run: the Train click's script run disables every knob and Train itself, says
+beside Stop which clicks end the run, and the run's summary names the click that ended it (a Train click that
+arrives anyway, too, on the page as it happens). In AppTest, on a worker that never ends by itself:
 the interruption a click causes is Streamlit's StopException at the live view's next poll."""
 from __future__ import annotations
 
@@ -50,11 +50,30 @@ def disabled(at, key: str) -> bool:
 def test_the_knobs_are_locked_while_a_run_trains_and_stop_says_what_ends_it(interrupted_run):
     at = interrupted_run
     assert [key for key in KNOBS if not disabled(at, key)] == []
+    assert at.button(key="train_go").disabled  # Train too: a second click would end this run and start another
+    assert not at.button(key="train_stop").disabled
     assert any("locked while this run trains" in c and "any other click" in c for c in values(at.caption))
     with pytest.raises(AppTestError, match="disabled"):  # the click on "sort" that ended a run is not possible
         at.radio(key="train_task").set_value("sort")
     at.run()  # the next script run (the Train click's is over): the knobs are free again
     assert [key for key in KNOBS if disabled(at, key)] == []
+    assert not at.button(key="train_go").disabled
+
+
+def test_a_train_click_that_arrives_during_a_run_is_named_and_starts_nothing(interrupted_run):
+    """A double click on Train: its second half leaves the browser before the disabled button is drawn, so the
+    server gets a Train click during Run 1. It ends Run 1 (any rerun does), starts no Run 2 (Streamlit drops a
+    disabled button's click), and the page says which click ended Run 1, not "a click elsewhere"."""
+    at = interrupted_run
+    train = at.button(key="train_go")
+    train._value = True  # that click: AppTest refuses a click on a disabled button, a browser's race does not
+    at.run()
+    clean(at)
+    runs = at.session_state[session.STATE_KEY].records
+    assert [r.number for r in runs] == [1]
+    (summary,) = [w for w in values(at.warning) if w.startswith("**Run 1:")]
+    assert "stopped" in summary and f"because {session.TRAIN_AGAIN}" in summary, summary
+    assert not at.button(key="train_go").disabled  # the run ended: Train is free again
 
 
 @pytest.mark.parametrize(("click", "words"), [
@@ -81,4 +100,5 @@ def test_a_click_on_what_the_page_drew_before_the_run_is_named():
     assert session.ended_by(before, {**before, "train_run_1": "Run 2: copy"}) == "you picked another run"
     assert session.ended_by(before, {**before, "train_input": "3 4", "train_stop": True}) == "you pressed Stop"
     assert session.ended_by(before, {**before, "train_task": "sort"}) == "you changed the task"
+    assert session.ended_by(before, {**before, "train_go": True}) == session.TRAIN_AGAIN
     assert session.ended_by(before, dict(before)) == session.ELSEWHERE
