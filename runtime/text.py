@@ -127,10 +127,7 @@ def check_steering(n_texts: int, method: str, beam: int, num_hypotheses: int, re
         for i, prefix in enumerate(target_prefix):
             if prefix is not None and not isinstance(prefix, str):
                 raise ValueError(f"the target prefix of text #{i} is a {type(prefix).__name__}, not a string")
-    if return_alternatives:
-        if target_prefix is None or any(p is None for p in target_prefix):
-            raise ValueError("return_alternatives takes the alternatives at the position after each text's target "
-                             "prefix: give every text a target_prefix ('' for the first position)")
+    if return_alternatives:  # at the position after each text's prefix; no prefix (None, ""): the first position
         if not 1 <= num_hypotheses <= MAX_ALTERNATIVES:
             raise ValueError(f"num_hypotheses (the number of alternatives) must be between 1 and "
                              f"{MAX_ALTERNATIVES}, got {num_hypotheses}")
@@ -242,19 +239,20 @@ class TextTranslator:
         are equal ("▁me?" and "▁me ?") are merged, the best score kept, and where that leaves fewer than n one
         search with twice the beam (at most WIDEST_BEAM) adds texts not yet in the list, after the first
         search's; the list may still be shorter than n when no wider search finds more. The first is what
-        `translate` returns. (CTranslate2's n best are token-level: its lists may repeat a text.) Greedy: 1 only.
-        Sample: n independent draws, duplicates merged (so up to n), best score first.
-        return_alternatives: at the position right after each text's prefix (needs target_prefix, "" for the
-        first position), the num_hypotheses most likely next tokens (1 <= n <= MAX_ALTERNATIVES), each completed
-        to a whole translation by `method` (one batched search over all of them): token i of a translation is
-        the alternative, i = its `prefix_len`, and `token_probs[prefix_len]` its probability; the list is sorted
-        by that probability, most likely first.
+        `translate` returns. CTranslate2's n best are token-level (its lists may repeat a text), as are
+        `runtime.decoding.beam_search(num_hypotheses=n)`'s, which equal them token for token (docs/steering.md).
+        Greedy: 1 only. Sample: n independent draws, duplicates merged (so up to n), best score first.
+        return_alternatives: at the position right after each text's prefix (a text without one: the first
+        position, as in CTranslate2), the num_hypotheses most likely next tokens (1 <= n <= MAX_ALTERNATIVES),
+        each completed to a whole translation by `method` (one batched search over all of them): token i of a
+        translation is the alternative, i = its `prefix_len`, and `token_probs[prefix_len]` its probability; the
+        list is sorted by that probability, most likely first.
         alignment: fill each translation's `alignment` (runtime.alignment.align; the search records the
         cross-attention it needs). A text's results do not depend on the texts batched with it, except with
         method="sample", whose draws follow the batch.
-        Raises ValueError (besides `translate`'s cases) for num_hypotheses out of range, alternatives without a
-        prefix position, a target_prefix list of the wrong length, or a prefix that leaves no room within
-        max_len; a prefix mostly in a script the model never read is translated with a `warning`.
+        Raises ValueError (besides `translate`'s cases) for num_hypotheses out of range, a target_prefix list of
+        the wrong length, or a prefix that leaves no room within max_len; a prefix mostly in a script the model
+        never read is translated with a `warning`.
         """
         check_texts(texts)
         self.check_settings(src_lang, tgt_lang, method, attention)

@@ -211,6 +211,19 @@ def test_alternatives_are_the_top_k_after_the_prefix_each_completed(translator, 
                 assert [a.token_ids[i] for i in rest] == [int(forced[i].argmax()) for i in rest]
 
 
+@pytest.mark.parametrize("method", ["greedy", "beam"])
+def test_alternatives_without_a_prefix_are_taken_at_the_first_position(translator, method):
+    """As CTranslate2's return_alternatives without a target_prefix: no prefix (none at all, or None for a text)
+    means the first position, exactly as the prefix ""."""
+    texts, kw = GERMAN[:2], dict(method=method, beam=2, max_len=10, return_alternatives=True, num_hypotheses=3)
+    at_first = [[(a.token_ids, a.prefix_len) for a in alts]
+                for alts in translator.translate_n_best(texts, target_prefix=["", ""], **kw)]
+    for prefixes in (None, [None, ""], [None, None]):
+        results = translator.translate_n_best(texts, target_prefix=prefixes, **kw)
+        assert [[(a.token_ids, a.prefix_len) for a in alts] for alts in results] == at_first
+    assert all(len(alts) == 3 and {p for _, p in alts} == {0} for alts in at_first)
+
+
 def test_the_first_alternative_is_the_plain_greedy_translation(translator):
     [alternatives] = translator.translate_n_best([GERMAN[2]], method="greedy", max_len=12, target_prefix=[""],
                                                  return_alternatives=True, num_hypotheses=3)
@@ -266,8 +279,6 @@ def test_translations_carry_one_alignment_entry_per_target_word(translator):
     (dict(num_hypotheses=5, beam=4), r"between 1 and the beam \(4\), got 5"),
     (dict(num_hypotheses=0), r"between 1 and the beam \(4\), got 0"),
     (dict(num_hypotheses=2, method="greedy"), "greedy search finds one translation"),
-    (dict(return_alternatives=True), "give every text a target_prefix"),
-    (dict(return_alternatives=True, target_prefix=[None]), "give every text a target_prefix"),
     (dict(return_alternatives=True, target_prefix=[""], num_hypotheses=0), "alternatives.*between 1 and 32"),
 ])
 def test_bad_steering_is_a_clear_error(translator, kw, message):
