@@ -5,7 +5,7 @@ HTML file, and the URL holds it. The logic is in playground/experiments/."""
 import streamlit as st
 
 from playground import models
-from playground.experiments import checks, classifier_widgets, engine_widgets, link
+from playground.experiments import checks, classifier_widgets, engine_widgets, link, patching_widgets
 from playground.experiments import widgets as experiments
 
 models.page_setup("Experiments")
@@ -33,7 +33,9 @@ if problem:
     st.query_params.from_dict(state.url())
     st.stop()
 
-if choice == "sentiment":
+if choice == "sentiment" and exp == "patch":
+    report = patching_widgets.classifier_experiment(text.strip(), state)
+elif choice == "sentiment":
     report = classifier_widgets.experiment(text.strip(), state, shapes[choice])
 else:
     direction = experiments.direction_of(choice)
@@ -44,6 +46,8 @@ else:
     st.info(f"Greedy translation: **{base.text or '(empty output)'}**")
     if exp == "compare":
         report = experiments.compare(model, direction, text.strip(), base, state)
+    elif exp == "patch":
+        report = patching_widgets.experiment(model, base, direction, text.strip(), state)
     else:
         report = engine_widgets.engine_experiment(model, base, direction, text.strip(), state, shapes[choice])
 experiments.show_corrections(state.notes)

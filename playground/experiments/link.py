@@ -6,10 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from . import patching_link
+
 EXPERIMENTS = {"compare": "Edit and compare", "lens": "Logit lens", "knockout": "Knock out heads",
-               "occlusion": "Which source words a target word needed"}
+               "occlusion": "Which source words a target word needed", "patch": "Patch activations"}
 # The classifier's experiments (the logit lens and edit-and-compare are the translator's), as its page names them.
-CLASSIFIER_EXPERIMENTS = {"knockout": "Knock out heads", "occlusion": "Which words the label needed"}
+CLASSIFIER_EXPERIMENTS = {"knockout": "Knock out heads", "occlusion": "Which words the label needed",
+                          "patch": "Patch activations"}
 AGAINST = {"edit": "an edited sentence", "int8": "the int8 model (same input)",
            "trained": "a model you trained on the Train page (same input)"}
 # The attention kinds as the URL spells them, and as a reader names them.
@@ -18,7 +21,8 @@ KINDS = {"enc_self": "encoder self-attention", "dec_self": "decoder self-attenti
 ABLATIONS = {"zero": "zero (the head's output set to 0)", "mean": "mean (the head's output replaced by its mean)"}
 # What a model keeps of its experiment across a switch to the other model and back: the widgets' values, named as
 # their keys after "exp_" (the page's text, the experiment, and each experiment's own controls).
-SETTINGS = ("text", "exp", "against", "other", "heads", "ablation", "over", "position", "method")
+SETTINGS = ("text", "exp", "against", "other", "heads", "ablation", "over", "position", "method",
+            *patching_link.KEYS.values())
 MAX_TEXT = 400  # characters a link may carry (the model reads at most 128 tokens; the page says if it cut more)
 MAX_HEADS = 72  # heads knocked out at once: 3+3 layers x 8 heads x 3 kinds is 72 on the shipped translator
 
@@ -71,6 +75,7 @@ class Experiment:
     ablation: str = "zero"
     position: int = 0  # the target position (0-based) the lens and occlusion look at
     notes: list[str] = field(default_factory=list)  # corrections made while drawing (a position past the end)
+    patch: dict[str, Any] = field(default_factory=dict)  # the patching experiment's settings (patching_link.KEYS)
 
     def url(self) -> dict[str, str]:
         """The query parameters of this experiment's link (only what the experiment uses)."""
@@ -84,6 +89,8 @@ class Experiment:
             params["ablation"] = self.ablation
         if self.exp in ("lens", "occlusion"):
             params["position"] = str(self.position)
+        if self.exp == "patch":
+            params |= ({"other": self.other} if self.other else {}) | patching_link.params(self.patch)
         return params
 
 
@@ -146,7 +153,8 @@ def parse_url(raw: dict[str, str], shapes: dict[str, Shape]) -> tuple[dict[str, 
             found["position"] = int(value)
         else:
             notes.append(f"the position “{value[:20]}” is not a whole number from 0: position 0 is shown")
-    return found, notes
+    patch_found, patch_notes = patching_link.parse(raw, classifier)
+    return found | patch_found, notes + patch_notes
 
 
 def clamp_position(position: int, length: int) -> tuple[int, str | None]:

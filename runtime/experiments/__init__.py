@@ -57,7 +57,7 @@ from .patch_grids import (
     memory_grid,
     retranslate,
 )
-from .patching import Metric, PatchPair, patch_pair, with_patching
+from .patching import Metric, PatchPair, pair_from, patch_pair, with_patching
 from .reference import REFERENCE_PAIRS, REFERENCE_REVIEWS, HeadMeans, reference_means
 
 __all__ = [
@@ -67,7 +67,7 @@ __all__ = [
     "occlusion", "Occlusion", "OcclusionRow", "OCCLUSION_METHODS", "spearman",
     "ClassifierExperimentModel", "Review", "classify_knockout", "ClassifierKnockout", "classify_head_importance",
     "classify_occlusion", "ClassifierOcclusion", "REFERENCE_REVIEWS",
-    "patch_pair", "PatchPair", "Metric", "Patch", "PatchGrid", "Alignment", "align", "with_patching",
+    "patch_pair", "pair_from", "PatchPair", "Metric", "Patch", "PatchGrid", "Alignment", "align", "with_patching",
     "encoder_residual_grid", "decoder_residual_grid", "head_grid", "memory_grid", "retranslate", "Retranslation",
     "classify_patching", "ClassifierPatching", "review_pair", "ReviewPair", "classify_grids",
 ]

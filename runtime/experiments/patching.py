@@ -180,6 +180,13 @@ def patch_pair(model: ExperimentModel, clean_text: str, corrupted_text: str, src
     with_patching(model)
     clean = model.sentence(clean_text, src_lang, tgt_lang, max_len)
     corrupted = model.sentence(corrupted_text, src_lang, tgt_lang, max_len)
+    return pair_from(model, clean, corrupted, position, token_a, token_b)
+
+
+def pair_from(model: ExperimentModel, clean: Sentence, corrupted: Sentence, position: int | None = None,
+              token_a: int | None = None, token_b: int | None = None) -> PatchPair:
+    """`patch_pair` from two greedy translations already made (a page has them: `sentence_from`)."""
+    with_patching(model)
     if clean.src_ids == corrupted.src_ids:
         raise ValueError("the two sources are the same pieces: patching one into the other changes nothing")
     alignment = align(clean.src_ids, corrupted.src_ids, clean.src_pieces, corrupted.src_pieces, fixed_ends=True)
