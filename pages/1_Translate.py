@@ -71,8 +71,8 @@ if model is None:
 @st.fragment
 def translate_and_show() -> None:
     """The Translate button and everything a translation shows, one fragment: a click (or a layer, head or word
-    picked below) reruns this block only, not the sidebar, the examples and the text box above (issue 44.9: the
-    whole page's rerun was most of a click's time). A change above reruns the page, and this block with it."""
+    picked below) reruns this block only, not the sidebar, the examples and the text box above (the whole page's
+    rerun would be most of a click's time). A change above reruns the page, and this block with it."""
     clicked = st.button("Translate", key="translate_go", type="primary") or steer.link_go()
     models.provider_caption(model)
     current = decoding.settings(typed)

@@ -16,8 +16,8 @@ KINDS = {"cross": "decoder → source (cross-attention)", "encoder": "encoder se
 MEAN = "average"
 # An attention map's top margin, stacked from the top: the title (its lines), then the keys' axis (its title and tick
 # labels, drawn above the map). Plotly centres a title in the margin and knows nothing of an axis on top, so the
-# title is pinned to the figure's top and the margin holds both: two maps side by side had their two-line titles
-# written over the key labels (issue 34).
+# title is pinned to the figure's top and the margin holds both: otherwise two maps side by side would write their
+# two-line titles over the key labels.
 TITLE_FONT = 15  # px
 TITLE_LINE = round(1.3 * TITLE_FONT)  # plotly's line spacing for <br>-separated lines
 TITLE_PAD = 8  # above the title

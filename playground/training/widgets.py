@@ -44,7 +44,7 @@ def pairs_upload(session: TrainingSession, column, locked: bool = False) -> tupl
 def knobs(task: str, left, right, locked: bool = False) -> dict[str, Any]:
     """The task's size, the caps, the model's shape and the recipe: tx.toy.engine.RunConfig's fields. `locked`: the
     run this script run starts: every knob is disabled while it trains, since a click on one would end it (the
-    click reruns the page, which ends the run: issue 44.2)."""
+    click reruns the page, which ends the run)."""
     length = left.slider("Sequence length (digits per number for adding)", 2, 20, 10 if task != "add" else 3,
                          key=f"train_length_{'add' if task == 'add' else 'seq'}", disabled=locked or task == "file")
     vocab = left.slider("Vocabulary (distinct symbols)", 2, 50, 10, key="train_vocab",
@@ -61,7 +61,8 @@ def knobs(task: str, left, right, locked: bool = False) -> dict[str, Any]:
     n_heads = c1.selectbox("Heads", [1, 2, 4, 8], index=2, key="train_n_heads", disabled=locked)
     d_ff = c2.selectbox("d_ff", [32, 64, 128, 256, 512, 1024], index=3, key="train_d_ff", disabled=locked)
     batch_size = c3.selectbox("Batch", [16, 32, 64, 128], index=2, key="train_batch", disabled=locked)
-    # the switches one under another at the column's full width: a third of it cut their labels ("Positional enc…")
+    # the switches one under another at the column's full width: a third of it would cut their labels
+    # ("Positional enc…")
     positional = right.checkbox("Positional encoding", True, key="train_positional", disabled=locked,
                                 help="Off: the encoder sees a bag of symbols, with no idea where each one stands.")
     scale_scores = right.checkbox("Scale scores by 1/√d_k", True, key="train_scale_scores", disabled=locked,

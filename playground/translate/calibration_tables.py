@@ -50,13 +50,13 @@ def held_out_note(cal: MethodCalibration) -> str:
 def rule_note(cal: MethodCalibration) -> str:
     """How an output is placed in a band, and the measuring rule's cuts where the calibration names them."""
     rule = cal.rule
-    said = ("An output counts only where it is exactly the text that was judged by hand. A confidence is "
+    note = ("An output counts only where it is exactly the text that was judged by hand. A confidence is "
             "placed by the percentage shown.")
     if rule.get("wrong_at_most") is not None and rule.get("right_at_least") is not None:
-        said += (f" Probably wrong: at most {rule['wrong_at_most']:.0%} of the judged outputs there were right; "
+        note += (f" Probably wrong: at most {rule['wrong_at_most']:.0%} of the judged outputs there were right; "
                  f"probably right: at least {rule['right_at_least']:.0%} were; uncertain between. The cuts "
                  "sit on band edges.")
-    return said
+    return note
 
 
 def score_table(cal: MethodCalibration | None, kind: str) -> str | None:

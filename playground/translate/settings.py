@@ -41,19 +41,19 @@ class Decoding:
     def settings(self, text: str) -> dict[str, Any]:
         """Everything a result depends on, in the order a change is named: a result made with other values is
         dropped. Only the method's own settings count (a sampling slider moved under beam search changes none)."""
-        found = {"direction": self.direction, "text": text, "method": self.method, "precision": self.precision,
-                 "provider": self.provider, "length penalty": self.length_penalty}
+        current = {"direction": self.direction, "text": text, "method": self.method, "precision": self.precision,
+                   "provider": self.provider, "length penalty": self.length_penalty}
         if self.method == "beam":
-            found.update({"beam size": self.beam, "stopping": "once a beam's worth finished" if self.stop_early
-                          else "exact"})
+            current.update({"beam size": self.beam, "stopping": "once a beam's worth finished" if self.stop_early
+                            else "exact"})
             if self.n_best > 1:
-                found["n-best size"] = self.n_best
+                current["n-best size"] = self.n_best
         if self.prefix.strip():
-            found["start"] = self.prefix.strip()
+            current["start"] = self.prefix.strip()
         if self.method == "sample":
-            found.update({"temperature": self.temperature, "top-k": self.top_k, "top-p": self.top_p,
-                          "seed": self.seed})
-        return found
+            current.update({"temperature": self.temperature, "top-k": self.top_k, "top-p": self.top_p,
+                            "seed": self.seed})
+        return current
 
 
 def first_change(before: dict[str, Any], now: dict[str, Any]) -> str | None:

@@ -175,30 +175,30 @@ def parse_link(raw: dict[str, str], directions: Sequence[tuple[str, str]],
     """A shared link's values as the page's widget values (direction, text, method, beam, n, prefix), and what
     had to be corrected: a value the page cannot use gives way to its default (an unusable prefix: none), a number
     off its slider moves to the slider's nearest end, n-best above the beam to the beam, a text over
-    MAX_LINK_TEXT_CHARS is cut as link_text cuts it. Every beam and n a link names is in `found` as the page will
+    MAX_LINK_TEXT_CHARS is cut as link_text cuts it. Every beam and n a link names is in `values` as the page will
     hold it, with the defaults the page opens with (methods[0], DEFAULT_BEAM) where the link gives none: each
     correction names that same value, so the notice says what the sliders and the rewritten link then show."""
-    found: dict[str, Any] = {}
+    values: dict[str, Any] = {}
     fixes: list[Correction] = []
     direction = direction_of(raw, directions, fixes)
     if direction:
-        found["direction"] = direction
+        values["direction"] = direction
     if "text" in raw:
         text = str(raw["text"])
-        found["text"] = link_text(text)
-        if found["text"] != text:
-            fixes.append(Correction("text", text, f"the text cut to {len(found['text']):,} characters",
+        values["text"] = link_text(text)
+        if values["text"] != text:
+            fixes.append(Correction("text", text, f"the text cut to {len(values['text']):,} characters",
                                     f"is {len(text):,} characters long (a link holds at most {MAX_LINK_TEXT_CHARS:,})"))
     if "method" in raw:
         if raw["method"] in methods:
-            found["method"] = raw["method"]
+            values["method"] = raw["method"]
         else:
             fixes.append(Correction("method", raw["method"], methods[0], f"is not a method ({', '.join(methods)})"))
-    method = found.get("method", methods[0])
+    method = values.get("method", methods[0])
     beam = DEFAULT_BEAM
     if "beam" in raw:
         beam, fix = whole_number("beam", raw["beam"], 1, MAX_BEAM, DEFAULT_BEAM)
-        found["beam"] = beam
+        values["beam"] = beam
         fixes += [fix] if fix else []
     if "n" in raw:
         if has_n_best(method, beam):
@@ -209,15 +209,15 @@ def parse_link(raw: dict[str, str], directions: Sequence[tuple[str, str]],
                 held = f"the method is {method}" if method != "beam" else f"the beam is {beam}"
                 fix = Correction("n", raw["n"], "1", f"asks for an n-best list, which needs beam search with a "
                                                      f"beam of 2 or more ({held})")
-        found["n"] = n
+        values["n"] = n
         fixes += [fix] if fix else []
     if "prefix" in raw:
         why = prefix_problem(raw["prefix"])
         if why:
             fixes.append(Correction("prefix", raw["prefix"], "no prefix", why))
         else:
-            found["prefix"] = raw["prefix"].strip()
-    return found, fixes
+            values["prefix"] = raw["prefix"].strip()
+    return values, fixes
 
 
 def url_of(direction: tuple[str, str], text: str, method: str, beam: int, n_best: int,

@@ -24,19 +24,19 @@ def read_link(directions: list[tuple[str, str]], methods: tuple[str, ...], defau
     if "translate_url_read" in st.session_state:
         return
     st.session_state["translate_url_read"] = True
-    found, fixes = steering.parse_link(dict(st.query_params), directions, methods)
+    values, fixes = steering.parse_link(dict(st.query_params), directions, methods)
     keys = {"direction": "translate_direction", "method": "translate_method", "beam": BEAM_KEY,
             "n": N_KEY, "prefix": PREFIX_KEY}
     for name, key in keys.items():
-        if name in found:
-            st.session_state[key] = found[name]
-    if "text" in found:
-        src = found.get("direction", default_direction)[0]
-        st.session_state[f"translate_text_{src}"] = found["text"]
+        if name in values:
+            st.session_state[key] = values[name]
+    if "text" in values:
+        src = values.get("direction", default_direction)[0]
+        st.session_state[f"translate_text_{src}"] = values["text"]
         st.session_state[LINK_GO] = True
-    said = note(fixes)
-    if said:
-        st.warning(said)
+    notice = note(fixes)
+    if notice:
+        st.warning(notice)
 
 
 def link_go() -> bool:
@@ -78,20 +78,20 @@ def write_url(decoding: Decoding, typed: str) -> None:
 
 
 def n_best_list(done: dict[str, Any]) -> None:
-    found = (done.get("n_best") or [[]])[0]
-    if len(done["results"]) == 1 and len(found) > 1:
-        st.subheader(f"The {len(found)} best (beam search)")
-        st.dataframe(steering.nbest_rows(found), hide_index=True, width="stretch", key="translate_nbest")
+    hypotheses = (done.get("n_best") or [[]])[0]
+    if len(done["results"]) == 1 and len(hypotheses) > 1:
+        st.subheader(f"The {len(hypotheses)} best (beam search)")
+        st.dataframe(steering.nbest_rows(hypotheses), hide_index=True, width="stretch", key="translate_nbest")
         st.caption("Score: log P / ((5 + length) / 6) ** α, the beam's own ranking; confidence: the geometric mean "
                    "of the token probabilities. The first is the output above.")
 
 
 def alternatives(model, line: str, decoding: Decoding, prefix: str) -> list:
     """The ALTERNATIVES likeliest next tokens after `prefix`, each completed by the page's method: one call."""
-    [found] = model.translate_n_best([line], **decoding.search(), target_prefix=[prefix],
-                                     return_alternatives=True, num_hypotheses=steering.ALTERNATIVES,
-                                     alignment=True)
-    return found
+    [completions] = model.translate_n_best([line], **decoding.search(), target_prefix=[prefix],
+                                           return_alternatives=True, num_hypotheses=steering.ALTERNATIVES,
+                                           alignment=True)
+    return completions
 
 
 def choose(done: dict[str, Any], alternative, back) -> None:
@@ -115,9 +115,9 @@ def steer(done: dict[str, Any], model, decoding: Decoding, back_of) -> None:
     result = done["results"][0]
     if st.session_state.get("translate_results", {}).get("results", [None])[0] is not result:
         # An alternative was chosen (its button's callback, `choose`, ran before this rerun of the fragment): the
-        # whole page shows the new output. Checked first: `choose` also cleared the picked word, and a check after
-        # the "no word picked" return below never ran (the choice did nothing in a real browser; AppTest reruns
-        # the whole script and hid it).
+        # whole page shows the new output. Checked first: `choose` also cleared the picked word, so a check after
+        # the "no word picked" return below would never run (AppTest reruns the whole script, which would hide that:
+        # tests/browser/test_browser_steering.py checks it in a browser).
         st.rerun()
     starts = steering.word_starts(result.tokens)
     if not starts:
@@ -136,31 +136,31 @@ def steer(done: dict[str, Any], model, decoding: Decoding, back_of) -> None:
     if not kept or kept[0] != asked:
         try:
             with st.spinner("Completing the alternatives…"):
-                found = alternatives(model, done["lines"][0], decoding, prefix)
+                completions = alternatives(model, done["lines"][0], decoding, prefix)
         except Exception as e:
             models.show_error(e, "translate")
             return
-        kept = st.session_state["translate_alternatives"] = (asked, found)
-    found = kept[1]
+        kept = st.session_state["translate_alternatives"] = (asked, completions)
+    completions = kept[1]
     shown = f"after “{prefix}”" if prefix else "as the first word"
     st.markdown(f"**Alternatives {shown}** (the model's probability of each next token there):")
-    for i, row in enumerate(steering.alternative_rows(found)):
+    for i, row in enumerate(steering.alternative_rows(completions)):
         left, right = st.columns([1, 4], vertical_alignment="center")
         left.button(f"{steering.shown_word(row['word'])} · {row['probability']:.1%}", key=f"translate_use_{i}",
                     help="Use this: the translation becomes its completion",
-                    on_click=lambda a=found[i]: choose(done, a, back_of(a)))
+                    on_click=lambda a=completions[i]: choose(done, a, back_of(a)))
         right.markdown(f"{row['translation'] or '(empty output)'}")
 
 
 def alignment(done: dict[str, Any]) -> None:
     """The chosen line's word alignment as lines from each target word to the source word it attended to most."""
     row = st.session_state.get("translate_line", 0) if len(done["results"]) > 1 else 0
-    found = done["results"][row].alignment if row < len(done["results"]) else None
+    word_alignment = done["results"][row].alignment if row < len(done["results"]) else None
     st.subheader("Word alignment")
-    if found is None or not found.target_words:
+    if word_alignment is None or not word_alignment.target_words:
         st.caption("No word alignment for this output.")
         return
-    st.vega_lite_chart(spec=steering.alignment_spec(found), width="stretch", key="translate_alignment")
+    st.vega_lite_chart(spec=steering.alignment_spec(word_alignment), width="stretch", key="translate_alignment")
     st.caption("Each target word (bottom) linked to the source word it attended to most: the last decoder layer's "
                "cross-attention, heads averaged (the reading that agreed best with a dictionary, 68% of held-out "
                "words: docs/steering.md). Attention is not alignment: the model was never trained to align.")

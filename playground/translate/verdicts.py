@@ -49,15 +49,15 @@ def basis(cal: MethodCalibration | None, used: dict[str, Any]) -> str:
     """Where the verdicts come from, and how the settings used differ from the measured ones."""
     if cal is None or not cal.calibrated:
         return ""
-    said = f"verdicts measured on {cal.outputs} hand-judged everyday {confidence.outputs_name(cal.method)} outputs"
+    words = f"verdicts measured on {cal.outputs} hand-judged everyday {confidence.outputs_name(cal.method)} outputs"
     measured = (cal.settings.get("beam"), cal.settings.get("length_penalty"))
     if cal.method == "beam" and None not in measured and ((used["beam size"], used["length penalty"]) != measured
                                                           or used["stopping"] != "exact"):
-        said += (f" of beam {measured[0]}, α {measured[1]:g} (your settings differ: read the verdict as a rough "
-                 "guide)")
+        words += (f" of beam {measured[0]}, α {measured[1]:g} (your settings differ: read the verdict as a rough "
+                  "guide)")
     if used["precision"] != "fp32":
-        said += f" (fp32 outputs; {used['precision']} shifts confidences slightly)"
-    return said
+        words += f" (fp32 outputs; {used['precision']} shifts confidences slightly)"
+    return words
 
 
 HELD_OUT = "On held-out outputs (cuts chosen on one half of the judged outputs, tried on the other, both ways)"
@@ -81,11 +81,11 @@ def check_words(cal: MethodCalibration | None, verdict: str | None) -> str:
     if outputs < int(cal.rule.get("min_region_outputs", 20)):
         few = "none was" if not outputs else f"only {outputs} {'was' if outputs == 1 else 'were'}"
         return f"{HELD_OUT}, {few} called {verdict}: too few to check this verdict"
-    said = f"{HELD_OUT}, {right} of the {outputs} called {verdict} were right ({right / outputs:.0%})"
+    words = f"{HELD_OUT}, {right} of the {outputs} called {verdict} were right ({right / outputs:.0%})"
     claim = bound(cal, verdict)
     if claim and cal.weak(verdict):
-        said += f", where this verdict stands for {claim[0]} {claim[1]:.0%}"
-    return said
+        words += f", where this verdict stands for {claim[0]} {claim[1]:.0%}"
+    return words
 
 
 def frequency_words(f: Frequency) -> str:
@@ -136,8 +136,8 @@ def verdict_message(v: Verdict, cal: MethodCalibration | None, used: dict[str, A
     checked = check_words(cal, v.verdict)
     why += f". {checked}" if checked else ""
     if v.verdict == confidence.WRONG:
-        said = "leans wrong, but this verdict is weak" if v.weak else "probably wrong"
-        return "warning", f"Low confidence: {said}. {shown}: {why}."
+        verdict_words = "leans wrong, but this verdict is weak" if v.weak else "probably wrong"
+        return "warning", f"Low confidence: {verdict_words}. {shown}: {why}."
     if v.verdict == confidence.UNCERTAIN:
         return "warning", f"Uncertain: this translation may be right or wrong. {shown}: {why}."
     if v.verdict == confidence.RIGHT and v.weak:
@@ -153,24 +153,24 @@ def verdict_name(v: Verdict, f: Frequency | None = None, known: dict[str, str] |
     (with the model's frequency beside it), "no measured frequency (forced start)" for an output with forced
     tokens, "about 30% right (of 120 held out)" where the model has a score, else "probably wrong", "probably
     right (weak)"..."""
-    said = ("no measured frequency (forced start)" if is_forced else
-            f"about {f.band.share:.0%} right (of {f.band.outputs} held out)" if f is not None else "")
+    model_words = ("no measured frequency (forced start)" if is_forced else
+                   f"about {f.band.share:.0%} right (of {f.band.outputs} held out)" if f is not None else "")
     if known and known.get("verdict") in ("works", "fails"):
         hand = "✓ judged right by hand" if known["verdict"] == "works" else "✗ judged wrong by hand"
-        return hand + (f"; model: {said}" if said else f"; model: confidence {v.percent}%")
-    if said:
-        return said
+        return hand + (f"; model: {model_words}" if model_words else f"; model: confidence {v.percent}%")
+    if model_words:
+        return model_words
     if v.verdict is None:
         return "no verdict"
     return f"{v.verdict} (weak)" if v.weak else v.verdict
 
 
-def confidence_caption(result: Translation, v: Verdict, said: str) -> str:
-    """Under a single output: what the confidence is, where the verdicts come from (`said`, basis()), the three
-    tokens the model was least sure of, and the search score."""
+def confidence_caption(result: Translation, v: Verdict, basis_words: str) -> str:
+    """Under a single output: what the confidence is, where the verdicts come from (`basis_words`, basis()), the
+    three tokens the model was least sure of, and the search score."""
     unsure = sorted(zip(result.token_probs, result.tokens, strict=True))[:3]
     return (f"Confidence {v.percent}% is the geometric mean of the model's token probabilities"
-            + (f"; {said}" if said else "") + f" · least sure of: "
+            + (f"; {basis_words}" if basis_words else "") + f" · least sure of: "
             f"{', '.join(f'{tok!r} ({p:.0%})' for p, tok in unsure)} · search score (length-normalised "
             f"log-probability): {result.score:.3f} · {len(result.tokens)} tokens")
 
@@ -193,16 +193,16 @@ def batch_messages(verdicts: list[Verdict], cal: MethodCalibration | None, used:
     frequencies = frequencies or [None] * len(verdicts)
     hand = hand or [False] * len(verdicts)
     is_forced = is_forced or [False] * len(verdicts)
-    found: list[Message] = []
+    messages: list[Message] = []
     if any(is_forced):
-        found.append(("info", f"Line(s) {', '.join(str(i + 1) for i, x in enumerate(is_forced) if x)}: "
+        messages.append(("info", f"Line(s) {', '.join(str(i + 1) for i, x in enumerate(is_forced) if x)}: "
                               f"{FORCED[0].lower()}{FORCED[1:]}."))
         frequencies = [None if x else f for f, x in zip(frequencies, is_forced, strict=True)]
     if any(f is not None for f in frequencies):
-        found.append(("info", "The verdict column gives each line's measured frequency: of the held-out hand-judged "
+        messages.append(("info", "The verdict column gives each line's measured frequency: of the held-out hand-judged "
                               "outputs whose score was like the line's, the share that were right."))
     if any(hand):
-        found.append(("info", f"Line(s) {', '.join(str(i + 1) for i, h in enumerate(hand) if h)} were judged by "
+        messages.append(("info", f"Line(s) {', '.join(str(i + 1) for i, h in enumerate(hand) if h)} were judged by "
                               "hand (the page's examples): the table shows that judgement beside the model's "
                               "number."))
     labelled = [f is None and not h and not x for f, h, x in zip(frequencies, hand, is_forced, strict=True)]
@@ -210,18 +210,18 @@ def batch_messages(verdicts: list[Verdict], cal: MethodCalibration | None, used:
                                   if v.verdict == verdict and labelled[i]) for verdict in confidence.VERDICTS}
     weak = {verdict: cal is not None and cal.weak(verdict) for verdict in confidence.VERDICTS}
     if grouped[confidence.WRONG]:
-        said = "leans wrong; a weak verdict, see below" if weak[confidence.WRONG] else "probably wrong"
-        found.append(("warning", f"Low confidence ({said}): line(s) {grouped[confidence.WRONG]}."))
+        verdict_words = "leans wrong; a weak verdict, see below" if weak[confidence.WRONG] else "probably wrong"
+        messages.append(("warning", f"Low confidence ({verdict_words}): line(s) {grouped[confidence.WRONG]}."))
     if grouped[confidence.UNCERTAIN]:
-        found.append(("warning", f"Uncertain: line(s) {grouped[confidence.UNCERTAIN]} may be right or wrong."))
+        messages.append(("warning", f"Uncertain: line(s) {grouped[confidence.UNCERTAIN]} may be right or wrong."))
     if grouped[confidence.RIGHT] and weak[confidence.RIGHT]:
-        found.append(("warning", f"Leans right (a weak verdict, see below; not a guarantee): line(s) "
+        messages.append(("warning", f"Leans right (a weak verdict, see below; not a guarantee): line(s) "
                                  f"{grouped[confidence.RIGHT]}."))
     elif grouped[confidence.RIGHT]:
-        found.append(("info", f"Probably right (not a guarantee): line(s) {grouped[confidence.RIGHT]}."))
+        messages.append(("info", f"Probably right (not a guarantee): line(s) {grouped[confidence.RIGHT]}."))
     if any(v.verdict is None and labelled[i] for i, v in enumerate(verdicts)):
-        found.append(("info", f"No verdict: {no_verdict_reason(cal, used['method'], calibrations)}."))
-    return found
+        messages.append(("info", f"No verdict: {no_verdict_reason(cal, used['method'], calibrations)}."))
+    return messages
 
 
 def results_table(lines: list[str], results: list[Translation], verdicts: list[Verdict],

@@ -42,7 +42,7 @@ def translate(model, typed: str, decoding: Decoding, settings: dict[str, Any]) -
     except Exception as e:
         models.show_error(e, "translate")
     else:
-        results = [found[0] for found in lists]  # the n best's first is what translate() returns
+        results = [hypotheses[0] for hypotheses in lists]  # the n best's first is what translate() returns
         st.session_state["translate_results"] = {"lines": lines, "results": results, "n_best": lists, "ms": ms,
                                                  "settings": settings, "provider": model.provider,
                                                  "back": back_translations(model, results, decoding, lines)}
@@ -144,9 +144,9 @@ def result(done: dict[str, Any], model, calibrated: dict, by_source: dict[str, d
         for box in verdicts.batch_messages(judged, cal, used, calibrated, frequencies, hand, is_forced):
             show(box)
         st.dataframe(table, hide_index=True, width="stretch")
-        said = verdicts.basis(cal, used)
-        if said:
-            st.caption(f"Confidence: the geometric mean of the model's token probabilities; {said}.")
+        basis_words = verdicts.basis(cal, used)
+        if basis_words:
+            st.caption(f"Confidence: the geometric mean of the model's token probabilities; {basis_words}.")
     how_measured(cal)
     st.download_button("Download CSV", inputs.csv_bytes(table), "translations.csv", "text/csv",
                        key="translate_download")
