@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MODELS := $(wildcard models/*/config.json)
 
-.PHONY: run serve test test-network data install install-dev browser export gpujob
+.PHONY: run serve test test-network data install install-dev browser export gpujob web
 
 $(VENV)/.runtime: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,8 +28,16 @@ install-dev: $(VENV)/.dev
 export: install
 	@for d in $(dir $(MODELS)); do $(PY) -m export $$d --if-stale || exit 1; done
 
+# The app, and beside it the in-browser translator (dist/web, `make web`) on WEB_PORT: the Home page links to it.
+WEB_PORT ?= 8502
 run: export
-	$(PY) -m streamlit run app.py
+	@$(PY) -m web --if-stale || echo "dist/web was not built: the app runs without the in-browser translator"
+	@$(PY) -m http.server $(WEB_PORT) -b 127.0.0.1 -d dist/web >/dev/null 2>&1 & web=$$!; \
+		trap 'kill $$web' EXIT INT TERM; TX_WEB_URL=http://localhost:$(WEB_PORT)/ $(PY) -m streamlit run app.py
+
+# The translator in the browser: one static folder, dist/web/, that any web host serves (docs/web.md).
+web: export
+	$(PY) -m web
 
 # The models as an HTTP service for many users (Ray Serve, batching; docs/serving.md): http://127.0.0.1:8000/docs.
 # `TX_SERVE_URL=http://127.0.0.1:8000 make run` then runs the app as its client.

@@ -1,4 +1,6 @@
 """Transformer playground: the home page (`streamlit run app.py`; the other pages are in pages/)."""
+import os
+
 import onnxruntime as ort
 import streamlit as st
 
@@ -49,3 +51,6 @@ ABOUT = {"Translate": "DE↔EN with greedy, beam search or sampling; cross-atten
                            "runs through onnxruntime"}
 for script, label, icon in models.PAGES[1:]:
     st.page_link(script, label=f"{label}: {ABOUT[label]}", icon=icon)
+WEB_URL = os.environ.get("TX_WEB_URL", "http://localhost:8502/")  # where `make run` serves dist/web
+st.markdown(f"🌐 [The translator in your browser]({WEB_URL}): the same model through onnxruntime-web, no server "
+            "needed (`make web` builds it; `make run` serves it beside this app)")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PROJECT = {"runtime", "corpus", "tx", "export", "playground", "gpujob", "bench", "serve"}
+PROJECT = {"runtime", "corpus", "tx", "export", "playground", "gpujob", "bench", "serve", "web"}
 # package -> the project packages its modules may import (pages/ and app.py count as the app)
 ALLOWED = {
     "runtime": set(),
@@ -19,6 +19,7 @@ ALLOWED = {
     "gpujob": {"runtime", "tx"},
     "playground": {"runtime"},
     "serve": {"runtime"},  # the service over the inference API; the playground reaches it over HTTP only
+    "web": {"runtime", "playground"},  # the static folder's builder: the app's limits and words, from their modules
     "app": {"runtime", "playground"},
     "bench": PROJECT,  # a benchmark measures whatever it names; nothing imports a benchmark (see below)
 }

@@ -1,0 +1,148 @@
+"""`python -m web` (`make web`): build the static folder dist/web/ from web/static/, a model directory's exported
+graphs and tokenizer, and onnxruntime-web's wasm build.
+
+Every large file is stored gzipped (graphs, the wasm binary, the tokenizer) and the page inflates it with the
+browser's DecompressionStream: any static host then serves the small bytes, with no server configuration, and the
+first load stays under 40 MB with int8 (the raw files are ~54 MB: docs/web.md says why). config.json carries the
+model's shape, its special ids, every file's size and the app's input limits and words (web/limits.py).
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from runtime.model_files import read_model_config, read_tokenizer
+from runtime.spec import ONNX_DIR, PRECISIONS, ModelShape, decoder_graph, encoder_graph
+from runtime.tokenizer import SPECIALS
+
+from . import ort_package
+from .limits import input_limits
+
+ROOT = Path(__file__).resolve().parents[1]
+STATIC = Path(__file__).resolve().parent / "static"
+MARKER = "tx-web"  # config.json's "built_by": a folder holding it is ours to replace
+FIRST_LOAD_LIMIT = 40_000_000  # bytes: the issue's budget for the first load with int8
+
+
+@dataclass
+class BuildOptions:
+    model_dir: Path = ROOT / "models" / "translate"  # an exported translator (python -m export MODEL_DIR)
+    out: Path = ROOT / "dist" / "web"  # replaced whole on every build
+    precisions: tuple[str, ...] = PRECISIONS  # fp32 is only fetched when the page's user picks it
+    compresslevel: int = 9  # gzip level of the stored files (9: the smallest first load, ~15 s for int8 + fp32)
+    log: Any = field(default=print)
+
+
+def gzip_file(source: Path, target: Path, level: int) -> int:
+    """target = gzip(source) without a name or time in its header (a rebuild gives the same bytes); its size."""
+    with open(source, "rb") as f, open(target, "wb") as raw, \
+            gzip.GzipFile(filename="", mode="wb", compresslevel=level, fileobj=raw, mtime=0) as out:
+        shutil.copyfileobj(f, out, 1 << 20)
+    return target.stat().st_size
+
+
+def model_config(model_dir: Path) -> dict[str, Any]:
+    """The page's view of the model: graph names, sizes, special ids, directions."""
+    stored = read_model_config(model_dir, "seq2seq")
+    shape = ModelShape.from_config("seq2seq", stored["config"])
+    tokenizer = read_tokenizer(model_dir)
+    meta = stored["meta"]
+    directions = [list(d) for d in meta.get("directions", [["de", "en"], ["en", "de"]])]
+    encoder, decoder = encoder_graph(shape), decoder_graph(shape)
+    return {
+        "n_decoder_layers": shape.n_decoder_layers, "n_heads": shape.n_heads, "head_dim": shape.head_dim,
+        "vocab_size": shape.vocab_size, "directions": directions,
+        "specials": {name: tokenizer.token_to_id(name) for name in SPECIALS},
+        "tags": {tgt: tokenizer.token_to_id(f"<2{tgt}>") for _, tgt in directions},
+        "cross_names": encoder.output_names[1:],
+        "past_names": [t.name for t in decoder.inputs if t.name.startswith("past_self_")],
+        "present_names": [n for n in decoder.output_names if n.startswith("present_self_")],
+        "step_attention_names": [n for n in decoder.output_names if n.startswith("step_attn_cross_")],
+        "limits": input_limits(meta, int(stored["config"].get("max_len", 256))),
+    }
+
+
+def inputs_of(options: BuildOptions) -> list[Path]:
+    """Every file a build reads: what makes a built folder stale when it is newer."""
+    graphs = [Path(options.model_dir) / ONNX_DIR / f"{g}.{p}.onnx" for p in options.precisions
+              for g in ("encoder", "decoder")]
+    return [*graphs, Path(options.model_dir) / "tokenizer.json", Path(options.model_dir) / "config.json",
+            *STATIC.iterdir(), *Path(__file__).parent.glob("*.py")]
+
+
+def is_fresh(options: BuildOptions) -> bool:
+    """Whether the folder was built after every file it is built from changed (`python -m web --if-stale`)."""
+    built = Path(options.out) / "config.json"
+    if not built.is_file() or MARKER not in built.read_text(encoding="utf-8"):
+        return False
+    stamp = built.stat().st_mtime
+    return all(path.is_file() and path.stat().st_mtime < stamp for path in inputs_of(options))
+
+
+def build(options: BuildOptions) -> dict[str, Any]:
+    """Write the folder; its config.json (also returned)."""
+    model_dir, out, log = Path(options.model_dir), Path(options.out), options.log
+    missing = [model_dir / ONNX_DIR / f"{g}.{p}.onnx" for p in options.precisions for g in ("encoder", "decoder")]
+    missing = [p for p in missing if not p.is_file()]
+    if missing:
+        raise FileNotFoundError(f"{', '.join(map(str, missing))} missing: run `python -m export {model_dir}` first")
+    config = model_config(model_dir)
+    if out.exists():
+        previous = out / "config.json"
+        if any(out.iterdir()) and not (previous.is_file() and MARKER in previous.read_text(encoding="utf-8")):
+            raise FileExistsError(f"{out} exists and was not built by `python -m web`: refusing to replace it")
+        shutil.rmtree(out)
+    (out / "models").mkdir(parents=True)
+    for path in sorted(STATIC.iterdir()):
+        shutil.copy(path, out / path.name)
+    archive = ort_package.tarball(log=log)
+    staging = out / ".ort"
+    wasm, *_ = [p for p in ort_package.extract(archive, staging) if p.suffix == ".wasm"]
+    files: dict[str, dict[str, Any]] = {}
+
+    def add(name: str, source: Path, group: str) -> None:
+        target = out / name
+        if name.endswith(".gz"):
+            size = gzip_file(source, target, options.compresslevel)
+        else:
+            size = Path(shutil.copy(source, target)).stat().st_size
+        files[name] = {"bytes": size, "raw_bytes": source.stat().st_size, "group": group}
+
+    add(f"{wasm.name}.gz", wasm, "runtime")
+    for name in ort_package.FILES:
+        if not name.endswith(".wasm"):
+            add(name, staging / name, "runtime")
+    shutil.rmtree(staging)
+    add("tokenizer.json.gz", model_dir / "tokenizer.json", "runtime")
+    for precision in options.precisions:
+        for graph in ("encoder", "decoder"):
+            log(f"compressing {graph}.{precision}.onnx")
+            add(f"models/{graph}.{precision}.onnx.gz", model_dir / ONNX_DIR / f"{graph}.{precision}.onnx", precision)
+    for path in sorted(STATIC.iterdir()):
+        files[path.name] = {"bytes": path.stat().st_size, "raw_bytes": path.stat().st_size, "group": "page"}
+    config.update(built_by=MARKER, onnxruntime_web=ort_package.VERSION, precisions=list(options.precisions),
+                  files=files)
+    config["load_bytes"] = {p: sum(f["bytes"] for f in files.values() if f["group"] in ("page", "runtime", p))
+                            for p in options.precisions}
+    text = json.dumps(config, indent=1)
+    (out / "config.json").write_text(text, encoding="utf-8")
+    config["load_bytes"] = {p: n + len(text.encode()) for p, n in config["load_bytes"].items()}
+    text = json.dumps(config, indent=1)  # the sizes now count config.json itself (a few bytes off at most)
+    (out / "config.json").write_text(text, encoding="utf-8")
+    version = hashlib.sha256(text.encode()).hexdigest()[:12]  # a new build: the service worker's new cache
+    worker = out / "sw.js"
+    worker.write_text(worker.read_text(encoding="utf-8").replace("__BUILD__", version), encoding="utf-8")
+    return config
+
+
+def size_table(config: dict[str, Any]) -> str:
+    """The files and the first load per precision, in MB (10^6 bytes)."""
+    rows = [f"{name:42} {f['bytes'] / 1e6:8.2f} MB  (raw {f['raw_bytes'] / 1e6:.2f} MB, {f['group']})"
+            for name, f in sorted(config["files"].items(), key=lambda kv: -kv[1]["bytes"])]
+    rows += [f"first load with {p}: {n / 1e6:.2f} MB" for p, n in config["load_bytes"].items()]
+    return "\n".join(rows)
