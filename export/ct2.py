@@ -1,5 +1,5 @@
 """python -m export ct2 MODEL_DIR [--out DIR] [--quantization int8|float32] [--check N | --test-sentences N]
-                        [--steering]
+                        [--steering] [--beam]
 
 Converts a `tx` translator to CTranslate2, the engine people pick for fast CPU translation, so that
 every speed claim of `export` can be measured against it on the same weights (`python -m bench runtimes`
@@ -10,7 +10,8 @@ What must match for identical output (measured): the position table is written o
 embeddings are scaled by √d_model; Q/K/V become one fused matrix (cross-attention: K/V fused);
 LayerNorm ε 1e-5; the source is the `<2xx>` tag, the BPE pieces and `</s>`; decoding starts from `<s>`.
 `--steering` also compares the steering options (target_prefix, return_alternatives with num_hypotheses 5,
-greedy) on the same sentences, prefix = the first half of each reference translation.
+greedy) on the same sentences, prefix = the first half of each reference translation; `--beam` compares beam
+search's n best and alternatives (export/ct2_beam.py says which settings score alike).
 After converting, `--check N` translates the first N sample sentences (samples.tsv; `--test-sentences N`: N
 held-out ones, the export's sample of data/processed/translate/test.tsv) greedily in every direction with both
 and counts identical outputs (token for token); the command fails when any differs in fp32 (int8 differs more
@@ -234,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=Path("data/processed"))
     parser.add_argument("--steering", action="store_true",
                         help="also compare target_prefix and return_alternatives (greedy) on the same sentences")
+    parser.add_argument("--beam", action="store_true",
+                        help="also compare beam 4's n best (1-4) and alternatives, with and without the prefix")
     args = parser.parse_args(argv)
     try:
         import ctranslate2  # noqa: F401
@@ -262,5 +265,12 @@ def main(argv: list[str] | None = None) -> int:
                       f"{a.same_alternative_sets}, same order for {a.same_alternative_order}, every completion "
                       f"identical for {a.same_completions}")
                 for line in a.differences:
+                    print(f"  {line}")
+            if args.beam:
+                from .ct2_beam import beam_check, report
+
+                b = beam_check(args.model_dir, out, rows.rows, src, tgt)
+                print(report(b, src, tgt))
+                for line in b.differences:
                     print(f"  {line}")
     return 0
