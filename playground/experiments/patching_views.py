@@ -82,6 +82,6 @@ def grid_report(grid, title: str, sentences: list[str], inputs: dict[str, str]) 
 
 def retranslation_sentences(result) -> list[str]:
     return [f"**Re-translated with one patch** ({result.label}): {result.translation or '(empty output)'}",
-            f"Beside: clean → {result.clean or '(empty output)'}; corrupted → {result.corrupted or '(empty output)'}."
-            + (" The patch changed the corrupted output." if result.translation != result.corrupted else
-               " The output did not change.")]
+            f"Beside it: clean “{result.clean}”, corrupted “{result.corrupted}”. "
+            + ("The patch changed the corrupted output." if result.translation != result.corrupted else
+               "The corrupted output did not change.")]

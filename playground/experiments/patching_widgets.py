@@ -92,8 +92,10 @@ def metric_controls(clean, corrupted, tokenizer) -> tuple[int | None, int | None
 
 
 def grid_choice(grids: dict[str, str]) -> str:
+    """Which grid; another grid drops the chosen cell (row.column means another patch there)."""
     pick("pgrid", list(grids), "")
-    return st.radio("Grid", list(grids), key=PREFIX + "pgrid", format_func=grids.get)
+    return st.radio("Grid", list(grids), key=PREFIX + "pgrid", format_func=grids.get,
+                    on_change=lambda: st.session_state.update({PREFIX + "pcell": ""}))
 
 
 def cell_choice(grid) -> tuple[int, int] | None:

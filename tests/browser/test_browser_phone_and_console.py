@@ -29,7 +29,10 @@ OTHER = urllib.parse.quote_plus("Das Wetter ist morgen schön.")
 EXPERIMENTS = [f"Experiments?exp=compare&text={TEXT}&other={OTHER}", "Experiments?exp=lens",
                "Experiments?exp=knockout&heads=enc_self.1.1,dec_cross.1.2",
                "Experiments?exp=occlusion", "Experiments?model=sentiment&exp=occlusion",
-               "Experiments?model=sentiment&exp=knockout&heads=enc_self.1.1"]
+               "Experiments?model=sentiment&exp=knockout&heads=enc_self.1.1",
+               f"Experiments?exp=patch&text={TEXT}&other={OTHER}&at=2&b=%E2%96%81m&grid=enc_resid&cell=1.10",
+               "Experiments?model=sentiment&exp=patch&text=a+gem+of+a+film%2C+warm+and+funny"
+               "&other=a+gem+of+a+film%2C+cold+and+funny&grid=enc_resid"]
 WALKTHROUGH = [f"Walkthrough?model=translate:de-en&text={TEXT}&step=scores&layer=2&head=3&query=1",
                "Walkthrough?model=sentiment&step=attention"]
 # What Streamlit's own frontend asks for and does not find (it probes a page's path before the root); nothing the
