@@ -17,7 +17,7 @@ import json
 import math
 import os
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"time: {seconds:.0f} s ({seconds / (2 * len(pairs)):.1f} s a sentence), load average at the end "
           f"{os.getloadavg()[0]:.1f}")
     if args.out:
-        result = {"measured": datetime.now(timezone.utc).strftime("%Y-%m-%d"), "set": str(path),
+        result = {"measured": datetime.now(UTC).strftime("%Y-%m-%d"), "set": str(path),
                   "sentences_per_direction": len(pairs), "token": "the first content token of the greedy output",
                   "ig": {"steps": config.steps, "rule": config.rule, "baseline": config.baseline},
                   "deletion": "mask (<pad>, masked out), cumulative, teacher-forced; AUC over the fraction deleted",

@@ -5,7 +5,15 @@ HTML file, and the URL holds it. The logic is in playground/experiments/."""
 import streamlit as st
 
 from playground import models
-from playground.experiments import checks, classifier_widgets, engine_widgets, link, patching_widgets
+from playground.experiments import (
+    attribution_classifier,
+    attribution_widgets,
+    checks,
+    classifier_widgets,
+    engine_widgets,
+    link,
+    patching_widgets,
+)
 from playground.experiments import widgets as experiments
 
 models.page_setup("Experiments")
@@ -35,6 +43,8 @@ if problem:
 
 if choice == "sentiment" and exp == "patch":
     report = patching_widgets.classifier_experiment(text.strip(), state)
+elif choice == "sentiment" and exp == "attribute":
+    report = attribution_classifier.experiment(text.strip(), state)
 elif choice == "sentiment":
     report = classifier_widgets.experiment(text.strip(), state, shapes[choice])
 else:
@@ -48,6 +58,8 @@ else:
         report = experiments.compare(model, direction, text.strip(), base, state)
     elif exp == "patch":
         report = patching_widgets.experiment(model, base, direction, text.strip(), state)
+    elif exp == "attribute":
+        report = attribution_widgets.experiment(model, base, direction, text.strip(), state)
     else:
         report = engine_widgets.engine_experiment(model, base, direction, text.strip(), state, shapes[choice])
 experiments.show_corrections(state.notes)

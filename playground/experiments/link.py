@@ -9,10 +9,11 @@ from typing import Any, NamedTuple
 from . import patching_link
 
 EXPERIMENTS = {"compare": "Edit and compare", "lens": "Logit lens", "knockout": "Knock out heads",
-               "occlusion": "Which source words a target word needed", "patch": "Patch activations"}
+               "occlusion": "Which source words a target word needed", "patch": "Patch activations",
+               "attribute": "Attribute a token"}
 # The classifier's experiments (the logit lens and edit-and-compare are the translator's), as its page names them.
 CLASSIFIER_EXPERIMENTS = {"knockout": "Knock out heads", "occlusion": "Which words the label needed",
-                          "patch": "Patch activations"}
+                          "patch": "Patch activations", "attribute": "Attribute the label"}
 AGAINST = {"edit": "an edited sentence", "int8": "the int8 model (same input)",
            "trained": "a model you trained on the Train page (same input)"}
 # The attention kinds as the URL spells them, and as a reader names them.
@@ -87,7 +88,7 @@ class Experiment:
         if self.exp == "knockout" and self.heads:
             params["heads"] = ",".join(h.key() for h in self.heads)
             params["ablation"] = self.ablation
-        if self.exp in ("lens", "occlusion"):
+        if self.exp in ("lens", "occlusion", "attribute"):
             params["position"] = str(self.position)
         if self.exp == "patch":
             params |= ({"other": self.other} if self.other else {}) | patching_link.params(self.patch)

@@ -178,13 +178,16 @@ def test_pages_call_each_helper_through_the_module_that_defines_it():
 
 def test_the_app_imports_no_torch_tx_or_export():
     """Static half of the check below: the app serves through runtime/ alone. Only the Latency page's PyTorch column
-    (playground/latency/pytorch.py) imports tx (and so torch), and only inside a function."""
+    (playground/latency/pytorch.py) and the Experiments page's gradient attribution
+    (playground/experiments/attribution_torch.py) import tx (and so torch), and only inside a function."""
     for path in [*SCRIPTS, *sorted((ROOT / "playground").rglob("*.py"))]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         lazy = {id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) for n in ast.walk(f)}
         for node, module in imports(tree):
             if module.split(".")[0] in TORCH_SIDE:
-                assert path.relative_to(ROOT).as_posix() == "playground/latency/pytorch.py" and id(node) in lazy, \
+                assert path.relative_to(ROOT).as_posix() in ("playground/latency/pytorch.py",
+                                                             "playground/experiments/attribution_torch.py") \
+                    and id(node) in lazy, \
                     f"{path.name}: imports {module}"
 
 

@@ -1,0 +1,69 @@
+"""The Experiments page's "Attribute the label" for the sentiment classifier: occlusion and rollout (onnxruntime),
+the gradient methods where PyTorch is installed (attribution_torch), each with its deletion curve over the review's
+pieces; the report is attribution_views'. Keys start with "exp_"."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from playground import model_paths, models
+from runtime.experiments import deletion
+from runtime.experiments.rollout import classifier_rollout
+
+from . import attribution_torch, attribution_views, classifier, link
+from .classifier_widgets import _classifier_model, _occlusion, _review
+from .report import Report
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _rollout(_cem, review, version: tuple) -> np.ndarray:
+    ids = np.array([review.ids], dtype=np.int64)
+    return classifier_rollout(_cem.run(ids, np.ones_like(ids, dtype=bool))["enc_self_weights"][:, 0])
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _curves(_cem, review, orders: tuple, version: tuple):
+    return deletion.classifier_deletion_curves(_cem, review, dict(orders))
+
+
+def gradients(review) -> tuple[dict | None, str | None]:
+    why_not = attribution_torch.unavailable()
+    if why_not:
+        return None, why_not
+    try:
+        with st.spinner("Saliency, input × gradient and integrated gradients (64 steps)…"):
+            return attribution_torch.classification(review.ids, review.label_index), None
+    except Exception as e:  # a model.pt that does not load: said, and the onnxruntime methods still shown
+        return None, f"The gradient methods could not run: {model_paths.first_line(e)}"
+
+
+def experiment(text: str, state: link.Experiment) -> Report | None:
+    """Every method's scores for the label the classifier gave `text`, with their deletion curves."""
+    try:
+        with st.spinner("Loading the classifier's experiment graph…"):
+            cem = models.load(_classifier_model, "sentiment")
+        version = model_paths.stamp("sentiment")
+        review = _review(cem, text, version)
+    except Exception as e:  # ModelLoadError names `python -m export DIR --if-stale`; ValueError says what is wrong
+        models.show_error(e, "sentiment")
+        return None
+    st.info(f"The classifier says **{review.label}** ({classifier.verdict(review.labels, review.probs)}).")
+    if len(review.ids) < 2:
+        st.info("One piece only: there is nothing to rank.")
+        return None
+    with st.spinner("Occlusion and attention rollout…"):
+        scores = {"occlusion": _occlusion(cem, review, "mask", version).drop, "rollout": _rollout(cem, review, version)}
+    found, why_not = gradients(review)
+    if found is not None:
+        scores |= {m: np.asarray(found["scores"][m]) for m in attribution_torch.METHODS}
+    scores = {m: scores[m] for m in attribution_views.NAMES if m in scores}
+    positions = list(range(len(review.ids)))
+    orders = {m: deletion.order_from_scores(positions, v) for m, v in scores.items()}
+    orders["random"] = deletion.random_order(positions, seed=0)
+    with st.spinner("Deleting pieces in each method's order…"):
+        curves = _curves(cem, review, tuple((m, tuple(o)) for m, o in orders.items()), version)
+    shown = {"model": "Sentiment classifier", "text": text, "label": review.label}
+    words = ("The deletion benchmark (`python -m bench attribution`) measures the translator; for the classifier, "
+             "read this text's curves.")
+    return attribution_views.attribution_report(list(review.pieces), f"{review.label}", scores, curves, found,
+                                                why_not, words, shown, what="the label")

@@ -1,0 +1,116 @@
+"""The Experiments page's "Attribute a token" (issue 50) on the tiny exported test models (tests/app_fixtures.py):
+the scores and deletion curves drawn are the engine's (occlusion, rollout, deletion) and tx's (the gradient
+methods), the completeness error and the benchmark's verdict are said, without PyTorch the page keeps occlusion and
+rollout and names the extra to install, the link reopens it (a position past the end is corrected, and said), and
+bad input gets words."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from app_fixtures import app_models_root, clean, open_app, values
+from streamlit.testing.v1 import AppTest
+
+from playground.experiments import attribution_torch
+from runtime import experiments as engine
+from runtime.experiments import deletion
+from runtime.experiments.rollout import classifier_rollout, translation_rollout
+
+pytestmark = pytest.mark.exports
+
+PAGE = "pages/9_Experiments.py"
+TEXT = "Das Wetter ist heute schön."
+BENCH = {"measured": "2026-11-28", "set": "a test set", "names": {"occlusion": "occlusion", "rollout": "rollout"},
+         "directions": {"de-en": {"sentences": 3, "methods": {"occlusion": {"mean": 0.2, "se": 0.01},
+                                                               "rollout": {"mean": 0.4, "se": 0.02},
+                                                               "random": {"mean": 0.5, "se": 0.03}}}}}
+
+
+@pytest.fixture(scope="module")
+def root():
+    path = app_models_root()
+    (path / "translate" / "experiments").mkdir(exist_ok=True)
+    (path / "translate" / "experiments" / "attribution.json").write_text(json.dumps(BENCH), encoding="utf-8")
+    return path
+
+
+def charts(at: AppTest) -> dict[str, list[dict]]:
+    """Every chart's rows, by its title's first line."""
+    out = {}
+    for chart in at.get("vega_lite_chart"):
+        title = json.loads(chart.proto.spec)["title"]
+        out[(title if isinstance(title, list) else [title])[0]] = pa.ipc.open_stream(
+            chart.proto.data.data).read_all().to_pylist()
+    return out
+
+
+def words(at: AppTest) -> str:
+    return " ".join(values(at.markdown) + values(at.info) + values(at.warning) + values(at.caption))
+
+
+def test_every_method_is_drawn_with_the_engines_numbers(monkeypatch, root):
+    at = open_app(monkeypatch, root, PAGE, {"exp": "attribute", "text": TEXT, "position": "1"})
+    clean(at)
+    model = engine.ExperimentModel(root / "translate")
+    sentence = model.sentence(TEXT, "de", "en")
+    positions = deletion.source_positions(sentence)
+    occ = engine.occlusion(model, sentence, "mask").row(1).drop
+    rollout = translation_rollout(engine.attention_maps(model, sentence)).source[1, positions]
+    drawn = charts(at)
+    scores = next(rows for title, rows in drawn.items() if title.startswith("Each method's scores"))
+    by_method = {}
+    for row in scores:
+        by_method.setdefault(row["y"], []).append(row["raw"])
+    assert list(by_method) == ["occlusion", "saliency", "input × gradient", "integrated gradients",
+                               "attention rollout"]
+    np.testing.assert_allclose(by_method["occlusion"], occ, atol=1e-5)
+    np.testing.assert_allclose(by_method["attention rollout"], rollout, atol=1e-5)
+    curves = next(rows for title, rows in drawn.items() if title.startswith("Deleting pieces"))
+    want = deletion.deletion_curves(model, sentence, 1, {
+        "occlusion": deletion.order_from_scores(positions, occ), "random": deletion.random_order(positions, 0)})
+    for method, name in (("occlusion", "occlusion"), ("random", "random order")):
+        drawn_probs = [row["v"] for row in curves if row["method"] == name]
+        np.testing.assert_allclose(drawn_probs, want[method].probs, atol=1e-5)
+    said = words(at)
+    assert "completeness error" in said and "Over 3 held-out sentences" in said and "**occlusion** best" in said
+    assert at.query_params["exp"] == ["attribute"] and at.query_params["position"] == ["1"]
+
+
+def test_without_pytorch_occlusion_and_rollout_stay_and_the_extra_is_named(monkeypatch, root):
+    monkeypatch.setattr(attribution_torch, "unavailable", lambda: "PyTorch is not installed here: pip install x")
+    at = open_app(monkeypatch, root, PAGE, {"exp": "attribute", "text": TEXT, "position": "0"})
+    clean(at)
+    scores = next(rows for title, rows in charts(at).items() if title.startswith("Each method's scores"))
+    assert sorted({row["y"] for row in scores}) == ["attention rollout", "occlusion"]
+    assert "PyTorch is not installed here" in words(at)
+
+
+def test_a_position_past_the_end_is_corrected_and_bad_input_gets_words(monkeypatch, root):
+    at = open_app(monkeypatch, root, PAGE, {"exp": "attribute", "text": TEXT, "position": "999"})
+    clean(at)
+    assert "past this translation's last token" in words(at)
+    at.text_input(key="exp_text").set_value("   ").run()
+    clean(at)
+    assert not at.get("vega_lite_chart") and at.info
+
+
+def test_the_classifier_attributes_its_label_with_the_engines_numbers(monkeypatch, root):
+    review_text = "a gem of a film, warm and funny"
+    at = open_app(monkeypatch, root, PAGE, {"model": "sentiment", "exp": "attribute", "text": review_text})
+    clean(at)
+    model = engine.ClassifierExperimentModel(root / "sentiment")
+    review = model.review(review_text)
+    ids = np.array([review.ids])
+    rollout = classifier_rollout(model.run(ids, np.ones_like(ids, dtype=bool))["enc_self_weights"][:, 0])
+    drawn = charts(at)
+    scores = next(rows for title, rows in drawn.items() if title.startswith("Each method's scores"))
+    by_method = {}
+    for row in scores:
+        by_method.setdefault(row["y"], []).append(row["raw"])
+    assert len(by_method) == 5 and len(by_method["saliency"]) == len(review.ids)
+    np.testing.assert_allclose(by_method["occlusion"], engine.classify_occlusion(model, review).drop, atol=1e-5)
+    np.testing.assert_allclose(by_method["attention rollout"], rollout, atol=1e-5)
+    assert any(title.startswith("Deleting pieces") for title in drawn)
+    assert "completeness error" in words(at) and f"says **{review.label}**" in words(at)
