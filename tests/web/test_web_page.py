@@ -83,3 +83,39 @@ def test_it_works_offline_after_the_first_load(web_page):
     web_page.wait_for_selector("body[data-ready='1']")
     web_page.evaluate("window.txWeb.load('int8')")
     assert translate_on_page(web_page, TEXT) == before
+
+
+def test_the_result_shows_probabilities_alternatives_and_the_cross_attention(web_page):
+    translate_on_page(web_page, TEXT)
+    tokens = web_page.locator("#tokens .token")
+    n_out = tokens.count()
+    n_src = len(web_page.evaluate("text => window.txWeb.prepare(text, 'en').srcIds", TEXT))
+    assert n_out > 1 and "%" in tokens.nth(0).inner_text()
+    assert "ms in this browser" in web_page.inner_text("#timing")
+    # the heatmap: a row per output token, a column per source token (the tag and </s> included)
+    assert web_page.locator("#heatmap tbody tr").count() == n_out
+    assert web_page.locator("#heatmap thead th").count() == n_src + 1
+    # greedy's likeliest token at a position is the one it chose, completed into the same output
+    tokens.nth(1).click()
+    web_page.wait_for_selector("#alternatives li")
+    items = web_page.locator("#alternatives li")
+    assert items.count() == 5
+    assert items.nth(0).inner_text().endswith("→ " + web_page.inner_text("#output"))
+
+
+def test_a_phone_at_390_px_shows_everything_without_overflow(chromium, web_url):
+    context = chromium.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                                   has_touch=True)
+    page = context.new_page()
+    page.goto(web_url + "/")
+    page.wait_for_selector("body[data-ready='1']")
+    page.evaluate("window.txWeb.load('int8')")
+    translate_on_page(page, TEXT + " " + TEXT)
+    assert page.is_visible("#heatmap table")
+    # nothing sticks out of the screen; only the heatmap scrolls, inside its own box
+    wide = page.evaluate("""() => [...document.querySelectorAll('body *')]
+        .filter(e => !e.closest('#heatmap table') && e.getBoundingClientRect().right > window.innerWidth + 0.5)
+        .map(e => e.tagName + '#' + e.id + '.' + e.className)""")
+    assert wide == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    context.close()

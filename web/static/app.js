@@ -11,14 +11,17 @@ const MB = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 const config = await fetchJson("config.json");
 const LANGUAGES = { de: "German", en: "English" };
 
+const graphBytes = (precision) => ["encoder", "decoder"]
+  .reduce((sum, graph) => sum + config.files[`models/${graph}.${precision}.onnx.gz`].bytes, 0);
 $("size").textContent = `The first load downloads ${MB(config.load_bytes.int8)} with int8 (onnxruntime-web, the ` +
-  `encoder and decoder graphs, the tokenizer), once; after it the page works offline.` +
-  (config.load_bytes.fp32 ? ` fp32 downloads ${MB(config.load_bytes.fp32 - config.load_bytes.int8 +
-    config.files["models/encoder.int8.onnx.gz"].bytes + config.files["models/decoder.int8.onnx.gz"].bytes)} of graphs more.` : "");
+  "encoder and decoder graphs, the tokenizer), once; after it the page works offline." +
+  (config.load_bytes.fp32 ? ` Choosing fp32 downloads ${MB(graphBytes("fp32"))} of graphs more.` : "");
 for (const [src, tgt] of config.directions) {
   $("direction").add(new Option(`${LANGUAGES[src] ?? src} → ${LANGUAGES[tgt] ?? tgt}`, `${src}-${tgt}`));
 }
-for (const precision of config.precisions) $("precision").add(new Option(precision, precision));
+for (const precision of [...config.precisions].sort((a, b) => (b === "int8") - (a === "int8"))) { // int8 first
+  $("precision").add(new Option(precision, precision));
+}
 
 let tokenizer = null;
 let worker = null;
@@ -50,7 +53,7 @@ function onMessage(event) {
   if (m.type === "progress") {
     $("status").textContent = `Loading… ${MB(m.loaded)} of ${MB(m.total)}`;
   } else if (m.type === "ready") {
-    loaded = m.precision;
+    loaded = `${m.precision}/${m.optimization}`;
     $("status").textContent = `Ready: ${m.precision}, onnxruntime-web on ${m.threads} thread(s)` +
       (m.threads > 1 ? " (cross-origin isolated)" : " (not cross-origin isolated: one thread)") +
       (m.ms ? `, loaded in ${(m.ms / 1000).toFixed(1)} s` : "");
@@ -66,17 +69,19 @@ function onMessage(event) {
   }
 }
 
-async function load(precision = $("precision").value) {
+// optimization: onnxruntime's graph optimization level ("all", as the Python runtime's sessions; "basic", ...)
+async function load(precision = $("precision").value, optimization = "all") {
+  $("precision").value = precision;
   await offlineReady;
   tokenizer ??= new Tokenizer(await fetchJson("tokenizer.json.gz"));
   if (!worker) {
     worker = new Worker("worker.js", { type: "module" });
     worker.onmessage = onMessage;
   }
-  if (loaded === precision) return;
+  if (loaded === `${precision}/${optimization}`) return;
   $("translate").disabled = true;
   const ready = new Promise((resolve, reject) => { onReady = { resolve, reject }; });
-  worker.postMessage({ type: "load", precision });
+  worker.postMessage({ type: "load", precision, optimization });
   await ready;
 }
 
@@ -90,6 +95,17 @@ function translateIds(srcIds, options = {}) {
     pending.set(id, { resolve, reject });
     worker.postMessage(message);
   });
+}
+
+// srcIds -> the n likeliest tokens after options.prefix, each completed: {alternatives: [hypothesis, ...]}
+function alternatives(srcIds, options) {
+  const id = nextId++;
+  const message = { type: "alternatives", id, srcIds, method: options.method, beam: 4, alpha: 0.6,
+    prefix: options.prefix, n: options.n, maxLen: maxTargetLength(srcIds.length, config.limits) };
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    worker.postMessage(message);
+  }).then((m) => m.alternatives);
 }
 
 function say(text, kind = "warning") {
@@ -112,7 +128,7 @@ async function translateTyped() {
     say(input.warnings.join(" ") || null);
     const method = $("method").value;
     const hyp = await translateIds(input.srcIds, { method, attention: true });
-    const context = { config, tokenizer, input, method, tgt, translateIds, precision: loaded };
+    const context = { config, tokenizer, input, method, tgt, alternatives, precision: loaded.split("/")[0] };
     showResult(hyp, context);
     return hyp;
   } catch (error) {
@@ -134,6 +150,7 @@ $("direction").addEventListener("change", () => {
 // Translate is enabled before loading: the first click loads the translator, then translates
 $("translate").disabled = false;
 
-window.txWeb = { config, load, translateIds, translateTyped, prepare: (text, tgt) => prepare(text, tgt, tokenizer, config),
+window.txWeb = { config, load, translateIds, alternatives, translateTyped,
+  prepare: (text, tgt) => prepare(text, tgt, tokenizer, config),
   get tokenizer() { return tokenizer; }, Tokenizer };
 document.body.dataset.ready = "1";

@@ -27,15 +27,19 @@ function argmax(values, start, length) {
 
 // The most probable next token at every step (runtime.decoding.greedy); prefix: tokens taken first whatever
 // their probability (CTranslate2's target_prefix), scored like the chosen ones.
-export async function greedy(backend, srcIds, { bos, eos, maxLen, vocab, attention = false, prefix = [] }) {
+// nextLogProbs: also return the last step's whole distribution (where alternatives are taken).
+export async function greedy(backend, srcIds, { bos, eos, maxLen, vocab, attention = false, prefix = [],
+  nextLogProbs = false }) {
   let state = await backend.encode(srcIds);
   let last = [bos];
   const tokens = [];
   const tokenLogProbs = [];
   const maps = [];
+  let next = null;
   for (let t = 0; t < maxLen; t++) {
     const out = await backend.step(last, state, attention);
     state = out.state;
+    if (nextLogProbs) next = out.logProbs.slice(0, vocab);
     const token = t < prefix.length ? prefix[t] : argmax(out.logProbs, 0, vocab);
     tokens.push(token);
     tokenLogProbs.push(out.logProbs[token]);
@@ -44,7 +48,8 @@ export async function greedy(backend, srcIds, { bos, eos, maxLen, vocab, attenti
     last = [token];
   }
   const logProb = tokenLogProbs.reduce((a, b) => a + b, 0);
-  return { tokens, tokenLogProbs, logProb, score: logProb, finished: tokens.at(-1) === eos, attention: maps };
+  return { tokens, tokenLogProbs, logProb, score: logProb, finished: tokens.at(-1) === eos, attention: maps,
+    ...(nextLogProbs ? { nextLogProbs: next } : {}) };
 }
 
 // Each of the k rows' one-token extensions, scored float32(score + log-prob); the `width` best, best first, ties

@@ -16,7 +16,7 @@ function threadCount() {
   return self.crossOriginIsolated ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)) : 1;
 }
 
-async function load(precision) {
+async function load(precision, optimization = "all") {
   const started = performance.now();
   config ??= await (await fetch("config.json")).json();
   const names = ["models/encoder." + precision + ".onnx.gz", "models/decoder." + precision + ".onnx.gz"];
@@ -36,11 +36,11 @@ async function load(precision) {
     ort.env.wasm.numThreads = threadCount();
     runtimeReady = true;
   }
-  const options = { executionProviders: ["wasm"], graphOptimizationLevel: "all" };
+  const options = { executionProviders: ["wasm"], graphOptimizationLevel: optimization };
   const encoder = await ort.InferenceSession.create(encoderBytes, options);
   const decoder = await ort.InferenceSession.create(decoderBytes, options);
-  sessions = { precision, encoder, decoder };
-  return { precision, threads: ort.env.wasm.numThreads, isolated: self.crossOriginIsolated,
+  sessions = { precision, optimization, encoder, decoder };
+  return { precision, optimization, threads: ort.env.wasm.numThreads, isolated: self.crossOriginIsolated,
     ms: performance.now() - started, version: ort.env.versions?.web ?? "" };
 }
 
@@ -100,14 +100,30 @@ async function translate(m) {
   return { ...hyp, ms: performance.now() - started, precision: sessions.precision };
 }
 
+// The n likeliest next tokens after a prefix (ties: the lower id first), each completed by the method; most
+// likely first (runtime.text.TextTranslator.alternatives).
+async function alternatives(m) {
+  const started = performance.now();
+  const forced = await greedy(backend, m.srcIds, { bos: config.specials["<s>"], eos: config.specials["</s>"],
+    maxLen: m.prefix.length + 1, vocab: config.vocab_size, prefix: m.prefix, nextLogProbs: true });
+  const next = forced.nextLogProbs;
+  const order = Array.from(next.keys()).sort((a, b) => next[b] - next[a] || a - b).slice(0, m.n);
+  const found = [];
+  for (const token of order) found.push(await translate({ ...m, prefix: [...m.prefix, token], attention: false }));
+  return { alternatives: found, ms: performance.now() - started };
+}
+
 self.onmessage = async (event) => {
   const m = event.data;
   try {
     if (m.type === "load") {
-      if (sessions?.precision !== m.precision) self.postMessage({ type: "ready", ...(await load(m.precision)) });
-      else self.postMessage({ type: "ready", precision: m.precision, threads: ort.env.wasm.numThreads, ms: 0 });
+      const same = sessions?.precision === m.precision && sessions?.optimization === m.optimization;
+      if (!same) self.postMessage({ type: "ready", ...(await load(m.precision, m.optimization)) });
+      else self.postMessage({ ...m, type: "ready", threads: ort.env.wasm.numThreads, ms: 0 });
     } else if (m.type === "translate") {
       self.postMessage({ type: "result", id: m.id, ...(await translate(m)) });
+    } else if (m.type === "alternatives") {
+      self.postMessage({ type: "result", id: m.id, ...(await alternatives(m)) });
     }
   } catch (error) {
     self.postMessage({ type: "error", id: m.id, message: String(error?.message ?? error) });
