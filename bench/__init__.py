@@ -26,6 +26,7 @@ BENCHMARKS = {
     "clicks": "click -> result in a real browser: Translate (greedy, int8) and the Walkthrough's Next, with the load",
     "steering": "alternatives at one position (each completed) against plain greedy of the same sentence",
     "export_pair": "two exports of one translator, interleaved: a decoder step and whole translations, before/after",
+    "web": "the translator in chromium (onnxruntime-web) vs Python onnxruntime on this CPU: load, first, per sentence",
 }
 
 
