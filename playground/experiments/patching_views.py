@@ -17,9 +17,9 @@ def point_label(label: str) -> str:
 def shown_values(grid) -> tuple[np.ndarray, str, str | None]:
     """The values the heatmap draws: normalised when it can be, else the raw metric and the reason."""
     try:
-        return grid.normalised, "normalised (0 = corrupted, 1 = clean)", None
+        return grid.normalised, "restored", None  # 0 = the corrupted run, 1 = the clean run (the caption says)
     except ValueError as e:
-        return grid.raw, "metric (raw)", str(e)
+        return grid.raw, "metric", str(e)
 
 
 def grid_rows(grid, values: np.ndarray) -> list[dict]:
@@ -71,11 +71,14 @@ def grid_report(grid, title: str, sentences: list[str], inputs: dict[str, str]) 
     top = cell_options(grid)[:3]
     report.sentences.append("Cells that restore the most: " + "; ".join(cell_label(grid, k) for k in top)
                             + f". Computed in {grid.seconds:.2f} s.")
-    report.figures.append(Figure(f"patch_{grid.site}", figures.grid(
-        grid_rows(grid, values), f"{title}: the clean activation patched into the corrupted run, one cell at a time",
-        value_name, diverging=True, x_title="head" if grid.site in ("enc_self", "dec_self", "dec_cross")
-        else "layer (emb = embeddings)"),
-        "Red: the patch moves the metric towards the clean run (1 = all the way); blue: away from it. Positions "
+    spec = figures.grid(grid_rows(grid, values), f"{title}: the clean activation patched into the corrupted run, "
+                        "one cell at a time", value_name, diverging=True,
+                        x_title="head" if grid.site in ("enc_self", "dec_self", "dec_cross") else "layer")
+    spec["layer"][0]["encoding"]["color"]["legend"] = {"orient": "bottom"}  # at the side it took a phone's width
+    spec["height"] += 120  # the legend below, and every row's label kept (at the grid's height, every other one)
+    report.figures.append(Figure(f"patch_{grid.site}", spec,
+        "Restored: (patched − corrupted) / (clean − corrupted) of the metric; red: the patch moves it towards the "
+        "clean run (1 = all the way), blue: away from it. emb = the embeddings, L1 = after layer 1. Positions "
         "left out by the alignment are not drawn."))
     return report
 
