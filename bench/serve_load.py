@@ -29,7 +29,7 @@ import numpy as np
 
 from runtime import OnnxTranslator
 from runtime.tsv import read_tsv
-from serve import local
+from serve import fault_injection, local, processes
 from serve.settings import ServeSettings
 
 from . import bench_parser
@@ -126,7 +126,7 @@ async def load(url: str, bodies: list[dict[str, Any]], concurrency: int, headers
 
 
 def server_mb() -> float:
-    return sum(local.serve_processes_rss_mb().values())
+    return sum(processes.serve_processes_rss_mb().values())
 
 
 def batch_sizes(url: str) -> Counter:
@@ -139,11 +139,11 @@ def mean_batch(before: Counter, after: Counter) -> float:
 
 
 def run_level(url: str, bodies: list[dict[str, Any]], concurrency: int) -> dict[str, Any]:
-    before, cpu_before, client_before = batch_sizes(url), local.serve_processes_cpu_s(), time.process_time()
+    before, cpu_before, client_before = batch_sizes(url), processes.serve_processes_cpu_s(), time.process_time()
     found = asyncio.run(load(url, bodies, concurrency))
     found["mean_batch"] = mean_batch(before, batch_sizes(url))
     # CPU milliseconds per request in each process: where serving costs besides the model (Translator's row).
-    cpu_after = local.serve_processes_cpu_s()
+    cpu_after = processes.serve_processes_cpu_s()
     found["cpu_ms_per_request"] = {name: (cpu_after[name] - cpu_before.get(name, 0.0)) * 1000 / len(bodies)
                                    for name in cpu_after} | {
         "load generator": (time.process_time() - client_before) * 1000 / len(bodies)}
@@ -186,7 +186,7 @@ def faults(url: str, bodies: list[dict[str, Any]], long_text: str, deployment: s
 
     async def kill_soon():
         await asyncio.sleep(1.0)
-        found["killed"] = await asyncio.to_thread(local.kill_replica, deployment)
+        found["killed"] = await asyncio.to_thread(fault_injection.kill_replica, deployment)
         found["killed_at_s"] = 1.0
 
     pid = local.get_json(f"{url}/stats")[1]["translate"]["pid"]
@@ -272,8 +272,8 @@ def front_faults(url: str, request_timeout_s: float, slowloris: int = 4200) -> d
     body = {"text": "Guten Morgen!", "src_lang": "de", "tgt_lang": "en", "method": "greedy"}
     found: dict[str, Any] = {"slowloris": slowloris}
     start = time.perf_counter()
-    held, refused = local.half_sent_requests(port, slowloris - 100)
-    held_body, refused_body = local.half_sent_requests(port, 100, first=local.HALF_BODY)
+    held, refused = fault_injection.half_sent_requests(port, slowloris - 100)
+    held_body, refused_body = fault_injection.half_sent_requests(port, 100, first=fault_injection.HALF_BODY)
     opened = time.perf_counter()
     found["open_s"], found["refused"] = opened - start, len(refused) + len(refused_body)
     try:
@@ -281,24 +281,24 @@ def front_faults(url: str, request_timeout_s: float, slowloris: int = 4200) -> d
         found["health"] = {"status": status, "ms": seconds * 1000}
         (status, _), seconds = timed(lambda: post_json(f"{url}/translate", body, timeout=10))
         found["translate"] = {"status": status, "ms": seconds * 1000}
-        raw = local.read_until_closed(held_body[0], limits.http_request_s + 10)
-        status, headers, _ = local.parse_answer(raw) if raw else (0, {}, b"")
+        raw = fault_injection.read_until_closed(held_body[0], limits.http_request_s + 10)
+        status, headers, _ = fault_injection.parse_answer(raw) if raw else (0, {}, b"")
         found["body_timeout"] = {"status": status, "content_type": headers.get("content-type"),
                                  "s": time.perf_counter() - opened}
         # every connection the front has closed by then (readable: its 408 or the close)
-        closed = local.closed_by_peer(held + held_body, wait_s=5, at_least=len(held + held_body))
+        closed = fault_injection.closed_by_peer(held + held_body, wait_s=5, at_least=len(held + held_body))
         found["closed_after_s"] = (time.perf_counter() - opened, closed, len(held + held_body))
     finally:
         for s in held + refused + held_body + refused_body:
             s.close()
-    capped, capped_refused = local.half_sent_requests(port, limits.conns_per_client + 50, source="127.0.0.2")
+    capped, capped_refused = fault_injection.half_sent_requests(port, limits.conns_per_client + 50, source="127.0.0.2")
     try:
-        closed = local.closed_by_peer(capped, wait_s=3, at_least=50 - len(capped_refused))
+        closed = fault_injection.closed_by_peer(capped, wait_s=3, at_least=50 - len(capped_refused))
         found["over_cap"] = {"tried": limits.conns_per_client + 50, "turned_away": len(capped_refused) + closed}
     finally:
         for s in capped + capped_refused:
             s.close()
-    resume = local.stop_replica("Service")
+    resume = fault_injection.stop_replica("Service")
     try:
         (status, answer), seconds = timed(lambda: post_json(f"{url}/translate", body, timeout=limits.server_s + 30))
     finally:
@@ -444,7 +444,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         local.stop()
     deadline = time.monotonic() + 60
-    while local.serve_processes() and time.monotonic() < deadline:  # Ray's processes take a while to end
+    while processes.serve_processes() and time.monotonic() < deadline:  # Ray's processes take a while to end
         time.sleep(1)
     time.sleep(3)
     # The baseline again, the service stopped: the in-process rates moved by up to a third between runs on this

@@ -269,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.beam:
                 from .ct2_beam import beam_check, report
 
-                b = beam_check(args.model_dir, out, rows.rows, src, tgt)
+                b = beam_check(args.model_dir, out, rows.rows, src, tgt, [reference_prefix(r[tgt]) for r in rows.rows])
                 print(report(b, src, tgt))
                 for line in b.differences:
                     print(f"  {line}")

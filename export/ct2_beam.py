@@ -30,8 +30,6 @@ from runtime.batching import pad
 from runtime.decoding import beam_search
 from tx.inference import Translator
 
-from .ct2 import Ct2Translator, reference_prefix
-
 MATCHING_ALPHA = 1e-9  # CTranslate2's length_penalty that scores as α = 0 but keeps its beam × patience stopping
 
 
@@ -58,11 +56,15 @@ def token_n_best(ours: Translator, sources: list[list[int]], beam: int, n: int, 
     return [[h.tokens for h in (row if n > 1 else [row])] for row in hyps]
 
 
-def beam_check(model_dir: Path, ct2_dir: Path, rows: list[dict[str, str]], src: str, tgt: str, beam: int = 4,
-               alternatives: int = 5, max_len: int = 128) -> BeamAgreement:
+def beam_check(model_dir: Path, ct2_dir: Path, rows: list[dict[str, str]], src: str, tgt: str, prefixes: list[str],
+               beam: int = 4, alternatives: int = 5, max_len: int = 128) -> BeamAgreement:
     """tx against CTranslate2 on `rows` (src -> tgt): the n best for n = 1..beam, and `alternatives` alternatives
-    completed by beam search, at the first position (no prefix) and after the first half of each reference."""
-    ours, peer = Translator.from_dir(model_dir), Ct2Translator(model_dir, ct2_dir)
+    completed by beam search, at the first position (no prefix) and after each row's prefix (export.ct2 passes
+    `reference_prefix`, the first half of its reference translation)."""
+    import ctranslate2
+
+    ours = Translator.from_dir(model_dir)
+    engine = ctranslate2.Translator(str(ct2_dir), device="cpu", inter_threads=1, intra_threads=1)
     tok = ours.tokenizer
     texts = [r[src] for r in rows]
     sources = [ours.source_ids(t, tgt)[0] for t in texts]
@@ -75,20 +77,19 @@ def beam_check(model_dir: Path, ct2_dir: Path, rows: list[dict[str, str]], src: 
 
     for n in range(1, beam + 1):
         mine = token_n_best(ours, sources, beam, n, limit)
-        theirs = peer.engine.translate_batch(source_tokens, beam_size=beam, num_hypotheses=n, patience=1.0,
+        theirs = engine.translate_batch(source_tokens, beam_size=beam, num_hypotheses=n, patience=1.0,
                                              length_penalty=MATCHING_ALPHA, max_decoding_length=limit,
                                              min_decoding_length=0, return_end_token=True)
         same = [m == ids(t.hypotheses) for m, t in zip(mine, theirs, strict=True)]
         agreement.same_n_best.append(sum(same))
         agreement.differences += [f"{src}->{tgt} #{i} {texts[i]!r}: the {n} best differ"
                                   for i, ok in enumerate(same) if not ok]
-    prefixes = [reference_prefix(r[tgt]) for r in rows]
     for where, target_prefix in (("first", None), ("prefixed", prefixes)):
         mine = ours.translate_n_best(texts, src, tgt, method="beam", beam=beam, length_penalty=0.0, max_len=limit,
                                      target_prefix=target_prefix, return_alternatives=True,
                                      num_hypotheses=alternatives)
         prefix_tokens = None if target_prefix is None else [tok.tokens(ours.prefix_ids(p)) for p in target_prefix]
-        theirs = peer.engine.translate_batch(source_tokens, target_prefix=prefix_tokens, beam_size=beam,
+        theirs = engine.translate_batch(source_tokens, target_prefix=prefix_tokens, beam_size=beam,
                                              length_penalty=0.0, max_decoding_length=limit, min_decoding_length=0,
                                              return_end_token=True, return_alternatives=True,
                                              num_hypotheses=alternatives)

@@ -16,4 +16,6 @@ deployment instead, each scaled on its own (docs/serving.md#two-layouts). What e
     inprocess.py    that backend without Ray: the workers in this process, one request per call (the API tests)
     deployments.py  the Ray Serve deployments of both layouts and the application builder `serve deploy` imports
     local.py        start and stop Ray + Serve (+ HAProxy) on this machine (the command, the tests, the benchmark)
+    processes.py    this machine's Serve processes: which, their CPU time and memory, what they listen on
+    fault_injection.py  faults injected into a running service for its checks (half-sent requests, SIGSTOP)
 """

@@ -87,7 +87,7 @@ def service_in_its_own_process(settings: dict[str, Any], num_cpus: int, log: Pat
     stops it after. Ray 2.60 cannot start a second HAProxy-fronted service in a process that already ran one (its new
     HAProxy's admin socket is never found): in a child of its own, the service's tests may share a pytest process
     with test_serve_ray's (make test's first phase) instead of needing a process of their own. Ray's processes are
-    the child's: `local.service_listeners()` still finds them among this process' descendants. The child's output
+    the child's: `processes.service_listeners()` still finds them among this process' descendants. The child's output
     goes to `log`."""
     with own_haproxy_ports(), open(log, "w") as said:
         child = subprocess.Popen([sys.executable, "-c", SERVICE_CHILD, json.dumps({**settings, "num_cpus": num_cpus})],
@@ -192,7 +192,7 @@ class ChunkedAnswer:
 def chunked_post(port: int, path: str, chunks: Iterable[bytes], wait_s: float = 30.0) -> ChunkedAnswer:
     """POST `chunks` to 127.0.0.1:port as one body in HTTP/1.1 chunked transfer encoding (no Content-Length), reading
     the answer while sending: sending stops as soon as an answer arrives, the connection fails, or wait_s passes."""
-    from serve.local import parse_answer
+    from serve.fault_injection import parse_answer
 
     sock = socket.create_connection(("127.0.0.1", port), timeout=wait_s)
     start, received, first = time.monotonic(), bytearray(), [math.inf]

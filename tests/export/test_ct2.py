@@ -6,7 +6,7 @@ from export_fixtures import ENGLISH, GERMAN, build_translation_dir
 
 ctranslate2 = pytest.importorskip("ctranslate2", reason="ctranslate2 is an optional peer (pip install ctranslate2)")
 
-from export.ct2 import check, convert, main  # noqa: E402
+from export.ct2 import check, convert, main, reference_prefix  # noqa: E402
 
 
 @pytest.mark.parametrize("pre_norm", [False, True], ids=["post-LN", "pre-LN"])
@@ -130,7 +130,8 @@ def test_beam_n_best_and_alternatives_agree_with_ctranslate2_on_a_tiny_model(tmp
     out = convert(model_dir, tmp_path / "ct2")
     rows = [{"de": de, "en": en} for de, en in zip(GERMAN, ENGLISH, strict=True)]
     for src, tgt in (("de", "en"), ("en", "de")):
-        a = beam_check(model_dir, out, rows, src, tgt, beam=4, alternatives=4, max_len=24)
+        prefixes = [reference_prefix(r[tgt]) for r in rows]
+        a = beam_check(model_dir, out, rows, src, tgt, prefixes, beam=4, alternatives=4, max_len=24)
         n = len(rows)
         assert a.same_n_best == [n] * 4, a.differences
         assert (a.same_first_alternatives, a.same_first_completions) == (n, n), a.differences
@@ -150,6 +151,6 @@ def test_beam_agrees_with_ctranslate2_on_30_held_out_sentences_of_the_shipped_tr
     model_dir = Path(__file__).resolve().parents[2] / "models" / "translate"
     rows = read_tsv(model_dir / "samples.tsv")[:30]
     out = convert(model_dir, tmp_path / "ct2")
-    a = beam_check(model_dir, out, rows, "de", "en")
+    a = beam_check(model_dir, out, rows, "de", "en", [reference_prefix(r["en"]) for r in rows])
     assert a.same_n_best == [30] * 4, a.differences
     assert (a.same_first_completions, a.same_prefixed_completions) == (30, 30), a.differences

@@ -25,7 +25,7 @@ from serve_fixtures import (
     tiny_models_root,
 )
 
-from serve import front, local
+from serve import fault_injection, front
 from serve.api import MAX_BODY_BYTES
 from serve.schemas import MAX_CHARS
 from serve.settings import ServeSettings
@@ -89,11 +89,11 @@ def test_a_length_over_the_cap_is_refused_from_the_headers_and_the_rest_never_re
     try:
         sock.sendall(f"POST /translate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                      f"Content-Length: {BODY}\r\n\r\n".encode() + b'{"text": "' + b"a" * 1000)
-        raw = local.read_until_closed(sock, 5)
+        raw = fault_injection.read_until_closed(sock, 5)
     finally:
         sock.close()
     assert raw is not None, "the connection was still open 5 s after a 48 MiB Content-Length: waiting for the rest"
-    status, headers, body = local.parse_answer(raw)
+    status, headers, body = fault_injection.parse_answer(raw)
     assert status == 413 and headers["connection"] == "close"
     assert json.loads(body)["detail"].startswith(f"the request body is {BODY} bytes; this service takes at most "
                                                  f"{MAX_BODY_BYTES}")

@@ -38,7 +38,7 @@ from serve_fixtures import (
 
 pytest.importorskip("ray.serve")
 
-from serve import front, local  # noqa: E402
+from serve import fault_injection, front, local, processes  # noqa: E402
 
 # the shipped models, exported (test_serve_ray's fixture: exported once per module where `make run` has not)
 _spec = importlib.util.spec_from_file_location("_serve_ray_tests", Path(__file__).with_name("test_serve_ray.py"))
@@ -191,9 +191,9 @@ def test_the_front_refuses_bodies_over_the_cap_chunked_ones_before_they_reach_th
         assert endless.answer_s < 2 and endless.body_sent < 12 * 1024 * 1024, endless
         with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
             sock.sendall(b"POST /translate HTTP/1.1\r\nHost: x\r\nContent-Length: 50331648\r\n\r\n" + b"a" * 20_000)
-            raw = local.read_until_closed(sock, 5)
-        assert raw and local.parse_answer(raw)[0] == 413, raw
-        assert json.loads(local.parse_answer(raw)[2])["detail"].startswith(
+            raw = fault_injection.read_until_closed(sock, 5)
+        assert raw and fault_injection.parse_answer(raw)[0] == 413, raw
+        assert json.loads(fault_injection.parse_answer(raw)[2])["detail"].startswith(
             "The request body is over 131072 bytes (its Content-Length)")
         assert replica.RequestHandlerClass.received == [len(small)]  # nothing of the refused bodies reached it
         assert f"http-request deny deny_status 413 errorfile {tmp_path}/413-chunked.json.http if " \
@@ -237,7 +237,7 @@ def loopback(address: str) -> bool:
 @pytest.mark.slow
 @pytest.mark.front
 def test_nothing_listens_beyond_loopback(url):
-    found = local.service_listeners()
+    found = processes.service_listeners()
     assert any(port == int(url.rsplit(":", 1)[1]) for _, port, _, _ in found), found  # the list is real
     public = [f"{address}:{port} ({name}, pid {pid})" for address, port, pid, name in found if not loopback(address)]
     assert not public, f"listening beyond loopback: {', '.join(public)}"
@@ -246,7 +246,7 @@ def test_nothing_listens_beyond_loopback(url):
 @pytest.mark.slow
 @pytest.mark.front
 def test_the_haproxy_admin_socket_is_private(url):
-    haproxy = [pid for pid, name in local.serve_processes().items() if name == "HAProxy"]
+    haproxy = [pid for pid, name in processes.serve_processes().items() if name == "HAProxy"]
     assert haproxy
     args = Path(f"/proc/{haproxy[0]}/cmdline").read_bytes().decode().split("\0")
     config = Path(args[args.index("-f") + 1]).read_text()
@@ -266,22 +266,23 @@ def test_4200_half_sent_requests_leave_health_and_translate_answering(url):
     idle.sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
     assert idle.recv(65536).startswith(b"HTTP/1.1 200")
     # a slowloris: most stop inside the headers, some inside the body
-    held, refused = local.half_sent_requests(port, count - 100)
-    held_body, refused_body = local.half_sent_requests(port, 100, first=local.HALF_BODY)
+    held, refused = fault_injection.half_sent_requests(port, count - 100)
+    held_body, refused_body = fault_injection.half_sent_requests(port, 100, first=fault_injection.HALF_BODY)
     try:
         assert not refused + refused_body, f"{len(refused + refused_body)} of {count} connections were not taken"
         assert answers_quickly(url, "/health")[0] == 200
         status, found = answers_quickly(url, "/translate", greedy("Guten Morgen!"))
         assert status == 200 and found["text"], found
         # the front drops each after its http-request timeout; a request whose headers arrived gets a sentence
-        raw = local.read_until_closed(held_body[0], limits.http_request_s + 5)
+        raw = fault_injection.read_until_closed(held_body[0], limits.http_request_s + 5)
         assert raw, f"a request without its body was still held {limits.http_request_s + 5} s after it began"
-        status, headers, body = local.parse_answer(raw)
+        status, headers, body = fault_injection.parse_answer(raw)
         assert status == 408 and headers["content-type"] == "application/json", raw
         assert json.loads(body)["detail"].startswith("The request's headers and body did not arrive within 10 s")
-        raw = local.read_until_closed(held[0], 2)  # HAProxy's parser answers these itself (docs/serving.md)
-        assert raw is not None and local.parse_answer(raw)[0] == 408, raw
-        assert local.read_until_closed(idle, 1) is not None, "an idle keep-alive connection was kept past 10 s"
+        raw = fault_injection.read_until_closed(held[0], 2)  # HAProxy's parser answers these itself (docs/serving.md)
+        assert raw is not None and fault_injection.parse_answer(raw)[0] == 408, raw
+        assert fault_injection.read_until_closed(idle, 1) is not None, \
+            "an idle keep-alive connection was kept past 10 s"
     finally:
         for s in held + refused + held_body + refused_body + [idle]:
             s.close()
@@ -291,10 +292,10 @@ def test_4200_half_sent_requests_leave_health_and_translate_answering(url):
 @pytest.mark.front
 def test_a_client_over_its_connection_cap_is_turned_away_at_once(url):
     port, cap = int(url.rsplit(":", 1)[1]), front.FrontLimits().conns_per_client
-    held, refused = local.half_sent_requests(port, cap + 50, source="127.0.0.2")
+    held, refused = fault_injection.half_sent_requests(port, cap + 50, source="127.0.0.2")
     try:
         # well inside the front's 10 s http-request timeout, which would close them all anyway
-        closed = local.closed_by_peer(held, wait_s=3, at_least=50 - len(refused))
+        closed = fault_injection.closed_by_peer(held, wait_s=3, at_least=50 - len(refused))
         assert len(refused) + closed >= 50 and len(held) - closed <= cap, (len(held), closed)
         assert answers_quickly(url, "/health")[0] == 200  # other clients are not affected
     finally:
@@ -307,7 +308,7 @@ def test_a_client_over_its_connection_cap_is_turned_away_at_once(url):
 def test_a_stopped_replica_gets_the_fronts_json_504_not_a_bare_500(url):
     """The replica frozen (SIGSTOP) past the front's backstop: the API cannot answer its own 504, HAProxy must."""
     limits = front.FrontLimits.for_service(TIMEOUT_S)
-    resume = local.stop_replica("Service")
+    resume = fault_injection.stop_replica("Service")
     try:
         probes = []
         for path in ("/health", "/ready"):  # a probe learns within about a second that nobody answers
@@ -341,9 +342,9 @@ def test_a_stopped_replica_gets_the_fronts_json_504_not_a_bare_500(url):
 def replica_http_port(url: str) -> tuple[int, int]:
     """(pid, port) of the Service replica and the port it answers HTTP on itself (Serve's direct ingress, behind
     the front): its one listening port that answers /health."""
-    [pid] = [pid for pid, name in local.serve_processes().items() if name.startswith("ServeReplica")
+    [pid] = [pid for pid, name in processes.serve_processes().items() if name.startswith("ServeReplica")
              and name.endswith(":Service")]
-    for _, port, _, _ in local.listening_sockets([pid]):
+    for _, port, _, _ in processes.listening_sockets([pid]):
         with contextlib.suppress(OSError, ValueError):
             if local.get_json(f"http://127.0.0.1:{port}/health", timeout=1) == (200, {"status": "ok"}):
                 return pid, port
@@ -358,7 +359,7 @@ def test_chunked_bodies_over_the_cap_are_refused_at_once_by_the_front_and_the_re
     the replica (the serving process) and of HAProxy bounded; a chunked body under the cap is translated."""
     body, attackers, mib = 48 * 1024 * 1024, 6, 1024 * 1024
     replica, replica_port = replica_http_port(url)
-    haproxy = [pid for pid, name in local.serve_processes().items() if name == "HAProxy"]
+    haproxy = [pid for pid, name in processes.serve_processes().items() if name == "HAProxy"]
     watched = {"replica": replica, **{f"HAProxy {pid}": pid for pid in haproxy}}
     for pid in watched.values():
         reset_peak_rss(pid)

@@ -17,7 +17,7 @@ pytest.importorskip("ray.serve")
 
 from runtime import OnnxTranslator  # noqa: E402
 from runtime.tsv import read_tsv  # noqa: E402
-from serve import local  # noqa: E402
+from serve import fault_injection, local  # noqa: E402
 from serve.settings import ServeSettings  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -149,7 +149,8 @@ def test_a_killed_replica_is_restarted_and_only_its_requests_in_flight_fail(url,
 
     async def kill_soon():
         await asyncio.sleep(0.5)
-        killed.append(await asyncio.to_thread(local.kill_replica, "Service" if layout == "one" else "Translator"))
+        deployment = "Service" if layout == "one" else "Translator"
+        killed.append(await asyncio.to_thread(fault_injection.kill_replica, deployment))
 
     texts = held_out()
     answers = concurrently(f"{url}/translate", [greedy(texts[i % 100]) for i in range(150)], 16, during=kill_soon)
