@@ -136,7 +136,9 @@ def build(options: BuildOptions) -> dict[str, Any]:
     (out / "config.json").write_text(text, encoding="utf-8")
     version = hashlib.sha256(text.encode()).hexdigest()[:12]  # a new build: the service worker's new cache
     worker = out / "sw.js"
-    worker.write_text(worker.read_text(encoding="utf-8").replace("__BUILD__", version), encoding="utf-8")
+    shell = ["./", "config.json", *(name for name, f in files.items() if f["group"] == "page" and name != "sw.js")]
+    worker.write_text(worker.read_text(encoding="utf-8").replace("__BUILD__", version)
+                      .replace("__SHELL__", json.dumps(shell)), encoding="utf-8")
     return config
 
 

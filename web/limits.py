@@ -3,6 +3,7 @@ folder (config.json), so the page says and cuts exactly what the Translate page 
 from runtime/ except the empty-text words, which live in a Streamlit helper (tests/web checks they still match)."""
 from __future__ import annotations
 
+import functools
 import sys
 import unicodedata
 from typing import Any
@@ -17,6 +18,7 @@ EMPTY_WORDS = "Nothing to work on: type some text (or pick an example) first."
 PERCENT = "{percent}"  # where the page puts its own share into a coverage warning
 
 
+@functools.cache
 def code_point_ranges(keep) -> list[list[int]]:
     """[[first, last], ...] of the code points for which keep(ch) holds (Python's Unicode tables, not the
     browser's: the page then counts letters exactly as runtime.coverage does)."""
@@ -56,7 +58,7 @@ def input_limits(meta: dict[str, Any], max_positions: int) -> dict[str, Any]:
         "max_alternatives": MAX_ALTERNATIVES,
         "unknown_limit": coverage.UNKNOWN_LIMIT,
         "non_latin_limit": coverage.NON_LATIN_LIMIT,
-        "words": {"empty": EMPTY_WORDS, "truncated": truncation_warning([cut], max_src_len).replace("line(s) 1 ", ""),
+        "words": {"empty": EMPTY_WORDS, "truncated": truncation_warning([cut], max_src_len),
                   **coverage_words()},
         "letters": code_point_ranges(str.isalpha),
         "latin_letters": code_point_ranges(is_latin_letter),

@@ -1,8 +1,8 @@
 // The service worker that makes the page work offline after its first load: every file of this folder it serves
 // once goes into a cache named after the build, and comes from there afterwards (a new build: a new cache).
 const CACHE = "tx-web-__BUILD__";
-const SHELL = ["./", "index.html", "style.css", "app.js", "files.js", "tokenizer.js", "search.js", "worker.js",
-  "config.json"];
+const SHELL = __SHELL__; // the page's own files (web/build.py writes the list): the first visit loads them before
+// this worker controls the page, so they are stored at install; the rest is stored as the page fetches it
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
