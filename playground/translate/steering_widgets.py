@@ -15,6 +15,7 @@ from .settings import Decoding
 
 PREFIX_KEY, N_KEY, WORD_KEY = "translate_prefix", "translate_n_best", "translate_word"
 BEAM_KEY = "translate_beam"
+NBEST_KEY = "translate_nbest"  # the n-best table's container, which its style names
 LINK_GO = "translate_link_go"  # a shared link with a text: translate it on opening, as it was when shared
 
 
@@ -81,7 +82,13 @@ def n_best_list(done: dict[str, Any]) -> None:
     hypotheses = (done.get("n_best") or [[]])[0]
     if len(done["results"]) == 1 and len(hypotheses) > 1:
         st.subheader(f"The {len(hypotheses)} best (beam search)")
-        st.dataframe(steering.nbest_rows(hypotheses), hide_index=True, width="stretch", key="translate_nbest")
+        # A static table, not st.dataframe: its text wraps, so on a phone every column keeps its whole heading
+        # (the grid cut "confidence" to "con"), and it has no toolbar to lay over the heading above it. A word
+        # longer than the column (an untrained model's "ttttenenenen…") may break anywhere, or it would push the
+        # other columns past the table's edge (!important: the cell's Markdown sets its own overflow-wrap).
+        st.html(f"<style>.st-key-{NBEST_KEY} td * {{overflow-wrap: anywhere !important}}</style>")
+        with st.container(key=NBEST_KEY):
+            st.table(steering.nbest_rows(hypotheses), hide_index=True)
         st.caption("Score: log P / ((5 + length) / 6) ** α, the beam's own ranking; confidence: the geometric mean "
                    "of the token probabilities. The first is the output above.")
 
@@ -143,11 +150,13 @@ def steer(done: dict[str, Any], model, decoding: Decoding, back_of) -> None:
         kept = st.session_state["translate_alternatives"] = (asked, completions)
     completions = kept[1]
     shown = f"after “{prefix}”" if prefix else "as the first word"
-    st.markdown(f"**Alternatives {shown}** (the model's probability of each next token there):")
+    st.markdown(f"**Alternatives {shown}** (the model's probability of each next token there). A button makes its "
+                "completion the translation:")
     for i, row in enumerate(steering.alternative_rows(completions)):
         left, right = st.columns([1, 4], vertical_alignment="center")
+        # No `help=`: Streamlit draws a button with a tooltip twice, one copy hidden, which keyboard and screen
+        # reader users still reach; the sentence above says what a click does.
         left.button(f"{steering.shown_word(row['word'])} · {row['probability']:.1%}", key=f"translate_use_{i}",
-                    help="Use this: the translation becomes its completion",
                     on_click=lambda a=completions[i]: choose(done, a, back_of(a)))
         right.markdown(f"{row['translation'] or '(empty output)'}")
 

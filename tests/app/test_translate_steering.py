@@ -82,7 +82,7 @@ def test_a_typed_start_is_forced_and_the_n_best_and_alignment_are_drawn(model_ro
     [n_best] = OnnxTranslator(model_root / "translate").translate_n_best(
         [TEXT], "de", "en", method="beam", beam=3, num_hypotheses=3, target_prefix=["me"])
     assert values(at.code)[0] == n_best[0].text and n_best[0].text.startswith("me")
-    table = next(d.value for d in at.dataframe if "rank" in d.value.columns)
+    table = next(t.value for t in at.table if "rank" in t.value.columns)
     assert list(table["translation"]) == [h.text for h in n_best] and len(n_best) > 1
     assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"), "no alignment chart"
 
