@@ -64,9 +64,23 @@ def _pair(_em, _clean, _corrupted, key: tuple, position, token_b):
     return engine.pair_from(_em, _clean, _corrupted, position, None, token_b)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def _grid(_em, _pair, key: tuple, site: str, _progress=None):
-    return GRIDS[site](_em, _pair, _progress)
+MEMO = PREFIX + "pgrids"  # this session's computed grids: {(inputs, grid): PatchGrid}
+MEMO_SIZE = 8
+
+
+def memo_grid(key: tuple, what: str, compute):
+    """A grid computed once per session and inputs, with a progress bar while it runs. Not st.cache_data: the bar
+    is an element made outside the computation, and a cached function that moves it fails when replayed
+    (CacheReplayClosureError)."""
+    memo = st.session_state.setdefault(MEMO, {})
+    if key not in memo:
+        bar, progress = progress_bar(what)
+        grid = compute(progress)
+        bar.empty()
+        while len(memo) >= MEMO_SIZE:
+            memo.pop(next(iter(memo)))
+        memo[key] = grid
+    return memo[key]
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -131,9 +145,8 @@ def experiment(model, base, direction: tuple[str, str], text: str, state: link.E
         with st.spinner("Running both sources…"):
             pair = _pair(em, clean, corrupted, key, position, token_b)
         site = grid_choice(patching_link.TRANSLATOR_GRIDS)
-        bar, progress = progress_bar(patching_link.TRANSLATOR_GRIDS[site].lower())
-        grid = _grid(em, pair, key, site, progress)
-        bar.empty()
+        grid = memo_grid((key, site), patching_link.TRANSLATOR_GRIDS[site].lower(),
+                         lambda progress: GRIDS[site](em, pair, progress))
     except Exception as e:  # ValueError: nothing aligns, the same outputs...; ModelLoadError: graphs missing
         models.show_error(e, "translate")
         return None
@@ -160,9 +173,6 @@ def _review_pair(_cem, clean: str, corrupted: str, version: tuple):
     return engine.review_pair(_cem, clean, corrupted)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def _classifier_grid(_cem, _pair, key: tuple, site: str, _progress=None):
-    return classify_grids(_cem, _pair, [site], _progress)[site]
 
 
 def classifier_experiment(text: str, state: link.Experiment) -> Report | None:
@@ -176,9 +186,8 @@ def classifier_experiment(text: str, state: link.Experiment) -> Report | None:
         version = model_paths.stamp("sentiment")
         pair = _review_pair(cem, text, other, version)
         site = grid_choice(patching_link.CLASSIFIER_GRIDS)
-        bar, progress = progress_bar(patching_link.CLASSIFIER_GRIDS[site].lower())
-        grid = _classifier_grid(cem, pair, (text, other, version), site, progress)
-        bar.empty()
+        grid = memo_grid(("sentiment", text, other, version, site), patching_link.CLASSIFIER_GRIDS[site].lower(),
+                         lambda progress: classify_grids(cem, pair, [site], progress)[site])
     except Exception as e:
         models.show_error(e, "sentiment")
         return None
