@@ -2,6 +2,7 @@
 (tests/web_fixtures.py), one Debian chromium, and a page on it with its translator loaded."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -11,9 +12,17 @@ from web_fixtures import built_folder, static_server
 
 
 @pytest.fixture(scope="session")
-def web_folder(tmp_path_factory):
-    """The folder of the tiny exported translator."""
-    return built_folder(exported("translate"), tmp_path_factory.mktemp("web") / "dist")
+def web_model() -> Path:
+    """The tiny exported translator, or the exported translator directory TX_WEB_TEST_MODEL names (read-only: a
+    way to run these tests on the shipped model, or while the tiny export's cache rebuilds)."""
+    chosen = os.environ.get("TX_WEB_TEST_MODEL")
+    return Path(chosen) if chosen else exported("translate")
+
+
+@pytest.fixture(scope="session")
+def web_folder(web_model, tmp_path_factory):
+    """The folder of the translator under test."""
+    return built_folder(web_model, tmp_path_factory.mktemp("web") / "dist")
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from export_fixtures import exported
 
 from runtime import OnnxTranslator
 
@@ -14,8 +13,8 @@ TEXT = "Das Wetter ist heute schön."
 
 
 @pytest.fixture(scope="module")
-def python_int8():
-    return OnnxTranslator(exported("translate"), provider="cpu", precision="int8")
+def python_int8(web_model):
+    return OnnxTranslator(web_model, provider="cpu", precision="int8")
 
 
 def translate_on_page(page, text: str, method: str = "greedy") -> str:
@@ -69,7 +68,8 @@ def test_bad_input_gets_the_apps_words(web_page, python_int8):
     translate_on_page(web_page, long_text)
     expected = python_int8.translate([long_text], "de", "en", method="greedy")[0]
     assert expected.truncated
-    assert web_page.inner_text("#message").startswith("Input too long: line(s) 1 exceeded the model's 48-token limit")
+    limit = web_page.evaluate("window.txWeb.config.limits.max_src_len")
+    assert web_page.inner_text("#message").startswith(f"Input too long: line(s) 1 exceeded the model's {limit}-token")
     chinese = "今天天气很好"
     translate_on_page(web_page, chinese)
     assert web_page.inner_text("#message") == python_int8.translate([chinese], "de", "en", method="greedy")[0].warning
