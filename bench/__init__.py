@@ -27,6 +27,7 @@ BENCHMARKS = {
     "steering": "alternatives at one position (each completed) against plain greedy of the same sentence",
     "export_pair": "two exports of one translator, interleaved: a decoder step and whole translations, before/after",
     "web": "the translator in chromium (onnxruntime-web) vs Python onnxruntime on this CPU: load, first, per sentence",
+    "attribution": "deletion AUC of occlusion, saliency, input x gradient, IG, rollout, random on held-out sentences",
 }
 
 
