@@ -107,3 +107,18 @@ def test_the_limits_and_words_are_the_apps():
     assert limits.EMPTY_WORDS in (ROOT / "playground/models.py").read_text(encoding="utf-8")
     latin = [chr(c) for a, b in found["latin_letters"] for c in range(a, b + 1)]
     assert {"a", "ß", "Ä", "ẞ"} <= set(latin) and "я" not in latin and "1" not in latin
+
+
+@pytest.mark.slow
+def test_the_shipped_translators_first_load_with_int8_is_at_most_40_mb(tmp_path):
+    model = ROOT / "models/translate"
+    if not (model / "onnx/decoder.int8.onnx").is_file():
+        pytest.skip(f"the shipped translator is not exported: run `python -m export {model}` (make export)")
+    try:
+        ort_package.tarball(log=lambda _: None)
+    except ort_package.PackageError as e:
+        pytest.skip(f"onnxruntime-web is not cached and the npm registry does not answer: {e}")
+    config = web_build.build(web_build.BuildOptions(model_dir=model, out=tmp_path / "dist", precisions=("int8",),
+                                                    log=lambda _: None))
+    print(f"\n{web_build.size_table(config)}")
+    assert config["load_bytes"]["int8"] <= web_build.FIRST_LOAD_LIMIT
