@@ -72,14 +72,14 @@ def side_by_side(url: str, model: OnnxTranslator, texts: list[str], bodies: list
     """Rounds of [in-process serial and batch 16, then the service at concurrency 16], one after the other: this
     machine's speed moved by a third within minutes, so each round's ratios compare numbers taken a few seconds
     apart, and the targets are judged on the median ratio."""
-    found = []
+    rows = []
     for _ in range(rounds):
         base = in_process(model, texts, method, n=160)
         level = asyncio.run(load(url, bodies[:480], 16))
-        found.append({**base, "served_rps": level["rps"], "p50_ms": level["p50_ms"], "p99_ms": level["p99_ms"],
+        rows.append({**base, "served_rps": level["rps"], "p50_ms": level["p50_ms"], "p99_ms": level["p99_ms"],
                       "x_serial": level["rps"] / base["serial_rps"], "of_batch16": level["rps"] / base["batch16_rps"]})
-    median = {key: float(np.median([r[key] for r in found])) for key in found[0]}
-    return {"rounds": found, "median": median}
+    median = {key: float(np.median([r[key] for r in rows])) for key in rows[0]}
+    return {"rounds": rows, "median": median}
 
 
 async def load(url: str, bodies: list[dict[str, Any]], concurrency: int, headers: dict[str, str] | None = None,
@@ -140,15 +140,15 @@ def mean_batch(before: Counter, after: Counter) -> float:
 
 def run_level(url: str, bodies: list[dict[str, Any]], concurrency: int) -> dict[str, Any]:
     before, cpu_before, client_before = batch_sizes(url), processes.serve_processes_cpu_s(), time.process_time()
-    found = asyncio.run(load(url, bodies, concurrency))
-    found["mean_batch"] = mean_batch(before, batch_sizes(url))
+    results = asyncio.run(load(url, bodies, concurrency))
+    results["mean_batch"] = mean_batch(before, batch_sizes(url))
     # CPU milliseconds per request in each process: where serving costs besides the model (Translator's row).
     cpu_after = processes.serve_processes_cpu_s()
-    found["cpu_ms_per_request"] = {name: (cpu_after[name] - cpu_before.get(name, 0.0)) * 1000 / len(bodies)
+    results["cpu_ms_per_request"] = {name: (cpu_after[name] - cpu_before.get(name, 0.0)) * 1000 / len(bodies)
                                    for name in cpu_after} | {
         "load generator": (time.process_time() - client_before) * 1000 / len(bodies)}
-    found["server_mb"] = server_mb()
-    return found
+    results["server_mb"] = server_mb()
+    return results
 
 
 def targets(level: dict[str, Any], baseline: dict[str, float], memory_start: float, memory_end: float,
@@ -182,26 +182,26 @@ def table(levels: list[dict[str, Any]], baseline: dict[str, float]) -> str:
 
 def faults(url: str, bodies: list[dict[str, Any]], long_text: str, deployment: str) -> dict[str, Any]:
     """A replica killed under load; a request past its timeout; a burst over the queue."""
-    found: dict[str, Any] = {}
+    outcome: dict[str, Any] = {}
 
     async def kill_soon():
         await asyncio.sleep(1.0)
-        found["killed"] = await asyncio.to_thread(fault_injection.kill_replica, deployment)
-        found["killed_at_s"] = 1.0
+        outcome["killed"] = await asyncio.to_thread(fault_injection.kill_replica, deployment)
+        outcome["killed_at_s"] = 1.0
 
     pid = local.get_json(f"{url}/stats")[1]["translate"]["pid"]
     start = time.perf_counter()
-    found["kill"] = asyncio.run(load(url, bodies[:1500], 16, at_start=kill_soon))
+    outcome["kill"] = asyncio.run(load(url, bodies[:1500], 16, at_start=kill_soon))
     local.wait_ready(url)
-    found["recovered_s"] = time.perf_counter() - start
-    found["new_pid"] = local.get_json(f"{url}/stats")[1]["translate"]["pid"] != pid
+    outcome["recovered_s"] = time.perf_counter() - start
+    outcome["new_pid"] = local.get_json(f"{url}/stats")[1]["translate"]["pid"] != pid
     slow = {**bodies[0], "text": long_text, "method": "beam", "beam": 16, "truncate": True}
-    found["timeout"] = asyncio.run(load(url, [slow], 1, headers={"X-Request-Timeout": "0.05"}))
-    found["heavy"] = heavy_neighbours(url, bodies, long_text)
+    outcome["timeout"] = asyncio.run(load(url, [slow], 1, headers={"X-Request-Timeout": "0.05"}))
+    outcome["heavy"] = heavy_neighbours(url, bodies, long_text)
     before = server_mb()
-    found["burst"] = asyncio.run(load(url, (bodies * 2)[:1000], 1000))
-    found["burst_server_mb"] = (before, server_mb())
-    return found
+    outcome["burst"] = asyncio.run(load(url, (bodies * 2)[:1000], 1000))
+    outcome["burst_server_mb"] = (before, server_mb())
+    return outcome
 
 
 def heavy_neighbours(url: str, bodies: list[dict[str, Any]], long_text: str, heavy: int = 4,
@@ -226,10 +226,10 @@ def heavy_neighbours(url: str, bodies: list[dict[str, Any]], long_text: str, hea
                     data = await response.read()
                     return response.status, time.perf_counter() - start, len(data), json.loads(data or b"{}")
 
-            status, _, _, said = await one(heavy_body)  # the limit may refuse it: lower max_len until it fits
+            status, _, _, detail = await one(heavy_body)  # the limit may refuse it: lower max_len until it fits
             while status == 422 and heavy_body["max_len"] > 20:
                 heavy_body["max_len"] = int(heavy_body["max_len"] * 0.8)
-                status, _, _, said = await one(heavy_body)
+                status, _, _, detail = await one(heavy_body)
             alone = [(await one(bodies[i % len(bodies)]))[1] for i in range(10)]
             heavies = [asyncio.create_task(one(heavy_body)) for _ in range(heavy)]
             await asyncio.sleep(0.05)
@@ -240,7 +240,7 @@ def heavy_neighbours(url: str, bodies: list[dict[str, Any]], long_text: str, hea
                     break
             done = await asyncio.gather(*heavies)
         return {"heavy_max_len": heavy_body["max_len"], "heavy_statuses": [d[0] for d in done],
-                "heavy_refused": said.get("detail") if status != 200 else None,
+                "heavy_refused": detail.get("detail") if status != 200 else None,
                 "heavy_s": [d[1] for d in done], "heavy_mb": max(d[2] for d in done) / 2**20,
                 "light_alone_ms": 1000 * float(np.median(alone)), "light_beside_ms": [1000 * t for t in beside]}
 
@@ -250,10 +250,10 @@ def heavy_neighbours(url: str, bodies: list[dict[str, Any]], long_text: str, hea
 def timed(call) -> tuple[Any, float]:
     start = time.perf_counter()
     try:
-        found = call()
+        result = call()
     except OSError as e:  # a timeout: no answer
-        found = (0, {"detail": str(e)})
-    return found, time.perf_counter() - start
+        result = (0, {"detail": str(e)})
+    return result, time.perf_counter() - start
 
 
 def front_faults(url: str, request_timeout_s: float, slowloris: int = 4200) -> dict[str, Any]:
@@ -270,31 +270,31 @@ def front_faults(url: str, request_timeout_s: float, slowloris: int = 4200) -> d
     slowloris = min(slowloris, hard - 400)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, slowloris + 400)), hard))
     body = {"text": "Guten Morgen!", "src_lang": "de", "tgt_lang": "en", "method": "greedy"}
-    found: dict[str, Any] = {"slowloris": slowloris}
+    outcome: dict[str, Any] = {"slowloris": slowloris}
     start = time.perf_counter()
     held, refused = fault_injection.half_sent_requests(port, slowloris - 100)
     held_body, refused_body = fault_injection.half_sent_requests(port, 100, first=fault_injection.HALF_BODY)
     opened = time.perf_counter()
-    found["open_s"], found["refused"] = opened - start, len(refused) + len(refused_body)
+    outcome["open_s"], outcome["refused"] = opened - start, len(refused) + len(refused_body)
     try:
         (status, _), seconds = timed(lambda: local.get_json(f"{url}/health", timeout=10))
-        found["health"] = {"status": status, "ms": seconds * 1000}
+        outcome["health"] = {"status": status, "ms": seconds * 1000}
         (status, _), seconds = timed(lambda: post_json(f"{url}/translate", body, timeout=10))
-        found["translate"] = {"status": status, "ms": seconds * 1000}
+        outcome["translate"] = {"status": status, "ms": seconds * 1000}
         raw = fault_injection.read_until_closed(held_body[0], limits.http_request_s + 10)
         status, headers, _ = fault_injection.parse_answer(raw) if raw else (0, {}, b"")
-        found["body_timeout"] = {"status": status, "content_type": headers.get("content-type"),
+        outcome["body_timeout"] = {"status": status, "content_type": headers.get("content-type"),
                                  "s": time.perf_counter() - opened}
         # every connection the front has closed by then (readable: its 408 or the close)
         closed = fault_injection.closed_by_peer(held + held_body, wait_s=5, at_least=len(held + held_body))
-        found["closed_after_s"] = (time.perf_counter() - opened, closed, len(held + held_body))
+        outcome["closed_after_s"] = (time.perf_counter() - opened, closed, len(held + held_body))
     finally:
         for s in held + refused + held_body + refused_body:
             s.close()
     capped, capped_refused = fault_injection.half_sent_requests(port, limits.conns_per_client + 50, source="127.0.0.2")
     try:
         closed = fault_injection.closed_by_peer(capped, wait_s=3, at_least=50 - len(capped_refused))
-        found["over_cap"] = {"tried": limits.conns_per_client + 50, "turned_away": len(capped_refused) + closed}
+        outcome["over_cap"] = {"tried": limits.conns_per_client + 50, "turned_away": len(capped_refused) + closed}
     finally:
         for s in capped + capped_refused:
             s.close()
@@ -303,12 +303,12 @@ def front_faults(url: str, request_timeout_s: float, slowloris: int = 4200) -> d
         (status, answer), seconds = timed(lambda: post_json(f"{url}/translate", body, timeout=limits.server_s + 30))
     finally:
         resume()
-    found["frozen"] = {"status": status, "s": seconds, "detail": answer.get("detail", "")[:120],
+    outcome["frozen"] = {"status": status, "s": seconds, "detail": answer.get("detail", "")[:120],
                        "front_timeout_s": limits.server_s}
     start = time.perf_counter()
     local.wait_ready(url)
-    found["frozen"]["ready_after_resume_s"] = time.perf_counter() - start
-    return found
+    outcome["frozen"]["ready_after_resume_s"] = time.perf_counter() - start
+    return outcome
 
 
 def post_json(url: str, body: dict[str, Any], timeout: float) -> tuple[int, dict[str, Any]]:
@@ -409,23 +409,24 @@ def main(argv: list[str] | None = None) -> int:
                       f"batch 16; p50 {r['p50_ms']:.0f} ms, p99 {r['p99_ms']:.0f} ms")
         if args.faults:
             long_text = max(texts, key=len)
-            out["faults"] = found = faults(url, bodies, " ".join([long_text] * 3),
+            out["faults"] = fault_outcome = faults(url, bodies, " ".join([long_text] * 3),
                                               "Service" if args.layout == "one" else "Translator")
-            kill = found["kill"]
+            kill = fault_outcome["kill"]
             print(f"\nreplica killed after 1 s of a 1,500-request run at concurrency 16: {kill['errors']} failed "
-                  f"({kill['details']}), new replica: {found['new_pid']}, ready again after "
-                  f"{found['recovered_s']:.1f} s from the start of the run")
-            print(f"timeout: {found['timeout']['details']} after {found['timeout']['p50_ms']:.0f} ms")
-            hv = found["heavy"]
+                  f"({kill['details']}), new replica: {fault_outcome['new_pid']}, ready again after "
+                  f"{fault_outcome['recovered_s']:.1f} s from the start of the run")
+            print(f"timeout: {fault_outcome['timeout']['details']} after {fault_outcome['timeout']['p50_ms']:.0f} ms")
+            hv = fault_outcome["heavy"]
             print(f"{len(hv['heavy_s'])} heavy requests (sample, temperature 10, max_len {hv['heavy_max_len']}, "
                   f"attention='all'): {hv['heavy_statuses']} in {max(hv['heavy_s']):.1f} s, answers up to "
                   f"{hv['heavy_mb']:.1f} MB; {len(hv['light_beside_ms'])} light greedy requests beside them: median "
                   f"{np.median(hv['light_beside_ms']):.0f} ms, max {max(hv['light_beside_ms']):.0f} ms "
                   f"(alone: {hv['light_alone_ms']:.0f} ms)" + (f"; refused: {hv['heavy_refused']}"
                                                                if hv["heavy_refused"] else ""))
-            burst = found["burst"]
+            burst = fault_outcome["burst"]
+            before_mb, after_mb = fault_outcome["burst_server_mb"]
             print(f"burst of 1,000 at once: {burst['statuses']} in {burst['seconds']:.1f} s; server memory "
-                  f"{found['burst_server_mb'][0]:.0f} -> {found['burst_server_mb'][1]:.0f} MB; {burst['details']}")
+                  f"{before_mb:.0f} -> {after_mb:.0f} MB; {burst['details']}")
             if not args.python_proxy and args.layout == "one":
                 out["front_faults"] = fr = front_faults(url, args.timeout_s)
                 closed = fr["closed_after_s"]
@@ -461,8 +462,8 @@ def main(argv: list[str] | None = None) -> int:
         side = out["side_by_side"]["median"] if "side_by_side" in out else None
         out["targets"] = targets(at16, baseline, memory_start, levels[-1]["server_mb"], side)
         print("\nTargets at concurrency 16:")
-        for name, met, said in out["targets"]:
-            print(f"  {'met' if met else 'MISSED'}: {name} ({said})")
+        for name, met, detail in out["targets"]:
+            print(f"  {'met' if met else 'MISSED'}: {name} ({detail})")
     out["load_1min_after"] = os.getloadavg()[0]
     print(f"\n1-minute load average: {out['load_1min_before']:.1f} before, {out['load_1min_after']:.1f} after "
           f"({out['cpus']} CPUs; other work on the machine slows every number)")

@@ -1,11 +1,11 @@
-"""The Train-your-own page's targets (issues 27 and 34), measured: `python -m bench training_page [--repeats N]`.
+"""The Train-your-own page's targets, measured: `python -m bench training_page [--repeats N]`.
 
 1. From the click to the first step and to >= 99% held-out exact match on copy and reverse (length 10, vocabulary
    10), through the page's own path: the spare worker playground.training keeps warm (ready before the click, as when
    the page has been open a few seconds), given the job; this process reading its events as the page polls them
    and building the page's figures as they arrive. Beside it: the same with no spare (a process started at the
-   click, importing torch: what every click cost before issue 34), and the bare loop (bench/bare_loop.py, same
-   size and recipe, 2 threads). Targets (issue 34, a quiet box): first step <= 1 s; copy >= 99% <= 12 s.
+   click, importing torch: what a click costs without the spare), and the bare loop (bench/bare_loop.py, same
+   size and recipe, 2 threads). Targets (a quiet box): first step <= 1 s; copy >= 99% <= 12 s.
 2. A Translate request (the translator of models/ or TX_MODELS_DIR, beam 4 as the Translate page asks, onnxruntime
    in this process as in the server) while a training runs, against idle. Target: <= 2x.
 3. From Stop (the page's training.stop) to no training CPU: when the worker is gone and its CPU time stops. <= 2 s.

@@ -85,14 +85,14 @@ def package_files(src: Source, path: Path) -> Iterator[tuple[str, bytes]]:
 
 def german_catalogs(src: Source, path: Path, stats: Counter) -> list[tuple[Location, bytes]]:
     """The German catalogs of one package, one per key (the preferred language and extension), in path order."""
-    found: dict[str, dict[tuple[int, int], tuple[Location, bytes]]] = {}
+    by_key: dict[str, dict[tuple[int, int], tuple[Location, bytes]]] = {}
     for name, content in package_files(src, path):
         loc = catalog_location(name)
         if loc is not None:
-            found.setdefault(loc.key, {})[(LANGS.index(loc.lang), EXTS.index(loc.ext))] = (loc, content)
+            by_key.setdefault(loc.key, {})[(LANGS.index(loc.lang), EXTS.index(loc.ext))] = (loc, content)
     out = []
-    for key in sorted(found):
-        variants = found[key]
+    for key in sorted(by_key):
+        variants = by_key[key]
         stats["catalog_files_skipped_variant"] += len(variants) - 1
         out.append(variants[min(variants)])
     return out

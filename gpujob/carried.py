@@ -110,9 +110,9 @@ def piece_folders(root: Path, work: Path | None = None) -> list[Path]:
     """Where pieces may lie: the work folder's kept pieces (on the GPU machine, what earlier calls carried), every
     send folder (what this call carried) and, here, the folders they were cut into."""
     send = root / SEND_DIR
-    found = sorted(p for p in send.iterdir() if p.is_dir()) if send.is_dir() else []
+    folders = sorted(p for p in send.iterdir() if p.is_dir()) if send.is_dir() else []
     kept = [work / KEPT_PIECES_DIR] if work is not None else []
-    return kept + found + [root / PIECES_DIR / kind for kind in KINDS]
+    return kept + folders + [root / PIECES_DIR / kind for kind in KINDS]
 
 
 def keep_pieces(root: Path, work: Path) -> list[str]:

@@ -2,7 +2,7 @@
 
 The device lays the checkout anew before each call. A detached run that is still training when its call returns
 (exit 3) would then import from a tree that is being replaced (`tx.evaluation` and others import lazily), and a
-later call could find a tree without the job at all (issue 48: c2's `No module named gpujob`). So `gpujob run`
+later call could find a tree without the job at all (`No module named gpujob`). So `gpujob run`
 copies its packages and configs/ into <work>/code/ once, the runs start there (cwd and PYTHONPATH), and the planned
 later calls `cd` there first: they run the very code that started the run.
 """

@@ -6,7 +6,7 @@
 (c) no row falls by more than MAX_FALL_BLEU (a fall of exactly that much is allowed).
 
 Why not "higher on every row": a candidate trained on the documentation and everyday mix doubled the docs and
-everyday scores while losing 0.6 BLEU on the Ding test (issue 48); one noisy row must not veto that, but a real
+everyday scores while losing 0.6 BLEU on the Ding test; one noisy row must not veto that, but a real
 loss on any set still does. A score missing on either side means no decision: not shipped, the missing one named.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from tx.evaluation import eval_files
 SETS = ("test", "docs_test", "everyday")  # the Ding test split, the documentation test split, the everyday dev set
 DIRECTIONS = ("de-en", "en-de")
 MUST_RISE_SET = "everyday"  # rule (b): both its directions must rise; it is what the translator is for
-MAX_FALL_BLEU = 1.0  # rule (c): the most BLEU any row may fall (issue 48); a fall of exactly this much is allowed
+MAX_FALL_BLEU = 1.0  # rule (c): the most BLEU any row may fall; a fall of exactly this much is allowed
 BLEU_DECIMALS = 2  # tx.evaluation writes BLEU to 2 decimals: differences are compared at that precision, so
 #                    8.05 -> 7.05 is a fall of exactly 1.0 (in floats 8.05 - 7.05 is 1.0000000000000009)
 

@@ -1,7 +1,7 @@
 """Where the GPU job keeps its files: the pieces in the checkout (they travel), the work outside it (it must stay).
 
 The device tool lays the checkout anew before every call: a path that one call carried and the next does not name is
-deleted there, with everything under it (issue 48: a run's weights were lost that way between two calls). So all
+deleted there, with everything under it (a run's weights were lost that way between two calls). So all
 that a later call needs (joined wholes, the unpacked corpus, the runs, the shards, the kept pieces, a copy of the
 job's own code) lives in the work folder, `/tmp/gpujob` by default (GPUJOB_WORK or `--work` change it), which the
 held machine keeps between calls and which no call's tree touches.

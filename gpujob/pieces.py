@@ -88,7 +88,7 @@ def split_file(path: Path, out_dir: Path, max_bytes: int) -> Whole:
 def check_pieces(whole: Whole, folders: Iterable[Path]) -> dict[str, Path]:
     """Each piece's path (looked up in `folders`, first found wins), every size and hash checked."""
     folders = list(folders)
-    found: dict[str, Path] = {}
+    paths: dict[str, Path] = {}
     problems = []
     for piece in whole.pieces:
         path = next((d / piece.name for d in folders if (d / piece.name).is_file()), None)
@@ -99,10 +99,10 @@ def check_pieces(whole: Whole, folders: Iterable[Path]) -> dict[str, Path]:
         elif sha256_of(path) != piece.sha256:
             problems.append(f"{piece.name}: sha256 differs (damaged in transfer?)")
         else:
-            found[piece.name] = path
+            paths[piece.name] = path
     if problems:
         raise PieceError(f"{whole.name}: " + "; ".join(problems))
-    return found
+    return paths
 
 
 def join_pieces(whole: Whole, folders: Iterable[Path], out_path: Path) -> Path:

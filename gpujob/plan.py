@@ -28,18 +28,18 @@ MARGIN_BYTES = 2 * MiB  # kept free per call for what the tree gains before the 
 PIECE_BYTES = 8 * MiB  # small enough to fill each call's room closely
 BUDGET_MIN = 13.0  # a window's planned device minutes at most: 15 less room to repeat one short call
 
-# Device-time allowances in seconds, from the two translate windows run so far (H200, 2026-11-27 and 2026-11-28;
-# configs/README.md's table): the machine's start with the first call's transfers took 44 s and 50 s; c1's own work
-# besides max_time (the job's start, batching 942k pairs, the final evaluation, the hand-back) 68 s; the gap and c2
-# 11 s; give_back 4 s. Each allowance keeps a margin over what was measured.
+# Device-time allowances in seconds, from the two translate windows run so far (H200; configs/README.md's table):
+# the machine's start with the first call's transfers took 44 s and 50 s; c1's own work besides max_time (the
+# job's start, batching 942k pairs, the final evaluation, the hand-back) 68 s; the gap and c2 11 s; give_back 4 s.
+# Each allowance keeps a margin over what was measured.
 START_S = 55.0  # the start, measured 44-50 s with the first call's transfers included
 GAP_S = 20.0  # between one call's end and the next call's start: measured ~6 s when the next call was ready to paste
 CLOSE_S = 10.0  # give_back at once after the last call: measured ~4 s
 TRANSFER_S = 3.0  # each transfer's fixed part (sending the tree; bringing $OUT back): inside the start's 44-50 s
 TRANSFER_S_PER_MIB = 0.1  # 80 MiB moved inside those 50 s: 10 MiB/s is a floor, not a measurement
-TREE_BYTES = 5 * MiB  # what every call sends besides its carry, slim on (4.6 MiB on 2026-11-28)
+TREE_BYTES = 5 * MiB  # what every call sends besides its carry, slim on (4.6 MiB measured)
 
-# The translate call's own parts, besides the training's max_time: 68 s together on 2026-11-28, planned 90.
+# The translate call's own parts, besides the training's max_time: 68 s together in the second window, planned 90.
 JOB_SETUP_S = 10.0  # python, torch and CUDA start; the code copied to /tmp/gpujob/code; the corpus joined, unpacked
 TRAIN_SETUP_S = 45.0  # the run's start: the packed ids into token batches, model built (41-43 s here on 2 cores for
 #                       942k pairs x 2 directions)
@@ -49,12 +49,12 @@ HAND_BACK_S = 10.0  # shards written (fp16, ~76 MiB) and the first return copied
 V2_CONFIG = Path("configs") / "translate-v2.json"  # the one run of the translate window
 
 # How much of the corpus a run of max_time sees. What was measured is steps, not tokens: translate-v2 (6+3 layers,
-# d_model 512, bf16, 24k-token batches) on an H200 ran 6,580 steps in 362 s over a 223k-pair mix (2026-11-27) and
-# 8,119 steps in 452 s over all 942k pairs (2026-11-28): 18.2 and 18.0 steps a second, whatever the pairs' lengths.
+# d_model 512, bf16, 24k-token batches) on an H200 ran 6,580 steps in 362 s over a 223k-pair mix and 8,119 steps
+# in 452 s over all 942k pairs (configs/README.md): 18.2 and 18.0 steps a second, whatever the pairs' lengths.
 # So the epochs follow from the batches one epoch cuts (`gpujob.packed_task.batches_per_epoch`, from the example
 # costs the pack records): 8,119 / 1,880 = 4.3 epochs, as the run's own metrics say.
 STEPS_PER_S = 18.0
-MAX_EPOCHS = 5.0  # issue 48: more distinct data, not more repeats (Muennighoff et al., 2023: ~4 epochs is nearly new)
+MAX_EPOCHS = 5.0  # more distinct data, not more repeats (Muennighoff et al., 2023: ~4 epochs is nearly new)
 
 
 def epochs_in(max_time: float, batches_per_epoch: int, steps_per_s: float = STEPS_PER_S) -> float:
@@ -121,8 +121,8 @@ def max_time_of(config_file: Path = V2_CONFIG) -> float:
 
 def wait_of(command: str) -> float:
     """The `--wait S` a `gpujob run` command line gives (0 when none)."""
-    found = re.search(r"--wait (\d+(?:\.\d+)?)", command)
-    return float(found.group(1)) if found else 0.0
+    match = re.search(r"--wait (\d+(?:\.\d+)?)", command)
+    return float(match.group(1)) if match else 0.0
 
 
 RUN = "PYTHONUNBUFFERED=1 python3 -m gpujob run --out $OUT"

@@ -4,7 +4,7 @@ Two scratch copies of what the device tool would send (tracked files and untrack
 shipped weights left out as slim leaves them out): `here`, where the pieces are prepared as before a window and the
 returns unpacked after it, and `device`, which plays the GPU machine's checkout. As the device tool does, `device`
 is laid anew before every call: deleted, then the tree and that call's carry copied in, so nothing a call left in
-the checkout survives to the next (issue 48 lost a run that way); only the scratch's `work` folder, playing
+the checkout survives to the next (a run's weights can be lost that way); only the scratch's `work` folder, playing
 /tmp/gpujob, is kept between the calls of a window. For each planned call, in order: the tree plus carry measured
 against 64 MiB, its command (gpujob/plan.py's, unchanged but for what only the GPU machine has) run in `device` with
 $OUT set, and $OUT checked against what one call may bring back (8 files, 16 MiB each, 64 MiB).

@@ -150,7 +150,7 @@ def find_planned_set(returns_dir: Path, planned_runs: Collection[str]) -> Return
                                        f"{folder_list(s.manifest_folders)}" for s in complete)
                            + ". Name the one you mean: `python -m gpujob unpack FOLDER...`")
     if not complete:
-        found = "; ".join(seen) if seen else f"no {MANIFEST} at all"
-        raise ReturnsError(f"looked for {wanted}, and found none: {found}")
+        what_was_there = "; ".join(seen) if seen else f"no {MANIFEST} at all"
+        raise ReturnsError(f"looked for {wanted}, and found none: {what_was_there}")
     return complete[0]
 

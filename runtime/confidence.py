@@ -182,29 +182,29 @@ def parse_calibration(report: Any) -> dict[str, MethodCalibration]:
     if format_problem(report):
         return {}
     try:
-        found = {}
+        calibrations = {}
         rule = dict(report.get("rule") or {})
         for method, entry in report["methods"].items():
             if not entry.get("calibrated"):
-                found[method] = MethodCalibration(method, False, dict(entry.get("settings") or {}),
+                calibrations[method] = MethodCalibration(method, False, dict(entry.get("settings") or {}),
                                                   reason=str(entry.get("reason") or "not measured"), rule=rule)
                 continue
-            found[method] = MethodCalibration(
+            calibrations[method] = MethodCalibration(
                 method, True, dict(entry.get("settings") or {}), int(entry["outputs"]), int(entry["right"]),
                 _bands(entry["bands"]), _cut(entry["probably_wrong_below"]) or 0.0,
                 _cut(entry.get("probably_right_from")), rule=rule, held_out=_held_out(entry),
                 scorers={kind: parse_scorer(scorer) for kind, scorer in (entry.get("scorers") or {}).items()
                          if not set(RETIRED_FEATURES).intersection(scorer["features"])})
-        return found
+        return calibrations
     except (TypeError, KeyError, ValueError, AttributeError):
         return {}
 
 
 def format_problem(report: Any) -> str | None:
     """Why a confidence.json's content cannot be read by this runtime (a newer format), else None."""
-    found = report.get("format", 1) if isinstance(report, dict) else 1
-    if isinstance(found, int) and found > FORMAT:
-        return (f"confidence.json is format {found}, newer than this runtime reads (up to {FORMAT}): update the "
+    version = report.get("format", 1) if isinstance(report, dict) else 1
+    if isinstance(version, int) and version > FORMAT:
+        return (f"confidence.json is format {version}, newer than this runtime reads (up to {FORMAT}): update the "
                 "runtime, or write the file again with `python -m tx confidence MODEL_DIR`")
     return None
 

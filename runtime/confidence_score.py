@@ -66,24 +66,24 @@ def back_pass(translator: Any, outputs: list[Any], sources: list[str], src_lang:
     (the call's max_len), never a free translation. Raises what `translate` raises (a source too long to force)."""
     room = max(len(out.src_tokens) - 1 for out in outputs)  # the source's tokens (tag and </s> off) + 1 step
     # translate_n_best: the one entry that takes a target prefix on every translator, the served one included
-    found = translator.translate_n_best([out.text or "." for out in outputs], tgt_lang, src_lang, method="greedy",
+    back = translator.translate_n_best([out.text or "." for out in outputs], tgt_lang, src_lang, method="greedy",
                                         max_len=room, target_prefix=list(sources))
-    return [n_best[0] for n_best in found]
+    return [n_best[0] for n_best in back]
 
 
 def features(translation: Any, source: str, back: Any | None = None) -> dict[str, float]:
     """FEATURES of a `Translation` of `source` (`back`: its back pass, `back_pass`; None leaves source_log_prob
     out). Raises ValueError for a back that did not force a source (prefix_len 0: a free back-translation)."""
     lp = _log_probs(translation.token_probs)
-    found = {"mean_log_prob": float(lp.mean()) if len(lp) else LOG_FLOOR,
+    values = {"mean_log_prob": float(lp.mean()) if len(lp) else LOG_FLOOR,
              "min_log_prob": float(lp.min()) if len(lp) else LOG_FLOOR,
              "log_tokens": math.log(max(len(translation.tokens), 1))}
     if back is not None:
         if not back.prefix_len:
             raise ValueError("source_log_prob needs the back pass with the source forced (back_pass), not a free "
                              "back-translation")
-        found["source_log_prob"] = float(_log_probs(back.token_probs[:back.prefix_len]).sum())
-    return found
+        values["source_log_prob"] = float(_log_probs(back.token_probs[:back.prefix_len]).sum())
+    return values
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ off attention maps.
 
 Steering, with CTranslate2's option names (`TextTranslator.translate_n_best`): a forced `target_prefix` per text,
 `num_hypotheses` (the n best), `return_alternatives` (the likeliest next tokens after the prefix, each completed),
-and `alignment` (target words to source words from cross-attention, `runtime.alignment`).
+and `alignment` (target words to source words from cross-attention, `runtime.alignment`). The options are checked
+in `runtime.steering_checks`, a text's warnings written in `runtime.input_warnings`.
 
 Bad input raises `ValueError` with a message meant for the user: empty or whitespace-only text
 ("empty text: ..."), an unsupported language pair, an unknown method. Over-long text is cut to
@@ -36,6 +37,10 @@ from .decoding import (
     prefix_log_probs,
     sample,
 )
+from .input_warnings import input_warnings
+from .steering_checks import MAX_ALTERNATIVES as MAX_ALTERNATIVES  # callers import the checks from here too
+from .steering_checks import MAX_SAMPLES as MAX_SAMPLES
+from .steering_checks import check_room, check_steering
 
 DEFAULT_DIRECTIONS = [["de", "en"], ["en", "de"]]
 DEFAULT_MAX_SRC_LEN = 128
@@ -44,9 +49,7 @@ METHODS = ("beam", "greedy", "sample")
 # (encoder, decoder self, cross) from one extra teacher-forced pass over the chosen output.
 ATTENTION = ("none", "cross", "all")
 ATTENTION_KINDS = ("encoder", "self", "cross")
-MAX_ALTERNATIVES = 32  # return_alternatives: each one is a row of the completing search
 WIDEST_BEAM = 16  # n-best lists: the widest beam searched again when equal texts merged leave fewer than n
-MAX_SAMPLES = 32  # num_hypotheses with method="sample": each draw is a row of the search
 
 
 class TextTokenizer(Protocol):
@@ -111,34 +114,6 @@ class SearchOptions:
     patience: float | None  # method "beam": None = exact stopping
     num_hypotheses: int  # translations per text (or alternatives, with return_alternatives)
     attention: bool  # record the search's cross-attention
-
-
-def check_steering(n_texts: int, method: str, beam: int, num_hypotheses: int, return_alternatives: bool,
-                   target_prefix: Sequence[str | None] | None) -> None:
-    """Reject steering options that cannot work, with the sentence a user sees."""
-    if isinstance(num_hypotheses, bool) or not isinstance(num_hypotheses, int | np.integer):
-        raise ValueError(f"num_hypotheses must be an integer, got {num_hypotheses!r}")
-    if target_prefix is not None:
-        if isinstance(target_prefix, str):
-            raise ValueError("target_prefix is one prefix per text: wrap the string in a list")
-        if len(target_prefix) != n_texts:
-            raise ValueError(f"target_prefix has {len(target_prefix)} entries for {n_texts} texts: give one per "
-                             f"text (None or '' for no prefix)")
-        for i, prefix in enumerate(target_prefix):
-            if prefix is not None and not isinstance(prefix, str):
-                raise ValueError(f"the target prefix of text #{i} is a {type(prefix).__name__}, not a string")
-    if return_alternatives:  # at the position after each text's prefix; no prefix (None, ""): the first position
-        if not 1 <= num_hypotheses <= MAX_ALTERNATIVES:
-            raise ValueError(f"num_hypotheses (the number of alternatives) must be between 1 and "
-                             f"{MAX_ALTERNATIVES}, got {num_hypotheses}")
-        return
-    if method == "beam" and beam >= 1 and not 1 <= num_hypotheses <= beam:  # beam < 1: beam_search says so
-        raise ValueError(f"num_hypotheses must be between 1 and the beam ({beam}), got {num_hypotheses}")
-    if method == "greedy" and num_hypotheses != 1:
-        raise ValueError(f"greedy search finds one translation: num_hypotheses must be 1, got {num_hypotheses} "
-                         f"(use beam search, or sampling, for more)")
-    if method == "sample" and not 1 <= num_hypotheses <= MAX_SAMPLES:
-        raise ValueError(f"num_hypotheses (draws) must be between 1 and {MAX_SAMPLES}, got {num_hypotheses}")
 
 
 def confidence_of(token_log_probs: Sequence[float]) -> float:
@@ -270,18 +245,20 @@ class TextTranslator:
             chunk_seed = None if seed is None else seed + chunk_no
             chunk_prefixes = [prefixes[i] for i in chunk]
             if return_alternatives:
-                found = self.alternatives(src_ids, src_mask, chunk_prefixes, options, chunk_seed)
+                hyp_lists = self.alternatives(src_ids, src_mask, chunk_prefixes, options, chunk_seed)
             else:
-                found = self.search_n_best(src_ids, src_mask, chunk_prefixes, options, chunk_seed)
+                hyp_lists = self.search_n_best(src_ids, src_mask, chunk_prefixes, options, chunk_seed)
             maps = None
             if attention == "all":  # one teacher-forced pass over every hypothesis of the chunk
-                rows = np.array([row for row, hyps in enumerate(found) for _ in hyps], dtype=np.int64)
-                maps = self.attention_maps(src_ids[rows], src_mask[rows], [h.tokens for hyps in found for h in hyps])
+                rows = np.array([row for row, hyps in enumerate(hyp_lists) for _ in hyps], dtype=np.int64)
+                outputs = [h.tokens for hyps in hyp_lists for h in hyps]
+                maps = self.attention_maps(src_ids[rows], src_mask[rows], outputs)
             flat_row = 0
-            for i, hyps in zip(chunk, found, strict=True):
+            for i, hyps in zip(chunk, hyp_lists, strict=True):
                 # What every hypothesis of a text shares, computed once (alternatives: num_hypotheses of them)
                 src_tokens = self.tokenizer.tokens(sources[i][0])
-                warnings = self.input_warnings(texts[i], src_tokens, prefixes[i], target_prefix and target_prefix[i])
+                warnings = input_warnings(texts[i], src_tokens, target_prefix and target_prefix[i],
+                                      self.tokenizer.tokens(prefixes[i]))
                 for hyp in hyps:
                     hyp_maps = None if maps is None else cut_pads(maps, flat_row, len(sources[i][0]), len(hyp.tokens))
                     results[i].append(self.result(sources[i], src_tokens, warnings, hyp, length_penalty, attention,
@@ -290,16 +267,6 @@ class TextTranslator:
                 if return_alternatives:  # by the alternative's own probability, ties in top-k order
                     results[i].sort(key=lambda t: -t.token_probs[t.prefix_len])
         return results
-
-    def input_warnings(self, text: str, src_tokens: list[str], prefix: list[int],
-                       prefix_text: str | None) -> str | None:
-        """The warning of every translation of `text`: its source, and its target prefix, mostly outside what the
-        model knows (src_tokens: the source's tokens, tag and </s> included; prefix: the prefix's ids)."""
-        warnings = [coverage_warning(coverage(text, src_tokens[1:-1]))]
-        if prefix_text and prefix_text.strip():
-            prefix_warning = coverage_warning(coverage(prefix_text, self.tokenizer.tokens(prefix)))
-            warnings.append(prefix_warning and f"The target prefix: {prefix_warning}")
-        return " ".join(w for w in warnings if w) or None
 
     def result(self, source: tuple[list[int], bool], src_tokens: list[str], warning: str | None, hyp: Hypothesis,
                length_penalty: float, attention: str, maps: dict[str, list[np.ndarray]] | None, prefix_len: int,
@@ -363,16 +330,7 @@ class TextTranslator:
         limit = max_len if max_len is not None else source_len + DEFAULT_EXTRA_LEN
         return min(limit, self.backend.max_target_len or limit)
 
-    @staticmethod
-    def check_room(text_no: int, prefix_len: int, limit: int, alternatives: bool) -> None:
-        """A prefix must leave room for a token the method chooses (with alternatives: the alternative and one
-        token after it)."""
-        room = limit - (2 if alternatives else 1)
-        if prefix_len > room:
-            after = "the alternative and a token after it" if alternatives else "at least one token"
-            raise ValueError(f"the target prefix of text #{text_no} has {prefix_len} tokens, more than the room "
-                             f"left: max_len is {limit} target tokens and {after} must follow the prefix, so at "
-                             f"most {max(room, 0)} fit (raise max_len or shorten the prefix)")
+    check_room = staticmethod(check_room)  # the service checks a request's prefix with it
 
     def search(self, src_ids: np.ndarray, src_mask: np.ndarray, method: str, beam: int, length_penalty: float,
                max_len: int | None, temperature: float, top_k: int, top_p: float, seed: int | None,
@@ -415,11 +373,11 @@ class TextTranslator:
         kept: list[list[Hypothesis]] = [[] for _ in rows]
         width, num = o.beam, n
         while rows:
-            found = beam_search(self.backend, src_ids[rows], src_mask[rows], max_len=o.max_len,
+            searched = beam_search(self.backend, src_ids[rows], src_mask[rows], max_len=o.max_len,
                                 bos_id=self.tokenizer.bos_id, eos_id=self.tokenizer.eos_id, beam=width,
                                 length_penalty=o.length_penalty, attention=o.attention, patience=o.patience,
                                 target_prefix=[prefixes[r] for r in rows], num_hypotheses=num)
-            for r, hyps in zip(rows, found, strict=True):
+            for r, hyps in zip(rows, searched, strict=True):
                 texts = {self.tokenizer.decode(h.tokens) for h in kept[r]}
                 for hyp in hyps:  # best first
                     text = self.tokenizer.decode(hyp.tokens)

@@ -163,12 +163,12 @@ def build_api(backend: Backend, settings: ServeSettings) -> FastAPI:
 
     @api.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, e: StarletteHTTPException) -> JSONResponse:
-        said = PARSE_ERROR if e.status_code == 400 and "parsing the body" in str(e.detail) else str(e.detail)
+        message = PARSE_ERROR if e.status_code == 400 and "parsing the body" in str(e.detail) else str(e.detail)
         if e.status_code == 404:
-            said = f"no such route: {request.method} {request.url.path} (the API: /docs)"
+            message = f"no such route: {request.method} {request.url.path} (the API: /docs)"
         elif e.status_code == 405:
-            said = f"{request.url.path} does not take {request.method} (the API: /docs)"
-        return JSONResponse({"detail": said}, status_code=e.status_code, headers=getattr(e, "headers", None))
+            message = f"{request.url.path} does not take {request.method} (the API: /docs)"
+        return JSONResponse({"detail": message}, status_code=e.status_code, headers=getattr(e, "headers", None))
 
     @api.exception_handler(ServiceError)
     async def unanswered(request: Request, e: ServiceError) -> JSONResponse:  # overloaded, a replica gone
@@ -199,20 +199,20 @@ def build_api(backend: Backend, settings: ServeSettings) -> FastAPI:
     @api.get("/ready", summary="Readiness: every model deployment answers")
     async def ready():
         try:
-            found = await asyncio.wait_for(both("info"), READY_TIMEOUT_S)
+            infos = await asyncio.wait_for(both("info"), READY_TIMEOUT_S)
         except (ServiceError, TimeoutError) as e:
             return problem(503, f"not ready: {getattr(e, 'message', None) or 'a model deployment did not answer'}")
-        return {"ready": True, "models": {info["task"]: info["model"] for info in found}}
+        return {"ready": True, "models": {info["task"]: info["model"] for info in infos}}
 
     @api.get("/info", summary="What is served: languages, labels, limits, precisions, providers")
     async def info():
-        found = await both("info")
+        infos = await both("info")
         public = settings.to_dict() | {"models_dir": Path(settings.models_dir).name}  # never the machine's path
-        return {item["task"]: item for item in found} | {"settings": public}
+        return {item["task"]: item for item in infos} | {"settings": public}
 
     @api.get("/stats", summary="Batch sizes seen and memory, per deployment replica answering")
     async def stats():
-        found = await both("stats")
-        return {"translate": found[0], "sentiment": found[1], "ingress": {"rss_mb": rss_mb()}}
+        both_stats = await both("stats")
+        return {"translate": both_stats[0], "sentiment": both_stats[1], "ingress": {"rss_mb": rss_mb()}}
 
     return api

@@ -1,8 +1,8 @@
 """Request batching off the event loop: concurrent requests in, one call of a worker per batch, in a thread.
 
 Why not `@serve.batch`: its handler runs on the replica's event loop. Run there, a search blocks the loop, so
-/health, /ready and the timeout's timer wait for it (finding 7 of issue 42: a heavy request froze the replica for
-32 s, its 504 came when its search ended). Moved into a thread, `@serve.batch` forms the next batch 5 ms after the
+/health, /ready and the timeout's timer wait for it (a heavy request froze the replica for 32 s, its 504 came when
+its search ended). Moved into a thread, `@serve.batch` forms the next batch 5 ms after the
 first request while the search still runs and queues it behind its semaphore: batches of 1.5 (measured,
 docs/serving.md#choosing-the-batch). Here a batch is formed only when the lane is free: the requests that arrived
 during a search are all waiting, and the next batch takes up to `max_batch_size` of them at once.
@@ -89,13 +89,13 @@ class Lane:
             try:
                 answers = await asyncio.to_thread(self.run, Batch([r for r, _ in batch], [f for _, f in batch]))
             except Exception as e:  # the worker answers per request; this is a bug, the service's, said to the batch
-                said = internal_error(f"running a batch of {len(batch)} in lane {self.name!r}", e)
-                answers = [{"error": said, "status": 500}] * len(batch)
+                sentence = internal_error(f"running a batch of {len(batch)} in lane {self.name!r}", e)
+                answers = [{"error": sentence, "status": 500}] * len(batch)
             finally:
                 self.running = 0
-            for (_, future), found in zip(batch, answers, strict=True):
+            for (_, future), answer in zip(batch, answers, strict=True):
                 if not future.done():
-                    future.set_result(found)
+                    future.set_result(answer)
 
 
 class Lanes:

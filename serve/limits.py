@@ -3,8 +3,8 @@
 The worker checks every request alone before it joins a batch: the runtime raises for a whole call when one text
 in it is bad, and one user's empty line must not fail fifteen other users' requests. A problem a check finds is
 that request's own (`check_translation`, `check_sentiment` raise faults.InputError: a 422 with its sentence), never
-the batch's: a lone surrogate once reached the tokenizer, whose TypeError failed 2-15 of 31 valid requests beside it
-(issue 42, finding 1); text_problem now names it. A check that crashes is the service's fault, not the input's
+the batch's: a lone surrogate that reached the tokenizer would raise a TypeError for every request beside it;
+text_problem names it. A check that crashes is the service's fault, not the input's
 (workers.Worker.run: a 500 with an error id), and still fails only its own request. The messages are the
 runtime's (tests/serve/test_serve_api.py compares them with what `OnnxTranslator.translate` raises); over-long
 text, which the runtime cuts and flags, is refused here unless the request says truncate=true.

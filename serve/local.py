@@ -150,8 +150,8 @@ def deploy_problem() -> str | None:
         return None
     if app is None:
         return None
-    said = [f"{name}: {d.message}" for name, d in app.deployments.items() if d.message]
-    return "\n".join(said) or app.message or None
+    messages = [f"{name}: {d.message}" for name, d in app.deployments.items() if d.message]
+    return "\n".join(messages) or app.message or None
 
 
 def stop() -> None:

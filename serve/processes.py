@@ -10,56 +10,56 @@ SERVE_TITLES = ("ray::ServeReplica", "ray::ProxyActor", "ray::ServeController", 
 
 def serve_processes() -> dict[int, str]:
     """This machine's Serve processes (replicas, proxy, controller, HAProxy and its manager): pid -> name."""
-    found = {}
+    names = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             title = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
         except OSError:
             continue
         if title.startswith(SERVE_TITLES):
-            found[int(pid)] = title.split(".")[0].replace("ray::", "")
+            names[int(pid)] = title.split(".")[0].replace("ray::", "")
         elif title.endswith("/haproxy"):
-            found[int(pid)] = "HAProxy"
-    return found
+            names[int(pid)] = "HAProxy"
+    return names
 
 
 def serve_processes_cpu_s() -> dict[str, float]:
     """CPU seconds (user + system) used so far by this machine's Serve processes, by name: where a request's time
     goes besides the model."""
-    found: dict[str, float] = {}
+    cpu_s: dict[str, float] = {}
     tick = os.sysconf("SC_CLK_TCK")
     for pid, name in serve_processes().items():
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            found[name] = found.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+            cpu_s[name] = cpu_s.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
         except (OSError, IndexError, ValueError):
             continue
-    return found
+    return cpu_s
 
 
 def serve_processes_rss_mb() -> dict[str, float]:
     """Resident memory of this machine's Serve processes, by name and pid."""
     from .workers import statm_mb  # imports the runtime: only the benchmark and the tests ask
 
-    found: dict[str, float] = {}
+    rss_mb: dict[str, float] = {}
     for pid, name in serve_processes().items():
         try:
-            found[f"{name} ({pid})"] = statm_mb(pid)
+            rss_mb[f"{name} ({pid})"] = statm_mb(pid)
         except (OSError, IndexError, ValueError):
             continue
-    return found
+    return rss_mb
 
 
 def descendants(pid: int) -> set[int]:
     """pid's child processes, theirs, and so on (Ray's GCS, raylet and agents are this process' children after
     ray.init; its workers are the raylet's)."""
     children: dict[int, list[int]] = {}
-    for found in filter(str.isdigit, os.listdir("/proc")):
+    for entry in filter(str.isdigit, os.listdir("/proc")):
         try:
-            parent = int(Path(f"/proc/{found}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
         except (OSError, IndexError, ValueError):
             continue
-        children.setdefault(parent, []).append(int(found))
+        children.setdefault(parent, []).append(int(entry))
     seen, todo = set(), [pid]
     while todo:
         for child in children.get(todo.pop(), []):
@@ -73,7 +73,7 @@ def _listening_inodes() -> dict[str, tuple[str, int]]:
     """inode -> (address, port) of every listening TCP socket on this machine (/proc/net/tcp and tcp6)."""
     import ipaddress
 
-    found = {}
+    sockets = {}
     for table, width in (("tcp", 4), ("tcp6", 16)):
         try:
             lines = Path(f"/proc/net/{table}").read_text().splitlines()[1:]
@@ -87,14 +87,14 @@ def _listening_inodes() -> dict[str, tuple[str, int]]:
             raw = bytes.fromhex(address)
             # the kernel prints each 32-bit word in host (little-endian) order
             raw = b"".join(raw[i:i + 4][::-1] for i in range(0, width, 4))
-            found[fields[9]] = (str(ipaddress.ip_address(raw)), int(port, 16))
-    return found
+            sockets[fields[9]] = (str(ipaddress.ip_address(raw)), int(port, 16))
+    return sockets
 
 
 def listening_sockets(pids) -> list[tuple[str, int, int, str]]:
     """(address, port, pid, process name) of each TCP socket the processes `pids` listen on."""
     inodes = _listening_inodes()
-    found = []
+    sockets = []
     for pid in sorted(pids):
         try:
             name = Path(f"/proc/{pid}/comm").read_text().strip()
@@ -108,8 +108,8 @@ def listening_sockets(pids) -> list[tuple[str, int, int, str]]:
                 continue
             inode = link[len("socket:["):-1] if link.startswith("socket:[") else None
             if inode in inodes:
-                found.append((*inodes[inode], pid, name))
-    return sorted(set(found))
+                sockets.append((*inodes[inode], pid, name))
+    return sorted(set(sockets))
 
 
 def service_listeners() -> list[tuple[str, int, int, str]]:

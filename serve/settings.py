@@ -80,6 +80,6 @@ class ServeSettings:
         return cls(**args)
 
     def to_dict(self) -> dict[str, Any]:
-        found = asdict(self)
-        found["precisions"] = list(self.precisions)
-        return found
+        settings_dict = asdict(self)
+        settings_dict["precisions"] = list(self.precisions)
+        return settings_dict

@@ -141,7 +141,7 @@ class Worker:
             return self.search(requests)
         except Exception as e:
             if len(requests) > 1:
-                return [found for request in requests for found in self.search_apart([request])]
+                return [answer for request in requests for answer in self.search_apart([request])]
             return [error(500, internal_error(f"running a {self.task} search", e))]
 
     def cut(self, rows: list[int], requests: list[dict[str, Any]]) -> list[list[int]]:
@@ -198,12 +198,12 @@ class TranslationWorker(Worker):
         first = requests[0]
         model = self.models[first["precision"]]
         steered = first["return_alternatives"] or any(r["target_prefix"] for r in requests)
-        found = model.translate_n_best(
+        n_best_lists = model.translate_n_best(
             [r["text"] for r in requests], src_lang=first["src_lang"], tgt_lang=first["tgt_lang"],
             target_prefix=[limits.prefix_of(r) for r in requests] if steered else None,
             **{f: first[f] for f in SEARCH_FIELDS})
         return [answer_of(list_, model, several=first["num_hypotheses"] > 1 or first["return_alternatives"])
-                for list_ in found]
+                for list_ in n_best_lists]
 
 
 def translation_json(t) -> dict[str, Any]:
@@ -212,15 +212,15 @@ def translation_json(t) -> dict[str, Any]:
             "token_probs": t.token_probs, "score": t.score, "prefix_len": t.prefix_len}
 
 
-def answer_of(found: list, model: Any, several: bool) -> dict[str, Any]:
+def answer_of(translations: list, model: Any, several: bool) -> dict[str, Any]:
     """A request's answer: its first translation's fields (as before steering), with `hypotheses` (every one of
     the n best or alternatives, first included) when it asked for several, and `alignment` when it asked."""
-    t = found[0]
+    t = translations[0]
     answer = {**translation_json(t), "src_tokens": t.src_tokens, "truncated": t.truncated, "warning": t.warning,
               "provider": model.provider, "precision": model.precision,
               "attention": None if t.attention is None else {k: maps(v) for k, v in t.attention.items()}}
     if several:
-        answer["hypotheses"] = [translation_json(h) for h in found]
+        answer["hypotheses"] = [translation_json(h) for h in translations]
     if t.alignment is not None:
         a = t.alignment
         answer["alignment"] = {"source_words": a.source_words, "target_words": a.target_words, "links": a.links,
@@ -253,7 +253,7 @@ class SentimentWorker(Worker):
     def search(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
         first = requests[0]
         model = self.models[first["precision"]]
-        found = model.classify([r["text"] for r in requests], attention=first["attention"])
+        predictions = model.classify([r["text"] for r in requests], attention=first["attention"])
         return [{"label": p.label, "probs": p.probs, "tokens": p.tokens, "truncated": p.truncated,
                  "warning": p.warning, "provider": model.provider, "precision": model.precision,
-                 "attention": maps(p.attention)} for p in found]
+                 "attention": maps(p.attention)} for p in predictions]

@@ -172,7 +172,7 @@ def matching(translator: Translator, rows: list[dict[str, str]], back: bool = Fa
     output's features per direction (runtime.confidence_score.features; with `back`, translated back with the
     source forced, as the app does: runtime.confidence_score.back_pass))."""
     kept: dict[str, list[tuple[float, bool]]] = {}
-    found: dict[str, list[dict[str, float]]] = {}
+    output_features: dict[str, list[dict[str, float]]] = {}
     skipped = 0
     for direction in sorted({r["direction"] for r in rows}):
         src, tgt = direction.split("-")
@@ -184,8 +184,8 @@ def matching(translator: Translator, rows: list[dict[str, str]], back: bool = Fa
                  if back and counted else [None] * len(counted))
         for (row, out), returned in zip(counted, backs, strict=True):
             kept.setdefault(direction, []).append((out.confidence, row["correct"] == "yes"))
-            found.setdefault(direction, []).append(features(out, row["source"], returned))
-    return kept, skipped, found
+            output_features.setdefault(direction, []).append(features(out, row["source"], returned))
+    return kept, skipped, output_features
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, groups: np.ndarray, n_groups: int,
@@ -240,11 +240,11 @@ def score_bands(scores: np.ndarray, right: np.ndarray, min_outputs: int,
             bands[-1][1] = edges[-1]
         else:
             bands.append([lo, edges[-1]])
-    found = []
+    band_rows = []
     for lo, hi in bands:
         n, k = count(lo, hi, hi == edges[-1])
-        found.append({"from": lo, "to": hi, "outputs": n, "right": k, "share_right": share(k, n)})
-    return found
+        band_rows.append({"from": lo, "to": hi, "outputs": n, "right": k, "share_right": share(k, n)})
+    return band_rows
 
 
 def candidate_sets(names: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -308,14 +308,14 @@ def nested_cross_fit(rows: list[Row], candidates: list[tuple[str, ...]],
     return held, chosen
 
 
-def scorers(found: dict[str, list[dict[str, float]]], kept: dict[str, list[tuple[float, bool]]],
+def scorers(features: dict[str, list[dict[str, float]]], kept: dict[str, list[tuple[float, bool]]],
             rule: dict[str, Any]) -> tuple[dict[str, Any], str]:
     """({PLAIN/BACK: entry with held-out bands and AUROC}, '') or ({}, why not) for one method (module docstring).
 
     Each entry's feature set is chosen among CANDIDATES[kind] by the same procedure its held-out AUROC and bands
     measure (nested_cross_fit): the shipped entry is that procedure run on all the counted outputs."""
     directions = sorted(kept)
-    rows = [(d, f, ok) for d in directions for f, (_, ok) in zip(found[d], kept[d], strict=True)]
+    rows = [(d, f, ok) for d in directions for f, (_, ok) in zip(features[d], kept[d], strict=True)]
     parts = row_halves(rows, directions)
     if len(rows) < rule["min_region_outputs"] or any(len({ok for *_, ok in part}) < 2 for part in parts):
         return {}, (f"too few outputs to fit a score on: {len(rows)} counted, each half needs right and wrong ones "
@@ -346,9 +346,9 @@ def measure(model_dir: Path, rows: list[dict[str, str]], beam: int, length_penal
     translator = Translator.from_dir(model_dir)
     methods = {}
     for method, settings in (("beam", {"beam": beam, "length_penalty": length_penalty}), ("greedy", {})):
-        kept, skipped, found = matching(translator, rows, back=True, method=method, **settings)
+        kept, skipped, features = matching(translator, rows, back=True, method=method, **settings)
         methods[method] = calibrate(kept, skipped, settings, rule)
-        methods[method]["scorers"], why = scorers(found, kept, rule)
+        methods[method]["scorers"], why = scorers(features, kept, rule)
         if why:
             methods[method]["scorer_reason"] = why
     kept, skipped, _ = matching(translator, rows, method="sample", **SAMPLING)

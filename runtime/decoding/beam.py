@@ -149,8 +149,8 @@ def beam_search(backend: DecoderBackend, src_ids: np.ndarray, src_mask: np.ndarr
             maps = maps[rows]  # each new beam keeps the steps of the beam it extends (this step's included)
         sentences = [sentences[i] for i in survivors]
     # A sentence ends without any hypothesis only if the model gave every token probability 0.
-    found = [kept or [Hypothesis([], NEG_INF, NEG_INF, finished=False)] for kept in best]
-    return found if num_hypotheses > 1 else [kept[0] for kept in found]
+    n_best = [kept or [Hypothesis([], NEG_INF, NEG_INF, finished=False)] for kept in best]
+    return n_best if num_hypotheses > 1 else [kept[0] for kept in n_best]
 
 
 def force_tokens(log_probs: np.ndarray, tokens: list[int | None], k: int) -> np.ndarray:

@@ -58,7 +58,7 @@ class TranslateConfig(TrainConfig):
     batch_tokens: int = 6000
     # rows per batch at most: a batch of Ding's one-word pairs (~6 tokens) reaches batch_tokens only with thousands
     # of rows, so at 1024 each such step carries a fraction of the tokens a sentence step does, at nearly the same
-    # cost (the 2026-11-28 GPU run spent 64% of its steps on word pairs that way: configs/README.md)
+    # cost (a GPU run spent 64% of its steps on word pairs that way: configs/README.md)
     batch_rows: int = 1024
     eval_every: int = 1000
     average_last: int = 3
