@@ -13,6 +13,9 @@ from .report import Figure, Report
 
 NAMES = {"occlusion": "occlusion", "saliency": "saliency", "input_x_gradient": "input × gradient",
          "integrated_gradients": "integrated gradients", "rollout": "attention rollout", "random": "random order"}
+# Column heads of the scores' grid: short, so five columns fit a 390 px phone beside the pieces' labels.
+SHORT = {"occlusion": "occlusion", "saliency": "saliency", "input_x_gradient": "input×grad",
+         "integrated_gradients": "IG", "rollout": "rollout"}
 DEFINITIONS = {
     "occlusion": "how much less probable the output becomes with that piece alone masked out",
     "saliency": "the size of the gradient at the piece's embedding (sensitivity, no sign)",
@@ -24,13 +27,13 @@ DEFINITIONS = {
 
 
 def score_rows(pieces: list[str], scores: dict[str, np.ndarray]) -> list[dict[str, Any]]:
-    """One cell per method and piece; each method's scores divided by its largest |score| so the scales compare
-    (the raw score is kept for the CSV)."""
+    """One cell per piece (a row: long sentences stay readable on a phone) and method (a column); each method's
+    scores divided by its largest |score| so the scales compare (the raw score is kept for the CSV)."""
     rows = []
     for method, values in scores.items():
         values = np.asarray(values, dtype=np.float64)
         top = float(np.abs(values).max()) or 1.0
-        rows += [{"x": f"{i} {p}", "y": NAMES[method], "v": round(float(v) / top, 6), "raw": round(float(v), 6)}
+        rows += [{"x": SHORT[method], "y": f"{i} {p}", "v": round(float(v) / top, 6), "raw": round(float(v), 6)}
                  for i, (p, v) in enumerate(zip(pieces, values, strict=True))]
     return rows
 
@@ -105,7 +108,7 @@ def attribution_report(pieces: list[str], token: str, scores: dict[str, np.ndarr
     report = Report("Attribute a token", inputs, sentences)
     report.figures.append(Figure("attribution_scores", figures.grid(
         score_rows(pieces, scores), f"Each method's scores for “{token}” (each divided by its largest)",
-        "score / max |score|", diverging=True, x_title="source piece"),
+        "score / max |score|", diverging=True, x_title="method"),
         "Red: the piece supports the token (by that method); blue: it speaks against it. Saliency, occlusion "
         "and rollout have no sign worth reading as against (saliency and rollout none at all)."))
     report.figures.append(Figure("attribution_deletion", curve_spec(

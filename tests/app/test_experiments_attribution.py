@@ -62,11 +62,10 @@ def test_every_method_is_drawn_with_the_engines_numbers(monkeypatch, root):
     scores = next(rows for title, rows in drawn.items() if title.startswith("Each method's scores"))
     by_method = {}
     for row in scores:
-        by_method.setdefault(row["y"], []).append(row["raw"])
-    assert list(by_method) == ["occlusion", "saliency", "input × gradient", "integrated gradients",
-                               "attention rollout"]
+        by_method.setdefault(row["x"], []).append(row["raw"])
+    assert list(by_method) == ["occlusion", "saliency", "input×grad", "IG", "rollout"]
     np.testing.assert_allclose(by_method["occlusion"], occ, atol=1e-5)
-    np.testing.assert_allclose(by_method["attention rollout"], rollout, atol=1e-5)
+    np.testing.assert_allclose(by_method["rollout"], rollout, atol=1e-5)
     curves = next(rows for title, rows in drawn.items() if title.startswith("Deleting pieces"))
     want = deletion.deletion_curves(model, sentence, 1, {
         "occlusion": deletion.order_from_scores(positions, occ), "random": deletion.random_order(positions, 0)})
@@ -75,7 +74,7 @@ def test_every_method_is_drawn_with_the_engines_numbers(monkeypatch, root):
         np.testing.assert_allclose(drawn_probs, want[method].probs, atol=1e-5)
     said = words(at)
     assert "completeness error" in said and "Over 3 held-out sentences" in said and "**occlusion** best" in said
-    assert at.query_params["exp"] == ["attribute"] and at.query_params["position"] == ["1"]
+    assert at.query_params["exp"] == "attribute" and at.query_params["position"] == "1"  # the link reopens it
 
 
 def test_without_pytorch_occlusion_and_rollout_stay_and_the_extra_is_named(monkeypatch, root):
@@ -83,7 +82,7 @@ def test_without_pytorch_occlusion_and_rollout_stay_and_the_extra_is_named(monke
     at = open_app(monkeypatch, root, PAGE, {"exp": "attribute", "text": TEXT, "position": "0"})
     clean(at)
     scores = next(rows for title, rows in charts(at).items() if title.startswith("Each method's scores"))
-    assert sorted({row["y"] for row in scores}) == ["attention rollout", "occlusion"]
+    assert sorted({row["x"] for row in scores}) == ["occlusion", "rollout"]
     assert "PyTorch is not installed here" in words(at)
 
 
@@ -108,9 +107,9 @@ def test_the_classifier_attributes_its_label_with_the_engines_numbers(monkeypatc
     scores = next(rows for title, rows in drawn.items() if title.startswith("Each method's scores"))
     by_method = {}
     for row in scores:
-        by_method.setdefault(row["y"], []).append(row["raw"])
+        by_method.setdefault(row["x"], []).append(row["raw"])
     assert len(by_method) == 5 and len(by_method["saliency"]) == len(review.ids)
     np.testing.assert_allclose(by_method["occlusion"], engine.classify_occlusion(model, review).drop, atol=1e-5)
-    np.testing.assert_allclose(by_method["attention rollout"], rollout, atol=1e-5)
+    np.testing.assert_allclose(by_method["rollout"], rollout, atol=1e-5)
     assert any(title.startswith("Deleting pieces") for title in drawn)
     assert "completeness error" in words(at) and f"says **{review.label}**" in words(at)
