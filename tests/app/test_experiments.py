@@ -185,7 +185,7 @@ def test_the_classifiers_experiments_draw_the_engines_numbers(monkeypatch):
     at = open_page(monkeypatch, {"model": "sentiment", "exp": "occlusion", "text": REVIEW})
     clean(at)
     assert at.radio(key="exp_exp").options == ["Knock out heads", "Which words the label needed",
-                                               "Patch activations"]
+                                               "Patch activations", "Attribute the label"]
     occ = engine.classify_occlusion(cem, review, "mask")
     np.testing.assert_allclose([b["v"] for b in figure(at, "Occlusion:")], occ.drop, atol=1e-4)
     np.testing.assert_allclose([b["v"] for b in figure(at, "Attention each piece receives")], occ.attention,
