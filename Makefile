@@ -31,7 +31,7 @@ export: install
 # The app, and beside it the in-browser translator (dist/web, `make web`) on WEB_PORT: the Home page links to it.
 WEB_PORT ?= 8502
 run: export
-	@$(PY) -m web --if-stale || echo "dist/web was not built: the app runs without the in-browser translator"
+	@$(PY) -m web --if-stale --int8-only || echo "dist/web was not built: the app runs without the in-browser translator"
 	@$(PY) -m http.server $(WEB_PORT) -b 127.0.0.1 -d dist/web >/dev/null 2>&1 & web=$$!; \
 		trap 'kill $$web' EXIT INT TERM; TX_WEB_URL=http://localhost:$(WEB_PORT)/ $(PY) -m streamlit run app.py
 
