@@ -111,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     torch_model = load_model_dir(args.model_dir, "seq2seq")
     path, pairs = held_out(args.sentences)
     config = AttributionConfig(steps=args.steps)
-    print(f"set: {path} (first {len(pairs)} sentence pairs); IG: {config.steps} steps, {config.rule} rule, "
+    scan = f" ({config.scan - 1} forward-only scan points)" if config.rule == "adaptive" else ""
+    print(f"set: {path} (first {len(pairs)} sentence pairs); IG: {config.steps} steps, {config.rule} rule{scan}, "
           f"{config.baseline} baseline; load average at start {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     directions = {}
     for src, tgt in (("de", "en"), ("en", "de")):
@@ -128,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         result = {"measured": datetime.now(UTC).strftime("%Y-%m-%d"), "set": str(path),
                   "sentences_per_direction": len(pairs), "token": "the first content token of the greedy output",
-                  "ig": {"steps": config.steps, "rule": config.rule, "baseline": config.baseline},
+                  "ig": {"steps": config.steps, "rule": config.rule, "baseline": config.baseline,
+                         "scan": config.scan if config.rule == "adaptive" else 0},
                   "deletion": "mask (<pad>, masked out), cumulative, teacher-forced; AUC over the fraction deleted",
                   "names": NAMES, "directions": directions, "seconds": round(seconds),
                   "command": f"python -m bench attribution --sentences {len(pairs)}"}
