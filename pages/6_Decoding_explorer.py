@@ -2,7 +2,7 @@
 top-p, beam search as a tree, and greedy vs beam vs sampling side by side. The logic is in playground/decoding/."""
 import streamlit as st
 
-from playground import model_paths, models, widgets
+from playground import links, model_paths, models, widgets
 from playground.decoding import figures, link, numbers
 from playground.decoding import widgets as explorer
 
@@ -25,6 +25,8 @@ default = widgets.greedy_right_example(model, direction, str(model_paths.model_d
 st.session_state["decoding_default_shown"] = default
 st.session_state.setdefault("decoding_text", default)
 text = right.text_input("Text (press Enter to update)", key="decoding_text")
+if link_cut := links.link_text_note(text):
+    right.caption(link_cut)
 knobs = explorer.knob_sliders()
 temperature, top_k, top_p, beam = knobs["temperature"], knobs["top_k"], knobs["top_p"], knobs["beam"]
 state = {"direction": direction, "text": text, **knobs}

@@ -54,3 +54,28 @@ def direction_of(raw: dict[str, str], directions: Sequence[tuple[str, str]],
         corrections.append(Correction("direction", raw["direction"], "-".join(directions[0]),
                                       f"is not a direction this model translates ({known})"))
     return match
+
+
+# The text a link carries (every page's): about ten sentences. Its URL stays near this size for German or English
+# (a character outside ASCII is 6 to 12 characters once percent-encoded); 30,000 characters of text made a
+# 35,427-character URL.
+MAX_LINK_TEXT_CHARS = 1000
+
+
+def link_text(text: str) -> str:
+    """The text as a link carries it: all of it up to MAX_LINK_TEXT_CHARS, else its whole lines that fit (the
+    first line cut when it alone is longer), so a shared link translates whole sentences."""
+    if len(text) <= MAX_LINK_TEXT_CHARS:
+        return text
+    cut = text[:MAX_LINK_TEXT_CHARS]
+    end = cut.rfind("\n")
+    return cut[:end] if end > 0 else cut
+
+
+def link_text_note(text: str) -> str | None:
+    """What the page says when its link holds less of the text than the text box (None when it holds all)."""
+    carried = link_text(text)
+    if carried == text:
+        return None
+    return (f"The text in this page's link was cut to {len(carried):,} characters (a link holds at most "
+            f"{MAX_LINK_TEXT_CHARS:,}, whole lines where they fit): the text box keeps all {len(text):,}.")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..links import Correction, direction_of, in_range
+from ..links import MAX_LINK_TEXT_CHARS, Correction, direction_of, in_range, link_text
 
 
 class Knob(NamedTuple):
@@ -22,15 +22,20 @@ KNOBS = {"temperature": Knob("Temperature", 0.1, 3.0, 1.0, 0.05), "top_k": Knob(
 def parse_url(raw: dict[str, str], directions: list[tuple[str, str]]) -> tuple[dict[str, Any], list[Correction]]:
     """The query parameters a link carries, as widget values (keys without the page prefix), and what had to be
     corrected on the way. A value that does not parse gives way to the page's default; a number its slider could
-    not show is moved to the slider's nearest end. The step's upper end depends on the
-    sentence, so the page clamps it (step_slider)."""
-    found: dict[str, Any] = {}
+    not show is moved to the slider's nearest end; a text over MAX_LINK_TEXT_CHARS is cut as link_text cuts it.
+    The step's upper end depends on the sentence, so the page clamps it (step_slider)."""
+    values: dict[str, Any] = {}
     corrections: list[Correction] = []
     direction = direction_of(raw, directions, corrections)
     if direction:
-        found["direction"] = direction
+        values["direction"] = direction
     if "text" in raw:
-        found["text"] = str(raw["text"])
+        text = str(raw["text"])
+        values["text"] = link_text(text)
+        if values["text"] != text:
+            corrections.append(Correction("text", text, f"the text cut to {len(values['text']):,} characters",
+                                          f"is {len(text):,} characters long (a link holds at most "
+                                          f"{MAX_LINK_TEXT_CHARS:,})"))
     numbers = {"step": (int, 1, "1"), **{name: (int if isinstance(knob.default, int) else float, knob.low,
                                                 f"{knob.default:g}") for name, knob in KNOBS.items()}}
     for name, (parse, lowest, default) in numbers.items():
@@ -49,10 +54,14 @@ def parse_url(raw: dict[str, str], directions: list[tuple[str, str]]) -> tuple[d
         value, correction = in_range(name, raw[name], value, lowest, high)
         if correction and not knob:  # the step has no upper end here: only "below 1" can be wrong
             correction = correction._replace(why="is below the first step")
-        found[name] = parse(value)
+        values[name] = parse(value)
         corrections += [correction] if correction else []
-    return found, corrections
+    return values, corrections
 
 
 def url_of(values: dict[str, Any]) -> dict[str, str]:
-    return {k: "-".join(v) if isinstance(v, tuple) else str(v) for k, v in values.items()}
+    """The page's values as its link's query parameters, the text cut to what a link carries (link_text)."""
+    params = {k: "-".join(v) if isinstance(v, tuple) else str(v) for k, v in values.items()}
+    if "text" in params:
+        params["text"] = link_text(params["text"])
+    return params

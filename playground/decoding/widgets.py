@@ -23,14 +23,14 @@ def read_link(directions: list[tuple[str, str]]) -> None:
     is said. The link's step is checked once the sentence's length is known (step_slider)."""
     if "decoding_url_read" not in st.session_state:
         st.session_state["decoding_url_read"] = True
-        found, corrections = parse_url(dict(st.query_params), directions)
-        for name, value in found.items():
+        values, corrections = parse_url(dict(st.query_params), directions)
+        for name, value in values.items():
             st.session_state[f"decoding_{name}"] = value
-        if "step" in found:
+        if "step" in values:
             st.session_state["decoding_link_step"] = st.query_params["step"]
-        said = note(corrections)
-        if said:
-            st.warning(said)
+        notice = note(corrections)
+        if notice:
+            st.warning(notice)
 
 
 def knob_sliders() -> dict[str, float]:

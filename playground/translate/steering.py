@@ -10,13 +10,10 @@ from typing import Any
 
 from runtime.alignment import WORD_START, WordAlignment, is_special, words
 
-from ..links import Correction, direction_of, in_range
+from ..links import MAX_LINK_TEXT_CHARS, Correction, direction_of, in_range, link_text
 
 ALTERNATIVES = 5  # the alternatives shown at a word: one search of 5 rows (docs/steering.md: <= 1.5x greedy)
 MAX_PREFIX_CHARS = 300  # a link's prefix longer than this is no start of a sentence-sized translation
-# The text a link carries: about ten sentences. Its URL stays near this size for German or English (a character
-# outside ASCII is 6 to 12 characters once percent-encoded); 30,000 characters of text made a 35,427-character URL.
-MAX_LINK_TEXT_CHARS = 1000
 MAX_BEAM = 16  # the sidebar's beam slider
 DEFAULT_BEAM = 4  # the beam slider's first value, and what a link's unusable beam gives way to
 # What a prefix may not hold: the runtime refuses special tokens in a prefix (TextTranslator.prefix_ids), and a
@@ -137,25 +134,6 @@ def prefix_problem(prefix: str) -> str | None:
 def has_n_best(method: str, beam: int) -> bool:
     """Whether the page lists the n best: beam search with a beam of 2 or more (else its n-best size is 1)."""
     return method == "beam" and beam >= 2
-
-
-def link_text(text: str) -> str:
-    """The text as a link carries it: all of it up to MAX_LINK_TEXT_CHARS, else its whole lines that fit (the
-    first line cut when it alone is longer), so a shared link translates whole sentences."""
-    if len(text) <= MAX_LINK_TEXT_CHARS:
-        return text
-    cut = text[:MAX_LINK_TEXT_CHARS]
-    end = cut.rfind("\n")
-    return cut[:end] if end > 0 else cut
-
-
-def link_text_note(text: str) -> str | None:
-    """What the page says when its link holds less of the text than the text box (None when it holds all)."""
-    carried = link_text(text)
-    if carried == text:
-        return None
-    return (f"The text in this page's link was cut to {len(carried):,} characters (a link holds at most "
-            f"{MAX_LINK_TEXT_CHARS:,}, whole lines where they fit): the text box keeps all {len(text):,}.")
 
 
 def whole_number(name: str, given: str, low: int, high: int, default: int,

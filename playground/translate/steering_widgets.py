@@ -8,7 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from .. import models
+from .. import links, models
 from ..links import note
 from . import steering
 from .settings import Decoding
@@ -73,7 +73,7 @@ def write_url(decoding: Decoding, typed: str) -> None:
     """The page's state into its link; when the link holds less of the text than the box, the page says so."""
     st.query_params.from_dict(steering.url_of(decoding.direction, typed, decoding.method, decoding.beam,
                                               decoding.n_best, decoding.prefix))
-    cut = steering.link_text_note(typed)
+    cut = links.link_text_note(typed)
     if cut:
         st.info(cut, icon="🔗")
 

@@ -10,7 +10,7 @@ import pytest
 from app_fixtures import clean, open_app, values
 from export_fixtures import GERMAN
 
-from playground.translate import steering
+from playground import links
 
 pytestmark = pytest.mark.exports
 
@@ -61,7 +61,7 @@ def test_a_long_text_is_cut_in_the_link_and_said_while_the_box_keeps_it(model_ro
     carried = written["text"]
     # The link's bound: its text is at most MAX_LINK_TEXT_CHARS, and German text percent-encodes to under 2,000
     # characters of URL (each character at most 12 characters for 4-byte UTF-8; umlauts 6; most 1 or 3).
-    assert len(carried) <= steering.MAX_LINK_TEXT_CHARS and text.startswith(carried)
+    assert len(carried) <= links.MAX_LINK_TEXT_CHARS and text.startswith(carried)
     assert len(urlencode(written, quote_via=quote)) < 2_000, len(urlencode(written, quote_via=quote))
     said = [i for i in values(at.info) if "link was cut" in i]
     assert said and f"cut to {len(carried):,} characters" in said[0] and "keeps all 30,000" in said[0], said

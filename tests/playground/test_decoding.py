@@ -140,6 +140,17 @@ def test_a_link_round_trips_and_bad_values_are_corrected_and_named():
     assert link.parse_url({"beam": "8", "top_k": "0"}, DIRECTIONS) == ({"beam": 8, "top_k": 0}, [])  # the ends
 
 
+def test_a_link_carries_at_most_max_link_text_chars_of_text_and_says_so_when_it_cut():
+    cap = links.MAX_LINK_TEXT_CHARS
+    lines = "\n".join(["Der Hund schläft im Garten."] * 100)  # 2,799 characters of whole lines
+    carried = link.url_of({"text": lines})["text"]
+    assert len(carried) <= cap and lines.startswith(carried) and carried.endswith(".")  # whole lines only
+    assert links.link_text_note(lines) is not None and links.link_text_note(carried) is None
+    values, corrections = link.parse_url({"text": "x" * 30_000}, DIRECTIONS)
+    assert values == {"text": "x" * cap}
+    assert [(c.name, c.used) for c in corrections] == [("text", f"the text cut to {cap:,} characters")]
+
+
 def test_a_correction_note_names_the_parameter_the_bad_value_and_what_was_used():
     assert links.note([]) is None
     said = links.note([links.Correction("layer", "99", "2", "is outside this model's layers 1–2"),

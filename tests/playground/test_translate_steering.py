@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from playground import links
 from playground.links import note
 from playground.translate import steering
 from runtime.alignment import DEFAULT_HEADS, WordAlignment
@@ -115,16 +116,16 @@ def test_a_corrected_number_is_said_as_the_page_then_holds_it(raw, beam, n):
 
 
 def test_a_links_text_is_cut_to_whole_lines_under_the_cap():
-    cap = steering.MAX_LINK_TEXT_CHARS
-    assert steering.link_text("Hallo.") == "Hallo." and steering.link_text_note("Hallo.") is None
+    cap = links.MAX_LINK_TEXT_CHARS
+    assert links.link_text("Hallo.") == "Hallo." and links.link_text_note("Hallo.") is None
     lines = "Das Wetter ist heute schön.\n" * 2000  # 56,000 characters
-    carried = steering.link_text(lines)
+    carried = links.link_text(lines)
     assert len(carried) <= cap and lines.startswith(carried) and not carried.endswith("\n")
     assert carried.split("\n") == ["Das Wetter ist heute schön."] * len(carried.split("\n"))  # whole lines
-    assert steering.link_text("x" * 30_000) == "x" * cap  # one long line: cut inside it
+    assert links.link_text("x" * 30_000) == "x" * cap  # one long line: cut inside it
     url = steering.url_of(("de", "en"), lines, "beam", 4, 1, "")
     assert url["text"] == carried
-    said = steering.link_text_note(lines)
+    said = links.link_text_note(lines)
     assert f"cut to {len(carried):,} characters" in said and "the text box keeps all 56,000" in said
     found, fixes = steering.parse_link({"text": lines}, DIRECTIONS, METHODS)  # a link made by hand reads the same
     assert found["text"] == carried
