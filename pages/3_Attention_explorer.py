@@ -32,9 +32,9 @@ if model is not None:
     if not text or not text.strip():
         st.info("Type a sentence to see its attention maps.")
     else:
-        found = attention_widgets.explain(model, task, kind, text, direction)
-        if found:
-            attention_widgets.maps_chart(found, task, kinds[kind], middle, right)
+        explained = attention_widgets.explain(model, task, kind, text, direction)
+        if explained:
+            attention_widgets.maps_chart(explained, task, kinds[kind], middle, right)
 
 st.header("Positional encoding")
 d_choices, model_d, start_positions = maps.positional_choices(models.model_meta(task)["config"])

@@ -69,9 +69,9 @@ def examples(task: str, column: str, limit: int = 12) -> list[str]:
 
     column: "de"/"en" for translation sources, "text" for reviews."""
     rows = _samples(task, stamp(task, "samples.tsv"))
-    found = [r[column].strip() for r in rows if (r.get(column) or "").strip()]
+    sample_texts = [r[column].strip() for r in rows if (r.get(column) or "").strip()]
     seen: list[str] = []
-    for text in found:
+    for text in sample_texts:
         if text not in seen:
             seen.append(text)
     if seen:
@@ -137,11 +137,11 @@ def read_csv_table(data: bytes) -> tuple[pd.DataFrame, str]:
     column = lower.get("text") or lower.get("review") or lower.get("sentence") or frame.columns[-1]
     if frame.empty:
         raise ValueError("it has no rows")
-    found = sum(visible(t) for t in frame[column])
-    if not found:
+    non_blank = sum(visible(t) for t in frame[column])
+    if not non_blank:
         raise ValueError(f"it has no text to classify in its `{column}` column, only blank rows")
-    if found > MAX_LINES:
-        raise ValueError(f"it holds {found} texts and at most {MAX_LINES} are classified per file: split it")
+    if non_blank > MAX_LINES:
+        raise ValueError(f"it holds {non_blank} texts and at most {MAX_LINES} are classified per file: split it")
     return frame, column
 
 
@@ -170,14 +170,15 @@ def with_predictions(frame: pd.DataFrame, column: str, classify: Callable[[list[
     ["model_columns"]` maps each model column to the name it got."""
     texts = [str(t).strip() for t in frame[column]]
     rows = [i for i, t in enumerate(texts) if visible(t)]
-    found = dict(zip(rows, classify([texts[i] for i in rows]), strict=True)) if rows else {}
-    labels = list(next(iter(found.values())).probs) if found else []
-    added = {"label": [found[i].label if i in found else "" for i in range(len(texts))],
-             **{f"p_{label}": [round(found[i].probs[label], 4) if i in found else None for i in range(len(texts))]
+    predictions = dict(zip(rows, classify([texts[i] for i in rows]), strict=True)) if rows else {}
+    labels = list(next(iter(predictions.values())).probs) if predictions else []
+    every = range(len(texts))
+    added = {"label": [predictions[i].label if i in predictions else "" for i in every],
+             **{f"p_{label}": [round(predictions[i].probs[label], 4) if i in predictions else None for i in every]
                 for label in labels},
-             "truncated": [found[i].truncated if i in found else None for i in range(len(texts))],
-             "warning": [(found[i].warning or "") if i in found else "" for i in range(len(texts))],
-             "note": ["" if i in found else BLANK_NOTE for i in range(len(texts))]}
+             "truncated": [predictions[i].truncated if i in predictions else None for i in every],
+             "warning": [(predictions[i].warning or "") if i in predictions else "" for i in every],
+             "note": ["" if i in predictions else BLANK_NOTE for i in every]}
     table = frame.reset_index(drop=True).copy()
     taken, names = set(map(str, table.columns)), {}
     for name, values in added.items():

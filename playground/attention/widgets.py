@@ -39,10 +39,10 @@ def explain(model, task: str, kind: str, text: str, direction: tuple[str, str] |
     return out, maps, rows, cols
 
 
-def maps_chart(found: tuple, task: str, kind_title: str, middle: Any, right: Any) -> None:
+def maps_chart(explained: tuple, task: str, kind_title: str, middle: Any, right: Any) -> None:
     """The chosen layer's map: one head (or the mean), or every head in a grid; the layer and view pickers go in the
     `middle` and `right` columns."""
-    out, maps, rows, cols = found
+    out, maps, rows, cols = explained
     if out.truncated:
         st.warning("Input too long: it was truncated to the model's length limit; the maps show the "
                    "tokens the model saw.")

@@ -65,15 +65,15 @@ def best_words(curves: dict[str, Any], ranked: list[str]) -> str:
 
 def benchmark_words(bench: dict[str, Any] | None, direction: str) -> str:
     """The benchmark's verdict for `direction` ("de-en", or "sentiment"), in a sentence."""
-    found = (bench or {}).get("directions", {}).get(direction)
-    if not found:
+    measured = (bench or {}).get("directions", {}).get(direction)
+    if not measured:
         return ("No benchmark of the methods is recorded for this model (`python -m bench attribution` measures "
                 "which one best predicts deletion).")
-    methods = found["methods"]
+    methods = measured["methods"]
     ranked = sorted((m for m in methods if m != "random"), key=lambda m: methods[m]["mean"])
     names = bench.get("names", {})
     listed = ", ".join(f"{names.get(m, m)} {methods[m]['mean']:.3f} ± {methods[m]['se']:.3f}" for m in ranked)
-    return (f"Over {found['sentences']} held-out sentences ({bench.get('set', '?')}, {direction}, measured "
+    return (f"Over {measured['sentences']} held-out sentences ({bench.get('set', '?')}, {direction}, measured "
             f"{bench.get('measured', '?')}), **{names.get(ranked[0], ranked[0])}** best predicted what deleting does "
             f"(mean deletion AUC, lower is better: {listed}; random order {methods['random']['mean']:.3f}).")
 

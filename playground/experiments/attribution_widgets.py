@@ -73,9 +73,9 @@ def experiment(model, base, direction: tuple[str, str], text: str, state: link.E
     with st.spinner("Occlusion and attention rollout…"):
         scores = {"occlusion": _occlusion(em, sentence, "mask", version).row(position).drop,
                   "rollout": _rollout(em, sentence, version)[position, positions]}
-    found, why_not = gradients(sentence, position)
-    if found is not None:
-        scores |= {m: np.asarray(found["scores"][m])[positions] for m in attribution_torch.METHODS}
+    gradient_result, why_not = gradients(sentence, position)
+    if gradient_result is not None:
+        scores |= {m: np.asarray(gradient_result["scores"][m])[positions] for m in attribution_torch.METHODS}
     scores = {m: scores[m] for m in attribution_views.NAMES if m in scores}  # the order the page shows them in
     orders = {m: deletion.order_from_scores(positions, v) for m, v in scores.items()}
     orders["random"] = deletion.random_order(positions, seed=0)
@@ -86,5 +86,5 @@ def experiment(model, base, direction: tuple[str, str], text: str, state: link.E
              "position": f"{position} ({token})"}
     words = attribution_views.benchmark_words(benchmark(), f"{direction[0]}-{direction[1]}")
     pieces = [sentence.src_pieces[i] for i in positions]
-    return attribution_views.attribution_report(pieces, token, scores, curves, found, why_not, words, shown)
+    return attribution_views.attribution_report(pieces, token, scores, curves, gradient_result, why_not, words, shown)
 

@@ -35,9 +35,9 @@ def diff_words(pieces: list[Piece]) -> str:
               "delete": sum(len(p.a) for p in pieces if p.tag == "delete")}
     if same == total_b == sum(len(p.a) for p in pieces):
         return f"The two outputs are the same {same} tokens."
-    said = [f"{n} {word}" for n, word in ((counts["replace"], "replaced"), (counts["insert"], "only in B"),
+    parts = [f"{n} {word}" for n, word in ((counts["replace"], "replaced"), (counts["insert"], "only in B"),
                                           (counts["delete"], "only in A")) if n]
-    return f"{same} of B's {total_b} tokens are also in A, in the same order; " + ", ".join(said) + "."
+    return f"{same} of B's {total_b} tokens are also in A, in the same order; " + ", ".join(parts) + "."
 
 
 def word_tokens(t: Translation) -> bool:

@@ -113,11 +113,11 @@ def parse_url(raw: dict[str, str], shapes: dict[str, Shape]) -> tuple[dict[str, 
     models this app serves ("translate:de-en", "sentiment"), each with its heads. A value that is malformed or
     impossible for the link's model is dropped (the page's default stands) or cut to fit, and said."""
     models = list(shapes)
-    found: dict[str, Any] = {}
+    values: dict[str, Any] = {}
     notes: list[str] = []
     if "model" in raw:
         if raw["model"] in models:
-            found["model"] = raw["model"]
+            values["model"] = raw["model"]
         else:
             notes.append(f"the model “{raw['model'][:40]}” is not one this app serves ({', '.join(models)}): "
                          "the first is shown")
@@ -128,14 +128,14 @@ def parse_url(raw: dict[str, str], shapes: dict[str, Shape]) -> tuple[dict[str, 
                 notes.append(f"the link's {'text' if name == 'text' else 'edited text'} was {len(text)} characters "
                              f"long: it was cut to {MAX_TEXT}")
                 text = text[:MAX_TEXT]
-            found[name] = text
-    shape = shapes[found.get("model", models[0])]
-    classifier = found.get("model", models[0]) == "sentiment"
+            values[name] = text
+    shape = shapes[values.get("model", models[0])]
+    classifier = values.get("model", models[0]) == "sentiment"
     for name, allowed in (("exp", CLASSIFIER_EXPERIMENTS if classifier else EXPERIMENTS), ("against", AGAINST),
                           ("ablation", ABLATIONS)):
         if name in raw:
             if raw[name] in allowed:
-                found[name] = raw[name]
+                values[name] = raw[name]
             else:
                 notes.append(f"“{raw[name][:40]}” is not a known {name} for this model ({', '.join(allowed)}): the "
                              "default is used")
@@ -147,15 +147,15 @@ def parse_url(raw: dict[str, str], shapes: dict[str, Shape]) -> tuple[dict[str, 
                 notes.append(f"{head}: it was left out")
             elif head not in heads:
                 heads.append(head)
-        found["heads"] = heads[:MAX_HEADS]
+        values["heads"] = heads[:MAX_HEADS]
     if "position" in raw:
         value = raw["position"].strip()
         if value.isdigit() and int(value) <= 10_000:
-            found["position"] = int(value)
+            values["position"] = int(value)
         else:
             notes.append(f"the position “{value[:20]}” is not a whole number from 0: position 0 is shown")
-    patch_found, patch_notes = patching_link.parse(raw, classifier)
-    return found | patch_found, notes + patch_notes
+    patch_values, patch_notes = patching_link.parse(raw, classifier)
+    return values | patch_values, notes + patch_notes
 
 
 def clamp_position(position: int, length: int) -> tuple[int, str | None]:

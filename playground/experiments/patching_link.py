@@ -31,29 +31,29 @@ def parse_cell(raw: str) -> tuple[int, int] | None:
 
 def parse(raw: dict[str, str], classifier: bool) -> tuple[dict[str, Any], list[str]]:
     """The link's patching values -> ({session key after "exp_": value}, corrections in words)."""
-    found: dict[str, Any] = {}
+    values: dict[str, Any] = {}
     notes: list[str] = []
     grids = grids_of(classifier)
     if "grid" in raw:
         if raw["grid"] in grids:
-            found["pgrid"] = raw["grid"]
+            values["pgrid"] = raw["grid"]
         else:
             notes.append(f"“{raw['grid'][:40]}” is not a patching grid of this model ({', '.join(grids)}): the "
                          "first is shown")
     if raw.get("cell"):
         if parse_cell(raw["cell"]) is not None:
-            found["pcell"] = raw["cell"].strip()
+            values["pcell"] = raw["cell"].strip()
         else:
             notes.append(f"the cell “{raw['cell'][:20]}” is not row.column (e.g. 2.3): no cell is re-run")
     if "at" in raw:
         value = raw["at"].strip()
         if value == AUTO or (value.isdigit() and int(value) <= 10_000):
-            found["pat"] = value if value == AUTO else int(value)
+            values["pat"] = value if value == AUTO else int(value)
         else:
             notes.append(f"the metric position “{value[:20]}” is not a whole number from 0 or auto: auto is used")
     if "b" in raw:
-        found["pb"] = raw["b"][:MAX_PIECE]
-    return found, notes
+        values["pb"] = raw["b"][:MAX_PIECE]
+    return values, notes
 
 
 def params(patch: dict[str, Any]) -> dict[str, str]:
