@@ -29,6 +29,7 @@ from runtime.experiments import (
 )
 
 from . import bench_parser
+from .stats import rotated_rounds
 
 SENTENCE = "Wo ist die nächste Apotheke?"  # 9 pieces + tag + </s> in; the shipped model's greedy output: 10 tokens
 GRID_TARGET_S, CALL_TARGET_MS = 3.0, 300.0
@@ -82,13 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             "classifier: occlusion (mask)": lambda: classify_occlusion(classifier, review, "mask"),
         }
     names = list(calls)
-    for name in names:  # warm-up: first runs allocate
-        calls[name]()
-    times: dict[str, list[float]] = {name: [] for name in names}
-    for round_no in range(args.repeats):
-        order = names[round_no % len(names):] + names[:round_no % len(names)]
-        for name in order:
-            times[name].append(timed(calls[name]))
+    times = rotated_rounds(calls, args.repeats, timed)
     load = os.getloadavg()[0]
     print(f"\n{args.repeats} rounds, threads {args.threads or 'default'}, {os.cpu_count()} cores, load average "
           f"{load:.1f} at the end" + (" (the machine was busy: times are inflated)" if load > 1.5 else ""))

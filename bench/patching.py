@@ -26,6 +26,7 @@ from runtime.experiments import (
 )
 
 from . import bench_parser
+from .stats import rotated_rounds
 
 CLEAN = "Der kleine Hund schläft heute Nachmittag ruhig im Garten hinter dem alten Haus meiner Eltern."
 CORRUPTED = "Die kleine Katze schläft heute Nachmittag ruhig im Garten hinter dem alten Haus meiner Eltern."
@@ -72,13 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         classifier = ClassifierExperimentModel(args.classifier_dir, threads=args.threads)
         calls["classifier: both grids"] = lambda: classify_patching(classifier, REVIEW, NEGATED)
     names = list(calls)
-    for name in names:  # warm-up: first runs allocate
-        calls[name]()
-    times: dict[str, list[float]] = {name: [] for name in names}
-    for round_no in range(args.repeats):
-        order = names[round_no % len(names):] + names[:round_no % len(names)]
-        for name in order:
-            times[name].append(timed(calls[name]))
+    times = rotated_rounds(calls, args.repeats, timed)
     load = os.getloadavg()[0]
     busy = max(load, load_before) > 1.5
     print(f"\n{args.repeats} rounds, threads {args.threads or 'default'}, {os.cpu_count()} cores, load average "

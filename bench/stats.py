@@ -9,6 +9,7 @@ ratio that noise could produce is named as distrusted instead of reported as a f
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from runtime.timing import percentile
@@ -95,3 +96,17 @@ def distrusted(results: list[CaseResult], busy: str | None = None) -> list[str]:
                 doubts.append(f"{r.case} {r.system} {label}: p10-p90 {r.p10_ms:.1f}-{r.p90_ms:.1f} ms overlaps "
                               f"{other.system}'s {other.p10_ms:.1f}-{other.p90_ms:.1f} ms")
     return doubts
+
+
+def rotated_rounds(calls: dict[str, Callable[[], object]], repeats: int,
+                   timed: Callable[[Callable[[], object]], float]) -> dict[str, list[float]]:
+    """Every call once as a warm-up (first runs allocate), then `repeats` rounds that each run every call once in a
+    rotated order, so drift from other work on the machine hits all of them alike -> {name: one time per round}."""
+    names = list(calls)
+    for name in names:
+        calls[name]()
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for round_no in range(repeats):
+        for name in names[round_no % len(names):] + names[:round_no % len(names)]:
+            times[name].append(timed(calls[name]))
+    return times

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from playground import model_paths, models
+from playground import model_paths
 from runtime.experiments import deletion
 from runtime.experiments.rollout import classifier_rollout
 
-from . import attribution_torch, attribution_views, classifier, link
-from .classifier_widgets import _classifier_model, _occlusion, _review
+from . import attribution_torch, attribution_views, link
+from .classifier_widgets import _occlusion, reviewed
 from .report import Report
 
 
@@ -39,23 +39,18 @@ def gradients(review) -> tuple[dict | None, str | None]:
 
 def experiment(text: str, state: link.Experiment) -> Report | None:
     """Every method's scores for the label the classifier gave `text`, with their deletion curves."""
-    try:
-        with st.spinner("Loading the classifier's experiment graph…"):
-            cem = models.load(_classifier_model, "sentiment")
-        version = model_paths.stamp("sentiment")
-        review = _review(cem, text, version)
-    except Exception as e:  # ModelLoadError names `python -m export DIR --if-stale`; ValueError says what is wrong
-        models.show_error(e, "sentiment")
+    loaded = reviewed(text)
+    if loaded is None:
         return None
-    st.info(f"The classifier says **{review.label}** ({classifier.verdict(review.labels, review.probs)}).")
+    cem, review, version = loaded
     if len(review.ids) < 2:
         st.info("One piece only: there is nothing to rank.")
         return None
     with st.spinner("Occlusion and attention rollout…"):
         scores = {"occlusion": _occlusion(cem, review, "mask", version).drop, "rollout": _rollout(cem, review, version)}
-    found, why_not = gradients(review)
-    if found is not None:
-        scores |= {m: np.asarray(found["scores"][m]) for m in attribution_torch.METHODS}
+    gradient_result, why_not = gradients(review)
+    if gradient_result is not None:
+        scores |= {m: np.asarray(gradient_result["scores"][m]) for m in attribution_torch.METHODS}
     scores = {m: scores[m] for m in attribution_views.NAMES if m in scores}
     positions = list(range(len(review.ids)))
     orders = {m: deletion.order_from_scores(positions, v) for m, v in scores.items()}
@@ -65,5 +60,5 @@ def experiment(text: str, state: link.Experiment) -> Report | None:
     shown = {"model": "Sentiment classifier", "text": text, "label": review.label}
     words = ("The deletion benchmark (`python -m bench attribution`) measures the translator; for the classifier, "
              "read this text's curves.")
-    return attribution_views.attribution_report(list(review.pieces), f"{review.label}", scores, curves, found,
+    return attribution_views.attribution_report(list(review.pieces), f"{review.label}", scores, curves, gradient_result,
                                                 why_not, words, shown, what="the label")

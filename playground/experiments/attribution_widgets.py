@@ -14,7 +14,7 @@ from runtime.experiments import deletion
 from runtime.experiments.rollout import translation_rollout
 
 from . import attribution_torch, attribution_views, link
-from .engine_widgets import _occlusion, experiment_model, position_picker, sentence_of
+from .engine_widgets import _occlusion, opened_sentence, position_picker
 from .report import Report
 from .widgets import model_label
 
@@ -57,14 +57,10 @@ def gradients(sentence, position: int) -> tuple[dict | None, str | None]:
 def experiment(model, base, direction: tuple[str, str], text: str, state: link.Experiment) -> Report | None:
     """Every method's scores for one output token of `base` (the served greedy translation of `text`), side by
     side, with their deletion curves."""
-    if not base.token_ids:
-        st.info("The translation is empty: there is no target token to attribute.")
+    opened = opened_sentence(model, base, direction, text, "attribute")
+    if opened is None:
         return None
-    em = experiment_model()
-    if em is None:
-        return None
-    version = model_paths.stamp("translate")
-    sentence = sentence_of(model, base, direction, text)
+    em, sentence, version = opened
     positions = deletion.source_positions(sentence)
     if not positions:
         st.info("The source has no piece to attribute to.")

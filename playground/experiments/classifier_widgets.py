@@ -39,8 +39,9 @@ def _importance(_cem, review, mode: str, version: tuple):
     return engine.classify_head_importance(_cem, review, mode)
 
 
-def experiment(text: str, state: link.Experiment, shape: link.Shape) -> Report | None:
-    """The classifier's verdict on `text`, then knocking out its heads or occluding its pieces."""
+def reviewed(text: str) -> tuple | None:
+    """The classifier's experiment model, its reading of `text` (its verdict, and what it could not read, shown)
+    and the model's version; None, with the error shown, when either fails."""
     try:
         with st.spinner("Loading the classifier's experiment graph…"):
             cem = models.load(_classifier_model, "sentiment")
@@ -54,6 +55,15 @@ def experiment(text: str, state: link.Experiment, shape: link.Shape) -> Report |
     if review.warning:
         st.warning(review.warning)
     st.info(f"The classifier says **{review.label}** ({classifier.verdict(review.labels, review.probs)}).")
+    return cem, review, version
+
+
+def experiment(text: str, state: link.Experiment, shape: link.Shape) -> Report | None:
+    """The classifier's verdict on `text`, then knocking out its heads or occluding its pieces."""
+    loaded = reviewed(text)
+    if loaded is None:
+        return None
+    cem, review, version = loaded
     shown = {"model": "Sentiment classifier", "text": text, "label": review.label}
     if state.exp == "occlusion":
         method = st.radio("Occlude a piece by", list(engine.OCCLUSION_METHODS), key=PREFIX + "method",

@@ -74,18 +74,26 @@ def position_picker(pieces: list[str], state: link.Experiment) -> int:
     return state.position
 
 
-def engine_experiment(model, base, direction: tuple[str, str], text: str, state: link.Experiment,
-                      shape: link.Shape) -> Report | None:
-    """The logit lens, knocking out heads (and the head-importance grid), or occlusion, on the experiment graphs,
-    over `base`: the served model's greedy translation of `text`."""
+def opened_sentence(model, base, direction: tuple[str, str], text: str, purpose: str) -> tuple | None:
+    """The experiment graphs, `base` (the served greedy translation of `text`) as their Sentence, and the model's
+    version; None, with the reason shown, when the translation is empty (nothing to `purpose`) or the graphs fail."""
     if not base.token_ids:
-        st.info("The translation is empty: there is no target token to experiment on.")
+        st.info(f"The translation is empty: there is no target token to {purpose}.")
         return None
     em = experiment_model()
     if em is None:
         return None
-    version = model_paths.stamp("translate")
-    sentence = sentence_of(model, base, direction, text)
+    return em, sentence_of(model, base, direction, text), model_paths.stamp("translate")
+
+
+def engine_experiment(model, base, direction: tuple[str, str], text: str, state: link.Experiment,
+                      shape: link.Shape) -> Report | None:
+    """The logit lens, knocking out heads (and the head-importance grid), or occlusion, on the experiment graphs,
+    over `base`: the served model's greedy translation of `text`."""
+    opened = opened_sentence(model, base, direction, text, "experiment on")
+    if opened is None:
+        return None
+    em, sentence, version = opened
     shown = {"model": model_label(state.model), "text": text, "translation": sentence.translation}
     if state.exp == "lens":
         position = position_picker(sentence.output_pieces, state)
