@@ -131,8 +131,8 @@ def test_model_card_translation(open_page, model_root):
     scores = next(t for t in tables if "BLEU" in t.columns)  # metrics.json through runtime.metrics_file
     assert list(scores["direction"]) == ["de-en", "en-de"] and list(scores["BLEU"]) == [12.3, 9.8]
     report = next(t for t in tables if "parity ok" in t.columns)
-    # 4 graphs × fp32/int8, 2 walkthrough graphs and 4 experiment graphs in fp32
-    assert len(report) == 14 and report["parity ok"].all()
+    # 4 graphs × fp32/int8, 2 walkthrough graphs, 4 experiment graphs and 2 patching graphs in fp32
+    assert len(report) == 16 and report["parity ok"].all()
     assert any("sacrebleu signature" in c for c in values(at.caption))
 
 
