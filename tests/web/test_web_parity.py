@@ -1,7 +1,7 @@
 """The shipped translator in headless chromium against Python onnxruntime: 40 held-out sentences (20 per direction,
 from the test-set samples), greedy and beam 4, int8 and fp32. Prints how many give identical token ids and the
-largest difference between the two runtimes' log-probabilities of the same tokens. Needs the shipped model's export
-(`make export`).
+largest difference between the two runtimes' log-probabilities of the same tokens. On the shipped model's export:
+models/translate where `make run` made it, else the tests' cached copy (tests/shipped_fixtures.py).
 
 fp32: every id identical (measured: 80 of 80, log-probabilities within 1.1e-5). int8: the graphs quantize their
 activations per row at run time (max-min range, Round), a step that is not continuous: wasm's float kernels (exp,
@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from shipped_fixtures import shipped_models_root
 from web_fixtures import built_folder, static_server
 
 from runtime import OnnxTranslator
@@ -33,10 +34,15 @@ def held_out() -> list[tuple[str, str, str]]:
 
 
 @pytest.fixture(scope="module")
-def shipped_page(chromium, tmp_path_factory):
-    if not all((MODEL / "onnx" / f"{g}.{p}.onnx").is_file() for g in ("encoder", "decoder") for p in ("int8", "fp32")):
-        pytest.skip(f"the shipped translator is not exported: run `python -m export {MODEL}` (make export)")
-    folder = built_folder(MODEL, tmp_path_factory.mktemp("shipped") / "dist")
+def exported_model() -> Path:
+    """The shipped translator exported: models/translate where `make run` exported it, else the tests' cached copy
+    (a fresh clone, as in CI: tests/shipped_fixtures.py), so the parity check runs there too."""
+    return shipped_models_root() / "translate"
+
+
+@pytest.fixture(scope="module")
+def shipped_page(chromium, exported_model, tmp_path_factory):
+    folder = built_folder(exported_model, tmp_path_factory.mktemp("shipped") / "dist")
     with static_server(folder) as url:
         page = chromium.new_page()
         page.goto(url + "/")
@@ -50,8 +56,8 @@ AGREEMENT = {"fp32": (1.0, 1e-4), "int8": (0.9, 0.25)}
 
 
 @pytest.mark.parametrize("precision", ["int8", "fp32"])
-def test_the_page_gives_pythons_ids_greedy_and_beam_4(shipped_page, precision):
-    python = OnnxTranslator(MODEL, provider="cpu", precision=precision)
+def test_the_page_gives_pythons_ids_greedy_and_beam_4(shipped_page, exported_model, precision):
+    python = OnnxTranslator(exported_model, provider="cpu", precision=precision)
     shipped_page.evaluate("precision => window.txWeb.load(precision)", precision)
     largest, wrong = 0.0, []
     for method in ("greedy", "beam"):
