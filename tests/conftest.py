@@ -68,3 +68,15 @@ def tiny_classifier(pre_norm: bool = False, pooling: str = "mean", **kw) -> tx.S
                pre_norm=pre_norm, pooling=pooling)
     cfg.update(kw)
     return tx.SentimentClassifier(tx.ClassifierConfig(**cfg)).eval()
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Debian's chromium, launched once per test process for every browser test (tests/browser/ and tests/web/):
+    playwright's sync API refuses a second instance while one runs in the same process."""
+    from browser_fixtures import CHROMIUM, launched_chromium
+
+    if not os.path.isfile(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: run `make browser` (apt-get install -y chromium)")
+    with launched_chromium() as browser:
+        yield browser

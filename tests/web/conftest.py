@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-from browser_fixtures import CHROMIUM, launched_chromium
 from export_fixtures import exported
 from web_fixtures import built_folder, static_server
 
@@ -29,14 +28,6 @@ def web_folder(web_model, tmp_path_factory):
 def web_url(web_folder):
     with static_server(web_folder) as url:
         yield url
-
-
-@pytest.fixture(scope="session")
-def chromium():
-    if not Path(CHROMIUM).is_file():
-        pytest.fail(f"{CHROMIUM} is missing: run `make browser` (apt-get install -y chromium)")
-    with launched_chromium() as browser:
-        yield browser
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ import csv
 from pathlib import Path
 
 import pytest
-from browser_fixtures import CHROMIUM, launched_chromium
 
 from runtime.tokenizer import Tokenizer
 
@@ -47,10 +46,8 @@ def corpus_sentences() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def js_tokenizer():
+def js_tokenizer(chromium):
     """A chromium page with tokenizer.js loaded on the shipped tokenizer.json; encode/decode through it."""
-    if not Path(CHROMIUM).is_file():
-        pytest.fail(f"{CHROMIUM} is missing: run `make browser` (apt-get install -y chromium)")
     files = {"/tokenizer.js": (ROOT / "web/static/tokenizer.js", "text/javascript"),
              "/tokenizer.json": (TOKENIZER, "application/json"), "/": (None, "text/html")}
 
@@ -58,14 +55,13 @@ def js_tokenizer():
         path, kind = files[route.request.url.removeprefix(ORIGIN)]
         route.fulfill(status=200, content_type=kind, body=path.read_bytes() if path else b"<!doctype html>")
 
-    with launched_chromium() as browser:
-        page = browser.new_page()
-        page.route(f"{ORIGIN}/**", serve)
-        page.goto(ORIGIN + "/")
-        page.evaluate("async () => { const {Tokenizer} = await import('/tokenizer.js');"
-                      " window.tok = new Tokenizer(await (await fetch('/tokenizer.json')).json()); }")
-        yield page
-        page.close()
+    page = chromium.new_page()
+    page.route(f"{ORIGIN}/**", serve)
+    page.goto(ORIGIN + "/")
+    page.evaluate("async () => { const {Tokenizer} = await import('/tokenizer.js');"
+                  " window.tok = new Tokenizer(await (await fetch('/tokenizer.json')).json()); }")
+    yield page
+    page.close()
 
 
 def js_encode(page, texts: list[str]) -> list[list[int]]:
