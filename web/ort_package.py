@@ -2,10 +2,11 @@
 cached under .cache/web/; only the wasm build's files are taken from it. Nothing is fetched when the page runs."""
 from __future__ import annotations
 
-import hashlib
 import tarfile
 import urllib.request
 from pathlib import Path
+
+from runtime.model_files import sha256_of
 
 VERSION = "1.30.0"  # the release our graphs' opset 20 + com.microsoft ops run on (docs/web.md)
 SHA256 = "d2228df7e4616bc3348bf504ee888f3bec43789a273f0a63f3e68d203ce3bf71"  # of the .tgz the registry serves
@@ -18,14 +19,6 @@ FILES = ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-thread
 
 class PackageError(RuntimeError):
     """The tarball cannot be fetched or is not the pinned one (the message says what to do)."""
-
-
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def tarball(cache: Path = CACHE, url: str = URL, sha256: str = SHA256, log=print) -> Path:
@@ -44,10 +37,10 @@ def tarball(cache: Path = CACHE, url: str = URL, sha256: str = SHA256, log=print
         partial.unlink(missing_ok=True)
         raise PackageError(f"cannot fetch onnxruntime-web {VERSION} from the npm registry ({e}); put the tarball "
                            f"at {path} by hand (sha256 {sha256})") from e
-    found = sha256_of(partial)
-    if found != sha256:
+    fetched = sha256_of(partial)
+    if fetched != sha256:
         partial.unlink()
-        raise PackageError(f"{url} has sha256 {found}, not the pinned {sha256}: refusing to use it")
+        raise PackageError(f"{url} has sha256 {fetched}, not the pinned {sha256}: refusing to use it")
     partial.rename(path)
     return path
 
