@@ -51,7 +51,10 @@ ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 NAV = '[data-testid="stSidebar"] [data-testid="stPageLink"]'
 
 
-IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+# Idle: the app's own script state says no run is requested or running (the status widget alone appears only
+# after a delay, so on a loaded host a rerun's old widgets were read as its result), and no status widget shows.
+IDLE = ("() => document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState === 'notRunning'"
+        " && !document.querySelector('[data-testid=\"stStatusWidget\"]')")
 
 
 SENTENCES = ["Ich trinke keinen Alkohol.", "Kannst du Auto fahren?", "Das Wetter ist heute schön.",
