@@ -1,5 +1,5 @@
 """python -m web [--model-dir DIR] [--out DIR] [--int8-only] [--if-stale]: build the static translator folder
-(web/build.py; `make web`)."""
+(web/build.py; `make web`). `python -m web serve [FOLDER] [--port N] [--isolated]` serves it (web/serve.py)."""
 from __future__ import annotations
 
 import argparse
@@ -11,6 +11,10 @@ from .ort_package import PackageError
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["serve"]:
+        from . import serve
+        return serve.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m web", description=__doc__.split(": ", 1)[1].replace("\n", " "))
     defaults = BuildOptions()
     parser.add_argument("--model-dir", type=Path, default=defaults.model_dir, help="an exported translator")
@@ -30,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     print(size_table(config))
     if config["load_bytes"]["int8"] > FIRST_LOAD_LIMIT:
         print(f"warning: the int8 first load is over {FIRST_LOAD_LIMIT / 1e6:.0f} MB", file=sys.stderr)
-    print(f"built {args.out}: serve it with `python -m http.server -d {args.out}`")
+    print(f"built {args.out}: serve it with `python -m web serve {args.out} --isolated`")
     return 0
 
 

@@ -4,7 +4,7 @@ import { fetchJson } from "./files.js";
 import { isEmpty, prepare } from "./checks.js";
 import { maxTargetLength } from "./search.js";
 import { Tokenizer } from "./tokenizer.js";
-import { showResult } from "./view.js";
+import { showResult, threads } from "./view.js";
 
 const $ = (id) => document.getElementById(id);
 const MB = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
@@ -54,10 +54,11 @@ function onMessage(event) {
     $("status").textContent = `Loading… ${MB(m.loaded)} of ${MB(m.total)}`;
   } else if (m.type === "ready") {
     loaded = `${m.precision}/${m.optimization}`;
-    $("status").textContent = `Ready: ${m.precision}, onnxruntime-web on ${m.threads} thread(s)` +
-      (m.threads > 1 ? " (cross-origin isolated)" : " (not cross-origin isolated: one thread)") +
+    $("status").textContent = `Ready: ${m.precision}, onnxruntime-web on ${threads(m.threads)}` +
+      (m.isolated ? " (cross-origin isolated)" : " (not cross-origin isolated: one thread)") +
       (m.ms ? `, loaded in ${(m.ms / 1000).toFixed(1)} s` : "");
     $("translate").disabled = false;
+    document.body.dataset.threads = m.threads; // for the tests and the benchmark
     onReady?.resolve(m);
   } else if (m.type === "result" || m.type === "error") {
     const waiting = pending.get(m.id);

@@ -12,13 +12,14 @@ function element(tag, text, className) {
 }
 
 const percent = (logProb) => `${(Math.exp(logProb) * 100).toFixed(1)}%`;
+export const threads = (n) => `${n} thread${n > 1 ? "s" : ""}`; // what onnxruntime-web runs on
 
 export function showResult(hyp, context) {
   const { tokenizer, method, precision } = context;
   $("result").hidden = false;
   $("output").textContent = tokenizer.decode(hyp.tokens) || "(empty output)";
   $("timing").textContent = `${method === "beam" ? "beam 4, α 0.6" : "greedy"} · ${precision} · ` +
-    `${hyp.ms.toFixed(0)} ms in this browser · confidence ${percent(mean(hyp.tokenLogProbs))}`;
+    `${hyp.ms.toFixed(0)} ms in this browser on ${threads(hyp.threads)} · confidence ${percent(mean(hyp.tokenLogProbs))}`;
   const tokens = tokenizer.tokens(hyp.tokens);
   $("alternatives").replaceChildren();
   $("tokens").replaceChildren(...tokens.map((token, i) => {

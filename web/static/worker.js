@@ -97,7 +97,8 @@ async function translate(m) {
     vocab: config.vocab_size, attention: Boolean(m.attention), prefix: m.prefix ?? [] };
   const search = m.method === "beam" ? beamSearch : greedy;
   const hyp = await search(backend, m.srcIds, { ...common, beam: m.beam, alpha: m.alpha });
-  return { ...hyp, ms: performance.now() - started, precision: sessions.precision };
+  // threads: what onnxruntime-web runs on after its start (it falls back to 1 where the page is not isolated)
+  return { ...hyp, ms: performance.now() - started, precision: sessions.precision, threads: ort.env.wasm.numThreads };
 }
 
 // The n likeliest next tokens after a prefix (ties: the lower id first), each completed by the method; most
@@ -119,7 +120,8 @@ self.onmessage = async (event) => {
     if (m.type === "load") {
       const same = sessions?.precision === m.precision && sessions?.optimization === m.optimization;
       if (!same) self.postMessage({ type: "ready", ...(await load(m.precision, m.optimization)) });
-      else self.postMessage({ ...m, type: "ready", threads: ort.env.wasm.numThreads, ms: 0 });
+      else self.postMessage({ ...m, type: "ready", threads: ort.env.wasm.numThreads, isolated: self.crossOriginIsolated,
+        ms: 0 });
     } else if (m.type === "translate") {
       self.postMessage({ type: "result", id: m.id, ...(await translate(m)) });
     } else if (m.type === "alternatives") {
