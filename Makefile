@@ -29,10 +29,11 @@ export: install
 	@for d in $(dir $(MODELS)); do $(PY) -m export $$d --if-stale || exit 1; done
 
 # The app, and beside it the in-browser translator (dist/web, `make web`) on WEB_PORT: the Home page links to it.
+# Served cross-origin isolated (web/serve.py), so the page runs onnxruntime-web on several threads.
 WEB_PORT ?= 8502
 run: export
 	@$(PY) -m web --if-stale --int8-only || echo "dist/web was not built: the app runs without the in-browser translator"
-	@$(PY) -m http.server $(WEB_PORT) -b 127.0.0.1 -d dist/web >/dev/null 2>&1 & web=$$!; \
+	@$(PY) -m web serve dist/web --port $(WEB_PORT) --isolated >/dev/null 2>&1 & web=$$!; \
 		trap 'kill $$web' EXIT INT TERM; TX_WEB_URL=http://localhost:$(WEB_PORT)/ $(PY) -m streamlit run app.py
 
 # The translator in the browser: one static folder, dist/web/, that any web host serves (docs/web.md).
