@@ -26,16 +26,29 @@ DEFINITIONS = {
 }
 
 
-def score_rows(pieces: list[str], scores: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+def score_rows(pieces: list[str], scores: dict[str, np.ndarray], tops: dict[str, float] | None = None
+               ) -> list[dict[str, Any]]:
     """One cell per piece (a row: long sentences stay readable on a phone) and method (a column); each method's
-    scores divided by its largest |score| so the scales compare (the raw score is kept for the CSV)."""
+    scores divided by its largest |score| (`tops[method]`, else over these pieces) so the scales compare (the raw
+    score is kept for the CSV)."""
     rows = []
     for method, values in scores.items():
         values = np.asarray(values, dtype=np.float64)
-        top = float(np.abs(values).max()) or 1.0
+        top = (tops or {}).get(method) or float(np.abs(values).max()) or 1.0
         rows += [{"x": SHORT[method], "y": f"{i} {p}", "v": round(float(v) / top, 6), "raw": round(float(v), 6)}
                  for i, (p, v) in enumerate(zip(pieces, values, strict=True))]
     return rows
+
+
+def largest(*parts: dict[str, np.ndarray]) -> dict[str, float]:
+    """Each method's largest |score| over the source's pieces and the target prefix together: one scale for both
+    figures, so a prefix cell and a source cell of the same colour are the same score."""
+    tops: dict[str, float] = {}
+    for part in parts:
+        for method, values in part.items():
+            values = np.abs(np.asarray(values, dtype=np.float64))
+            tops[method] = max(tops.get(method, 0.0), float(values.max()) if values.size else 0.0)
+    return tops
 
 
 def curve_spec(curves: dict[str, Any], title: str, what: str) -> figures.Spec:
@@ -80,10 +93,12 @@ def benchmark_words(bench: dict[str, Any] | None, direction: str) -> str:
 
 def attribution_report(pieces: list[str], token: str, scores: dict[str, np.ndarray], curves: dict[str, Any],
                        gradients: dict[str, Any] | None, why_not: str | None, bench: str,
-                       inputs: dict[str, str], what: str = "the token") -> Report:
+                       inputs: dict[str, str], what: str = "the token", prefix: list[str] | None = None) -> Report:
     """pieces: the deletable source pieces; scores: method -> (P,) over them; curves: method -> DeletionCurve
     (runtime.experiments.deletion); gradients: attribution_torch's dict (None when PyTorch is missing, why_not
-    then says why); bench: benchmark_words."""
+    then says why); bench: benchmark_words; prefix: the target prefix's pieces (the decoder's inputs up to the
+    token: <s> and the earlier output; None for the classifier, which has none), whose gradient scores are
+    gradients["prefix"]."""
     kept = ", the translation's earlier tokens kept" if what == "the token" else ""
     sentences = [f"Explaining **“{token}”**. Each method ranks the input's pieces; deleting them in that order "
                  f"(masked out as padding, one more each step{kept}) shows which ranking finds what {what} really "
@@ -105,12 +120,26 @@ def attribution_report(pieces: list[str], token: str, scores: dict[str, np.ndarr
     sentences.append(bench)
     sentences.append("Attention is not explanation: rollout reads the attention weights alone (not what the "
                      "values carry); compare its curve with occlusion's.")
+    prefix_scores = {m: np.asarray(v) for m, v in (gradients or {}).get("prefix", {}).items()} if prefix else {}
+    if prefix is not None and not prefix_scores:
+        sentences.append("No scores over the target prefix: only the gradient methods give them (occlusion masks "
+                         "source pieces, and rollout reads the source's path alone).")
+    tops = largest(scores, prefix_scores)
     report = Report("Attribute a token", inputs, sentences)
     report.figures.append(Figure("attribution_scores", figures.grid(
-        score_rows(pieces, scores), f"Each method's scores for “{token}” (each divided by its largest)",
+        score_rows(pieces, scores, tops), f"Each method's scores for “{token}” (each divided by its largest)",
         "score / max |score|", diverging=True, x_title="method"),
         "Red: the piece supports the token (by that method); blue: it speaks against it. Saliency, occlusion "
         "and rollout have no sign worth reading as against (saliency and rollout none at all)."))
+    if prefix_scores:
+        report.figures.append(Figure("attribution_prefix", figures.grid(
+            score_rows(prefix, prefix_scores, tops), f"The target prefix's scores for “{token}” (same scale as "
+            "the source's)", "score / max |score|", diverging=True, x_title="method"),
+            "The target prefix: the decoder's inputs up to this token (<s> and the translation's earlier tokens), "
+            "which the token was also computed from. Each method is divided by its largest |score| over the source "
+            "and the prefix together, so the two figures compare. Occlusion and attention rollout have no scores "
+            "here: occlusion masks source pieces only, and rollout follows the source through the encoder into "
+            "cross-attention (the decoder's self-attention is not rolled)."))
     report.figures.append(Figure("attribution_deletion", curve_spec(
         curves, f"Deleting pieces in each method's order: p(“{token}”)", what),
         "A curve that falls fast means the method put first what the token needed; random order is the floor."))

@@ -82,5 +82,7 @@ def experiment(model, base, direction: tuple[str, str], text: str, state: link.E
              "position": f"{position} ({token})"}
     words = attribution_views.benchmark_words(benchmark(), f"{direction[0]}-{direction[1]}")
     pieces = [sentence.src_pieces[i] for i in positions]
-    return attribution_views.attribution_report(pieces, token, scores, curves, gradient_result, why_not, words, shown)
+    prefix = [*em.tokenizer.tokens([sentence.bos_id]), *sentence.output_pieces[:position]]  # tgt_in_ids[:t + 1]
+    return attribution_views.attribution_report(pieces, token, scores, curves, gradient_result, why_not, words, shown,
+                                                prefix=prefix)
 

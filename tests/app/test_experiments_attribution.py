@@ -13,7 +13,7 @@ import pytest
 from app_fixtures import app_models_root, clean, open_app, values
 from streamlit.testing.v1 import AppTest
 
-from playground.experiments import attribution_torch
+from playground.experiments import attribution_torch, report
 from runtime import experiments as engine
 from runtime.experiments import deletion
 from runtime.experiments.rollout import classifier_rollout, translation_rollout
@@ -113,3 +113,40 @@ def test_the_classifier_attributes_its_label_with_the_engines_numbers(monkeypatc
     np.testing.assert_allclose(by_method["rollout"], rollout, atol=1e-5)
     assert any(title.startswith("Deleting pieces") for title in drawn)
     assert "completeness error" in words(at) and f"says **{review.label}**" in words(at)
+
+
+def test_the_target_prefix_is_drawn_with_the_librarys_numbers_and_in_its_csv(monkeypatch, root):
+    at = open_app(monkeypatch, root, PAGE, {"exp": "attribute", "text": TEXT, "position": "2"})
+    clean(at)
+    model = engine.ExperimentModel(root / "translate")
+    sentence = model.sentence(TEXT, "de", "en")
+    want = attribution_torch.translation(sentence.src_ids, sentence.tgt_in_ids, 2, sentence.output_ids[2])
+    drawn = charts(at)
+    prefix = next(rows for title, rows in drawn.items() if title.startswith("The target prefix's scores"))
+    by_method: dict[str, list] = {}
+    for row in prefix:
+        by_method.setdefault(row["x"], []).append(row)
+    assert list(by_method) == ["saliency", "input×grad", "IG"]  # occlusion and rollout have none over the prefix
+    labels = [row["y"] for row in by_method["IG"]]
+    assert labels == [f"{i} {p}" for i, p in enumerate(["<s>", *sentence.output_pieces[:2]])]
+    for method, short in (("saliency", "saliency"), ("input_x_gradient", "input×grad"),
+                          ("integrated_gradients", "IG")):
+        np.testing.assert_allclose([row["raw"] for row in by_method[short]], want["prefix"][method], atol=1e-5)
+    # one scale for the source's figure and the prefix's: each method divided by its largest |score| over both
+    source = next(rows for title, rows in drawn.items() if title.startswith("Each method's scores"))
+    for short in ("saliency", "input×grad", "IG"):
+        both = [row for row in [*source, *prefix] if row["x"] == short]
+        top = max(abs(row["raw"]) for row in both)
+        np.testing.assert_allclose([row["v"] for row in both], [row["raw"] / top for row in both], atol=1e-4)
+    csv_text = report.csv({"data": {"values": prefix}}).decode()  # the figure's CSV download: the rows it draws
+    assert csv_text.splitlines()[0] == "x,y,v,raw" and len(csv_text.splitlines()) == 1 + 3 * 3
+    assert "rollout reads the source's path alone" not in words(at)  # said only when there are no prefix scores
+    assert any("have no scores here" in c for c in values(at.caption))
+
+
+def test_without_pytorch_the_prefix_is_said_to_need_the_gradient_methods(monkeypatch, root):
+    monkeypatch.setattr(attribution_torch, "unavailable", lambda: "PyTorch is not installed here: pip install x")
+    at = open_app(monkeypatch, root, PAGE, {"exp": "attribute", "text": TEXT, "position": "1"})
+    clean(at)
+    assert not any(title.startswith("The target prefix") for title in charts(at))
+    assert "No scores over the target prefix" in words(at)
