@@ -10,7 +10,7 @@ from playground import model_paths
 from runtime.experiments import deletion
 from runtime.experiments.rollout import classifier_rollout
 
-from . import attribution_torch, attribution_views, link
+from . import attribution_contrast, attribution_torch, attribution_views, link
 from .classifier_widgets import _occlusion, reviewed
 from .report import Report
 
@@ -26,13 +26,13 @@ def _curves(_cem, review, orders: tuple, version: tuple):
     return deletion.classifier_deletion_curves(_cem, review, dict(orders))
 
 
-def gradients(review) -> tuple[dict | None, str | None]:
+def gradients(review, contrast: int | None = None) -> tuple[dict | None, str | None]:
     why_not = attribution_torch.unavailable()
     if why_not:
         return None, why_not
     try:
         with st.spinner("Saliency, input × gradient and integrated gradients (64 steps)…"):
-            return attribution_torch.classification(review.ids, review.label_index), None
+            return attribution_torch.classification(review.ids, review.label_index, contrast), None
     except Exception as e:  # a model.pt that does not load: said, and the onnxruntime methods still shown
         return None, f"The gradient methods could not run: {model_paths.first_line(e)}"
 
@@ -48,7 +48,9 @@ def experiment(text: str, state: link.Experiment) -> Report | None:
         return None
     with st.spinner("Occlusion and attention rollout…"):
         scores = {"occlusion": _occlusion(cem, review, "mask", version).drop, "rollout": _rollout(cem, review, version)}
-    gradient_result, why_not = gradients(review)
+    # B only changes the gradient methods: without them there is nothing to contrast
+    contrast = None if attribution_torch.unavailable() else attribution_contrast.classifier_contrast(review, state)
+    gradient_result, why_not = gradients(review, contrast)
     if gradient_result is not None:
         scores |= {m: np.asarray(gradient_result["scores"][m]) for m in attribution_torch.METHODS}
     scores = {m: scores[m] for m in attribution_views.NAMES if m in scores}
@@ -57,8 +59,9 @@ def experiment(text: str, state: link.Experiment) -> Report | None:
     orders["random"] = deletion.random_order(positions, seed=0)
     with st.spinner("Deleting pieces in each method's order…"):
         curves = _curves(cem, review, tuple((m, tuple(o)) for m, o in orders.items()), version)
-    shown = {"model": "Sentiment classifier", "text": text, "label": review.label}
+    shown = {"model": "Sentiment classifier", "text": text, "label": review.label} | (
+        {"rather than": state.rather} if contrast is not None else {})
     words = ("The deletion benchmark (`python -m bench attribution`) measures the translator; for the classifier, "
              "read this text's curves.")
     return attribution_views.attribution_report(list(review.pieces), f"{review.label}", scores, curves, gradient_result,
-                                                why_not, words, shown, what="the label")
+                                                why_not, words, shown, what="the label", rather=state.rather or None)

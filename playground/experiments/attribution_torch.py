@@ -35,27 +35,29 @@ def _torch_model(task: str, path: str, version: tuple):
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _attribute(task: str, ids: tuple, prefix: tuple, position: int, target: int, version: tuple) -> dict[str, Any]:
+def _attribute(task: str, ids: tuple, prefix: tuple, position: int, target: int, contrast: int | None,
+               version: tuple) -> dict[str, Any]:
     from tx.attribution import attribute_classification, attribute_translation
 
     model = models.load(_torch_model, task)
     if task == "translate":
-        a = attribute_translation(model, list(ids), list(prefix), position, target)
+        a = attribute_translation(model, list(ids), list(prefix), position, target, contrast)
     else:
-        a = attribute_classification(model, list(ids), target)
+        a = attribute_classification(model, list(ids), target, contrast)
     return {"scores": {m: a.source(m) for m in METHODS}, "prefix": {m: a.prefix(m) for m in METHODS},
             "completeness_error": a.completeness_error, "value": a.value, "baseline_value": a.baseline_value,
             "steps": a.steps, "rule": a.rule, "baseline": a.baseline}
 
 
-def translation(src_ids: list[int], tgt_in_ids: list[int], position: int, target: int) -> dict[str, Any]:
-    """The three methods for output token `position` of the shipped translator: {"scores": {method: (S,)},
-    "prefix": {method: (position + 1,)}, "completeness_error", "value", "baseline_value", "steps", "rule",
-    "baseline"}."""
-    return _attribute("translate", tuple(src_ids), tuple(tgt_in_ids[:position + 1]), position, target,
+def translation(src_ids: list[int], tgt_in_ids: list[int], position: int, target: int,
+                contrast: int | None = None) -> dict[str, Any]:
+    """The three methods for output token `position` of the shipped translator (log p(target), or with `contrast`
+    token B: log p(target) − log p(B)): {"scores": {method: (S,)}, "prefix": {method: (position + 1,)},
+    "completeness_error", "value", "baseline_value", "steps", "rule", "baseline"}."""
+    return _attribute("translate", tuple(src_ids), tuple(tgt_in_ids[:position + 1]), position, target, contrast,
                       model_paths.stamp("translate"))
 
 
-def classification(ids: list[int], label: int) -> dict[str, Any]:
-    """The same for the shipped classifier's logit of `label` over the review's pieces."""
-    return _attribute("sentiment", tuple(ids), (), 0, label, model_paths.stamp("sentiment"))
+def classification(ids: list[int], label: int, contrast: int | None = None) -> dict[str, Any]:
+    """The same for the shipped classifier's logit of `label` (minus label `contrast`'s) over the review's pieces."""
+    return _attribute("sentiment", tuple(ids), (), 0, label, contrast, model_paths.stamp("sentiment"))

@@ -91,19 +91,32 @@ def benchmark_words(bench: dict[str, Any] | None, direction: str) -> str:
             f"(mean deletion AUC, lower is better: {listed}; random order {methods['random']['mean']:.3f}).")
 
 
+def meaning(a: str, b: str, what: str = "the token") -> str:
+    """What the gradient methods' scores mean once token (or label) B is chosen: tx.attribution's `contrast`."""
+    f = (f"log p(“{a}”) − log p(“{b}”)" if what == "the token"
+         else f"the logit of “{a}” minus the logit of “{b}”")
+    return (f"**Why “{a}” rather than “{b}”**: saliency, input × gradient and integrated gradients now explain "
+            f"**{f}**{' (the difference of the two logits)' if what == 'the token' else ''}, not “{a}” alone: a "
+            f"piece scores > 0 when it makes “{a}” more likely *than* “{b}”, and one that raises both scores near 0. "
+            f"Occlusion, rollout and the deletion curves still read p(“{a}”) alone.")
+
+
 def attribution_report(pieces: list[str], token: str, scores: dict[str, np.ndarray], curves: dict[str, Any],
                        gradients: dict[str, Any] | None, why_not: str | None, bench: str,
-                       inputs: dict[str, str], what: str = "the token", prefix: list[str] | None = None) -> Report:
+                       inputs: dict[str, str], what: str = "the token", prefix: list[str] | None = None,
+                       rather: str | None = None) -> Report:
     """pieces: the deletable source pieces; scores: method -> (P,) over them; curves: method -> DeletionCurve
     (runtime.experiments.deletion); gradients: attribution_torch's dict (None when PyTorch is missing, why_not
     then says why); bench: benchmark_words; prefix: the target prefix's pieces (the decoder's inputs up to the
     token: <s> and the earlier output; None for the classifier, which has none), whose gradient scores are
-    gradients["prefix"]."""
+    gradients["prefix"]; rather: token (label) B when the gradient methods explain A rather than B."""
     kept = ", the translation's earlier tokens kept" if what == "the token" else ""
     sentences = [f"Explaining **“{token}”**. Each method ranks the input's pieces; deleting them in that order "
                  f"(masked out as padding, one more each step{kept}) shows which ranking finds what {what} really "
                  "needs: the lower the area under the curve (AUC), the better.",
                  " ".join(f"**{NAMES[m]}**: {DEFINITIONS[m]}." for m in scores)]
+    if gradients is not None and rather:
+        sentences.append(meaning(token, rather, what))
     if gradients is not None:
         sentences.append(f"Integrated gradients: {gradients['steps']} steps ({gradients['rule']} rule), baseline: "
                          f"{gradients['baseline']} embeddings with the positions kept; completeness error "
@@ -125,16 +138,17 @@ def attribution_report(pieces: list[str], token: str, scores: dict[str, np.ndarr
         sentences.append("No scores over the target prefix: only the gradient methods give them (occlusion masks "
                          "source pieces, and rollout reads the source's path alone).")
     tops = largest(scores, prefix_scores)
+    explained = f"“{token}”" + (f" (the gradients: rather than “{rather}”)" if gradients is not None and rather else "")
     report = Report("Attribute a token", inputs, sentences)
     report.figures.append(Figure("attribution_scores", figures.grid(
-        score_rows(pieces, scores, tops), f"Each method's scores for “{token}” (each divided by its largest)",
+        score_rows(pieces, scores, tops), f"Each method's scores for {explained} (each divided by its largest)",
         "score / max |score|", diverging=True, x_title="method"),
         "Red: the piece supports the token (by that method); blue: it speaks against it. Saliency, occlusion "
         "and rollout have no sign worth reading as against (saliency and rollout none at all)."))
     if prefix_scores:
         report.figures.append(Figure("attribution_prefix", figures.grid(
-            score_rows(prefix, prefix_scores, tops), f"The target prefix's scores for “{token}” (same scale as "
-            "the source's)", "score / max |score|", diverging=True, x_title="method"),
+            score_rows(prefix, prefix_scores, tops), f"The target prefix's scores for {explained} (same scale "
+            "as the source's)", "score / max |score|", diverging=True, x_title="method"),
             "The target prefix: the decoder's inputs up to this token (<s> and the translation's earlier tokens), "
             "which the token was also computed from. Each method is divided by its largest |score| over the source "
             "and the prefix together, so the two figures compare. Occlusion and attention rollout have no scores "

@@ -13,7 +13,7 @@ from runtime import experiments as engine
 from runtime.experiments import deletion
 from runtime.experiments.rollout import translation_rollout
 
-from . import attribution_torch, attribution_views, link
+from . import attribution_contrast, attribution_torch, attribution_views, link
 from .engine_widgets import _occlusion, opened_sentence, position_picker
 from .report import Report
 from .widgets import model_label
@@ -41,15 +41,16 @@ def benchmark(task: str = "translate") -> dict | None:
         return None
 
 
-def gradients(sentence, position: int) -> tuple[dict | None, str | None]:
-    """The gradient methods' numbers, or None and the reason (PyTorch missing, or the model would not load)."""
+def gradients(sentence, position: int, contrast: int | None = None) -> tuple[dict | None, str | None]:
+    """The gradient methods' numbers (for log p(A), or log p(A) − log p(B) with `contrast` B), or None and the
+    reason (PyTorch missing, or the model would not load)."""
     why_not = attribution_torch.unavailable()
     if why_not:
         return None, why_not
     try:
         with st.spinner("Saliency, input × gradient and integrated gradients (64 steps)…"):
             return attribution_torch.translation(sentence.src_ids, sentence.tgt_in_ids, position,
-                                                 sentence.output_ids[position]), None
+                                                 sentence.output_ids[position], contrast), None
     except Exception as e:  # a model.pt that does not load: said, and the onnxruntime methods still shown
         return None, f"The gradient methods could not run: {model_paths.first_line(e)}"
 
@@ -66,10 +67,13 @@ def experiment(model, base, direction: tuple[str, str], text: str, state: link.E
         st.info("The source has no piece to attribute to.")
         return None
     position = position_picker(sentence.output_pieces, state)
+    # B only changes the gradient methods: without them there is nothing to contrast
+    contrast = None if attribution_torch.unavailable() else attribution_contrast.translation_contrast(
+        em, sentence, position, state, version)
     with st.spinner("Occlusion and attention rollout…"):
         scores = {"occlusion": _occlusion(em, sentence, "mask", version).row(position).drop,
                   "rollout": _rollout(em, sentence, version)[position, positions]}
-    gradient_result, why_not = gradients(sentence, position)
+    gradient_result, why_not = gradients(sentence, position, contrast)
     if gradient_result is not None:
         scores |= {m: np.asarray(gradient_result["scores"][m])[positions] for m in attribution_torch.METHODS}
     scores = {m: scores[m] for m in attribution_views.NAMES if m in scores}  # the order the page shows them in
@@ -79,10 +83,10 @@ def experiment(model, base, direction: tuple[str, str], text: str, state: link.E
         curves = _curves(em, sentence, position, tuple((m, tuple(o)) for m, o in orders.items()), version)
     token = sentence.output_pieces[position]
     shown = {"model": model_label(state.model), "text": text, "translation": sentence.translation,
-             "position": f"{position} ({token})"}
+             "position": f"{position} ({token})"} | ({"rather than": state.rather} if contrast is not None else {})
     words = attribution_views.benchmark_words(benchmark(), f"{direction[0]}-{direction[1]}")
     pieces = [sentence.src_pieces[i] for i in positions]
     prefix = [*em.tokenizer.tokens([sentence.bos_id]), *sentence.output_pieces[:position]]  # tgt_in_ids[:t + 1]
     return attribution_views.attribution_report(pieces, token, scores, curves, gradient_result, why_not, words, shown,
-                                                prefix=prefix)
+                                                prefix=prefix, rather=state.rather or None)
 

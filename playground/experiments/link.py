@@ -23,7 +23,7 @@ ABLATIONS = {"zero": "zero (the head's output set to 0)", "mean": "mean (the hea
 # What a model keeps of its experiment across a switch to the other model and back: the widgets' values, named as
 # their keys after "exp_" (the page's text, the experiment, and each experiment's own controls).
 SETTINGS = ("text", "exp", "against", "other", "heads", "ablation", "over", "position", "method",
-            *patching_link.KEYS.values())
+            "rather", "rather_label", *patching_link.KEYS.values())
 MAX_TEXT = 400  # characters a link may carry (the model reads at most 128 tokens; the page says if it cut more)
 MAX_HEADS = 72  # heads knocked out at once: 3+3 layers x 8 heads x 3 kinds is 72 on the shipped translator
 
@@ -77,6 +77,7 @@ class Experiment:
     position: int = 0  # the target position (0-based) the lens and occlusion look at
     notes: list[str] = field(default_factory=list)  # corrections made while drawing (a position past the end)
     patch: dict[str, Any] = field(default_factory=dict)  # the patching experiment's settings (patching_link.KEYS)
+    rather: str = ""  # attribution's contrast: token B's piece (the classifier: the other label); "" for none
 
     def url(self) -> dict[str, str]:
         """The query parameters of this experiment's link (only what the experiment uses)."""
@@ -90,6 +91,8 @@ class Experiment:
             params["ablation"] = self.ablation
         if self.exp in ("lens", "occlusion", "attribute"):
             params["position"] = str(self.position)
+        if self.exp == "attribute" and self.rather:
+            params["rather"] = self.rather
         if self.exp == "patch":
             params |= ({"other": self.other} if self.other else {}) | patching_link.params(self.patch)
         return params
@@ -154,6 +157,8 @@ def parse_url(raw: dict[str, str], shapes: dict[str, Shape]) -> tuple[dict[str, 
             values["position"] = int(value)
         else:
             notes.append(f"the position “{value[:20]}” is not a whole number from 0: position 0 is shown")
+    if raw.get("rather"):  # checked against the model's vocabulary (labels) by the page, which knows them
+        values["rather_label" if classifier else "rather"] = raw["rather"][:patching_link.MAX_PIECE]
     patch_values, patch_notes = patching_link.parse(raw, classifier)
     return values | patch_values, notes + patch_notes
 

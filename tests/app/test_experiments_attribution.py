@@ -13,7 +13,7 @@ import pytest
 from app_fixtures import app_models_root, clean, open_app, values
 from streamlit.testing.v1 import AppTest
 
-from playground.experiments import attribution_torch, report
+from playground.experiments import attribution_contrast, attribution_torch, report
 from runtime import experiments as engine
 from runtime.experiments import deletion
 from runtime.experiments.rollout import classifier_rollout, translation_rollout
@@ -150,3 +150,68 @@ def test_without_pytorch_the_prefix_is_said_to_need_the_gradient_methods(monkeyp
     clean(at)
     assert not any(title.startswith("The target prefix") for title in charts(at))
     assert "No scores over the target prefix" in words(at)
+
+
+def gradient_scores(at: AppTest) -> dict[str, list[float]]:
+    scores = next(rows for title, rows in charts(at).items() if title.startswith("Each method's scores"))
+    by_method: dict[str, list[float]] = {}
+    for row in scores:
+        by_method.setdefault(row["x"], []).append(row["raw"])
+    return by_method
+
+
+def test_rather_than_b_passes_the_contrast_says_what_it_means_and_the_link_keeps_it(monkeypatch, root):
+    model = engine.ExperimentModel(root / "translate")
+    sentence = model.sentence(TEXT, "de", "en")
+    served = engine.logit_lens(model, sentence).log_probs[-1, 1]  # (V,) the last layer's: the served distribution
+    offered = model.tokenizer.tokens(attribution_contrast.alternatives(served, sentence.output_ids[1]))
+    b = offered[1]
+    at = open_app(monkeypatch, root, PAGE, {"exp": "attribute", "text": TEXT, "position": "1", "rather": b})
+    clean(at)
+    choice = at.selectbox(key="exp_rather")
+    assert choice.options[1:] == [f"{p}  (p = {np.exp(served[model.tokenizer.token_to_id(p)]):.3f})"
+                                  for p in offered] and choice.value == b
+    positions = deletion.source_positions(sentence)
+    a = sentence.output_pieces[1]
+    want = attribution_torch.translation(sentence.src_ids, sentence.tgt_in_ids, 1, sentence.output_ids[1],
+                                         model.tokenizer.token_to_id(b))
+    plain = attribution_torch.translation(sentence.src_ids, sentence.tgt_in_ids, 1, sentence.output_ids[1])
+    drawn = gradient_scores(at)
+    np.testing.assert_allclose(drawn["IG"], want["scores"]["integrated_gradients"][positions], atol=1e-5)
+    assert not np.allclose(drawn["IG"], plain["scores"]["integrated_gradients"][positions], atol=1e-5)
+    assert f"log p(“{a}”) − log p(“{b}”)" in words(at)
+    assert at.query_params["rather"] == b  # the link keeps B
+    choice.set_value("").run()  # back to none: log p(A) alone, and the link drops B
+    clean(at)
+    np.testing.assert_allclose(gradient_scores(at)["IG"], plain["scores"]["integrated_gradients"][positions],
+                               atol=1e-5)
+    assert "rather" not in at.query_params and "rather than" not in words(at)
+
+
+@pytest.mark.parametrize("bad, said", [("zz-no-such-piece", "is not a piece of this model's vocabulary"),
+                                       (None, "is token A at position 1")])
+def test_a_links_bad_b_is_corrected_with_words(monkeypatch, root, bad, said):
+    bad = bad or engine.ExperimentModel(root / "translate").sentence(TEXT, "de", "en").output_pieces[1]
+    at = open_app(monkeypatch, root, PAGE, {"exp": "attribute", "text": TEXT, "position": "1", "rather": bad})
+    clean(at)
+    assert said in " ".join(values(at.warning)) and at.selectbox(key="exp_rather").value == ""
+    assert "rather" not in at.query_params
+
+
+def test_the_classifier_contrasts_its_label_with_the_other(monkeypatch, root):
+    review_text = "a gem of a film, warm and funny"
+    review = engine.ClassifierExperimentModel(root / "sentiment").review(review_text)
+    other = next(label for label in review.labels if label != review.label)
+    at = open_app(monkeypatch, root, PAGE, {"model": "sentiment", "exp": "attribute", "text": review_text,
+                                            "rather": other})
+    clean(at)
+    want = attribution_torch.classification(review.ids, review.label_index, review.labels.index(other))
+    plain = attribution_torch.classification(review.ids, review.label_index)
+    np.testing.assert_allclose(gradient_scores(at)["IG"], want["scores"]["integrated_gradients"], atol=1e-5)
+    assert not np.allclose(gradient_scores(at)["IG"], plain["scores"]["integrated_gradients"], atol=1e-5)
+    assert f"the logit of “{review.label}” minus the logit of “{other}”" in words(at)
+    assert at.query_params["rather"] == other
+    at = open_app(monkeypatch, root, PAGE, {"model": "sentiment", "exp": "attribute", "text": review_text,
+                                            "rather": review.label})
+    clean(at)
+    assert "is not another label of this classifier" in " ".join(values(at.warning))
