@@ -5,8 +5,10 @@ Builds the folder into a temporary directory, serves it with http.server on 127.
 chromium (headless, a fresh profile: nothing cached). Prints the time from opening the page to its translator being
 loaded and to the first translation done, then per sentence the time in the page's Web Worker (its own clock, as
 the page shows it) and in Python onnxruntime with one intra-op thread (the page gets one thread where it is not
-cross-origin isolated, as under http.server), greedy and beam 4, one sentence at a time, alternating. The numbers
-depend on the machine and on what else runs on it: the load average is printed before and after.
+cross-origin isolated, as under http.server), greedy and beam 4, one sentence at a time, alternating; beside them
+the same page served cross-origin isolated (`python -m web serve --isolated`, as `make run` serves it), where
+onnxruntime-web runs on min(4, cores) wasm threads. The numbers depend on the machine and on what else runs on it:
+the load average is printed before and after.
 """
 from __future__ import annotations
 
@@ -52,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         folder = Path(tmp) / "web"
         build(BuildOptions(model_dir=args.model_dir, out=folder, precisions=(args.precision,), compresslevel=1,
                            log=lambda _: None))
-        with static_server(folder) as url, sync_playwright() as p:
+        with static_server(folder) as url, static_server(folder, isolated=True) as isolated_url, \
+                sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             page = browser.new_page()
             opened = time.perf_counter()
@@ -65,21 +68,33 @@ def main(argv: list[str] | None = None) -> int:
             print(f"page opened -> translator loaded: {loaded - opened:.2f} s; -> first translation (greedy) done: "
                   f"{done - opened:.2f} s (the translation itself {first['ms']:.0f} ms in the worker)")
             python.translate(texts[:1], "de", "en", method="greedy")  # warm-up, as the page's first call was
-            print(f"{'method':<7} {'sentence':<44} {'tokens':>6} {'chromium ms':>11} {'python ms':>9} {'ratio':>6}")
+            threaded_page = browser.new_page()
+            threaded_page.goto(isolated_url + "/")
+            threaded_page.wait_for_selector("body[data-ready='1']")
+            threaded_page.evaluate("precision => window.txWeb.load(precision)", args.precision)
+            threads = page_translate(threaded_page, texts[0], "greedy")["threads"]  # and its warm-up
+            print(f"{'method':<7} {'sentence':<44} {'tokens':>6} {'chromium ms':>11} {'python ms':>9} {'ratio':>6} "
+                  f"{f'{threads} threads ms':>12} {'speed-up':>8}")
             ratios: dict[str, list[float]] = {"greedy": [], "beam": []}
+            speedups: dict[str, list[float]] = {"greedy": [], "beam": []}
             for method in ratios:
                 for text in texts:
                     in_page = page_translate(page, text, method)
+                    threaded = page_translate(threaded_page, text, method)
+                    speedups[method].append(in_page["ms"] / threaded["ms"])
                     start = time.perf_counter()
                     [done_python] = python.translate([text], "de", "en", method=method, beam=4, length_penalty=0.6)
                     python_ms = (time.perf_counter() - start) * 1e3
                     ratios[method].append(in_page["ms"] / python_ms)
-                    same = "" if in_page["tokens"] == done_python.token_ids else "  (other ids!)"
+                    same = "" if in_page["tokens"] == done_python.token_ids == threaded["tokens"] else "  (other ids!)"
                     print(f"{method:<7} {text[:44]:<44} {len(done_python.token_ids):>6} {in_page['ms']:>11.1f} "
-                          f"{python_ms:>9.1f} {ratios[method][-1]:>5.2f}x{same}")
+                          f"{python_ms:>9.1f} {ratios[method][-1]:>5.2f}x {threaded['ms']:>12.1f} "
+                          f"{speedups[method][-1]:>7.2f}x{same}")
             browser.close()
     for method, values in ratios.items():
         print(f"{method}: chromium takes median {statistics.median(values):.2f}x Python onnxruntime's time per "
-              f"sentence (min {min(values):.2f}x, max {max(values):.2f}x), both on one thread")
+              f"sentence (min {min(values):.2f}x, max {max(values):.2f}x), both on one thread; chromium on {threads} "
+              f"threads (isolated) over one: speed-up median {statistics.median(speedups[method]):.2f}x "
+              f"(min {min(speedups[method]):.2f}x, max {max(speedups[method]):.2f}x; below 1: slower)")
     print(load())
     return 0
