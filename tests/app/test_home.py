@@ -31,6 +31,14 @@ def test_home_lists_models_with_metrics_and_the_real_provider(open_page):
     assert len(at.main.get("page_link")) == 9  # every page but Home
 
 
+def test_home_links_the_translator_in_the_browser_where_tx_web_url_says(open_page, monkeypatch):
+    url = "http://127.0.0.1:8765/web/"  # `make run` sets TX_WEB_URL to where it serves dist/web
+    monkeypatch.setenv("TX_WEB_URL", url)
+    at = open_page()
+    links = [line for line in values(at.markdown) if f"[The translator in your browser]({url})" in line]
+    assert len(links) == 1, values(at.markdown)
+
+
 @pytest.mark.parametrize("damage", ["corrupt decoder", "missing encoder", "broken tokenizer"])
 def test_home_does_not_call_a_broken_model_healthy(open_page, model_root, tmp_path, damage):
     root = tmp_path / "models"
