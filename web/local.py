@@ -24,8 +24,7 @@ def static_server(folder: Path, isolated: bool = False):
     the cross-origin isolation headers, so the page runs onnxruntime-web on several threads (else one, as under
     `python -m http.server` or most free hosts)."""
     port = free_port()
-    # web.serve imports only the standard library: it answers within a second even on a loaded host
-    command = [sys.executable, "-m", "web.serve", str(Path(folder).resolve()), "--port", str(port)]
+    command = [sys.executable, "-m", "web", "serve", str(Path(folder).resolve()), "--port", str(port)]
     errors = tempfile.TemporaryFile()  # a file, not a pipe: a pipe nobody reads would block the server when full
     process = subprocess.Popen(command + ["--isolated"] * isolated, stdout=subprocess.DEVNULL, stderr=errors,
                                cwd=Path(__file__).resolve().parents[1])  # this `web`
