@@ -55,7 +55,7 @@ def translation_contrast(em, sentence, position: int, state: link.Experiment, ve
     probs = dict(zip(pieces, np.exp(log_probs[ids]), strict=True))
     choice = st.selectbox(f"Rather than token B (why “{a}” and not B?)", [NONE, *pieces], key=key,
                           format_func=lambda p: "none: explain log p(A) alone" if p == NONE
-                          else f"{p}  (p = {probs[p]:.3f})")
+                          else f"{p}  (p = {probs[p]:.3g})")
     state.rather = choice
     return ids[pieces.index(choice)] if choice else None
 

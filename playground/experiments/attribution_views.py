@@ -138,7 +138,8 @@ def attribution_report(pieces: list[str], token: str, scores: dict[str, np.ndarr
         sentences.append("No scores over the target prefix: only the gradient methods give them (occlusion masks "
                          "source pieces, and rollout reads the source's path alone).")
     tops = largest(scores, prefix_scores)
-    explained = f"“{token}”" + (f" (the gradients: rather than “{rather}”)" if gradients is not None and rather else "")
+    contrasted = gradients is not None and rather
+    explained = f"“{token}”" + (f", rather than “{rather}” for the gradients" if contrasted else "")
     report = Report("Attribute a token", inputs, sentences)
     report.figures.append(Figure("attribution_scores", figures.grid(
         score_rows(pieces, scores, tops), f"Each method's scores for {explained} (each divided by its largest)",

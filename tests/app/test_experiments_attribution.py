@@ -169,7 +169,7 @@ def test_rather_than_b_passes_the_contrast_says_what_it_means_and_the_link_keeps
     at = open_app(monkeypatch, root, PAGE, {"exp": "attribute", "text": TEXT, "position": "1", "rather": b})
     clean(at)
     choice = at.selectbox(key="exp_rather")
-    assert choice.options[1:] == [f"{p}  (p = {np.exp(served[model.tokenizer.token_to_id(p)]):.3f})"
+    assert choice.options[1:] == [f"{p}  (p = {np.exp(served[model.tokenizer.token_to_id(p)]):.3g})"
                                   for p in offered] and choice.value == b
     positions = deletion.source_positions(sentence)
     a = sentence.output_pieces[1]
