@@ -262,7 +262,7 @@ def with_int8_scheme(model_dir: Path, scheme: str, into: Path) -> Path:
         elif ".int8." in path.name:
             quantize_int8(model_dir / ONNX_DIR / path.name.replace(".int8.", ".fp32."), copy / ONNX_DIR / path.name,
                           chosen.per_channel, chosen.weight_bits, chosen.weight_type, chosen.keep_fp32,
-                          chosen.block_size, chosen.row_output)
+                          chosen.block_size, chosen.row_output, chosen.int8_embeddings)
     return copy
 
 

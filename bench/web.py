@@ -20,7 +20,7 @@ from pathlib import Path
 
 from runtime import OnnxTranslator
 from tx.evaluation import BENCH_SENTENCES
-from web.build import BuildOptions, build
+from web.build import BuildOptions, build, portable_model_dir
 from web.local import static_server
 
 from . import bench_parser
@@ -48,9 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sentences", type=int, default=8, help="German sentences timed (BENCH_SENTENCES)")
     args = parser.parse_args(argv)
     texts = BENCH_SENTENCES[:args.sentences]
-    python = OnnxTranslator(args.model_dir, provider="cpu", precision=args.precision, threads=1)
     print(f"model {args.model_dir}, {args.precision}; {len(texts)} sentences DE->EN; {os.cpu_count()} CPUs; {load()}")
     with tempfile.TemporaryDirectory(prefix="tx-web-bench-") as tmp:
+        # Python runs the page's own graphs (its int8 is made by one scheme for every CPU: web/build.py)
+        python = OnnxTranslator(portable_model_dir(args.model_dir, Path(tmp) / "python"), provider="cpu",
+                                precision=args.precision, threads=1)
         folder = Path(tmp) / "web"
         build(BuildOptions(model_dir=args.model_dir, out=folder, precisions=(args.precision,), compresslevel=1,
                            log=lambda _: None))

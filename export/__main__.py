@@ -81,6 +81,9 @@ def export_main(argv: list[str]) -> int:
     parser.add_argument("--no-row-output", action="store_true",
                         help="with blockwise int8: the generator blockwise too, instead of one u8 x s8 GEMM with "
                              "activations per row (slower at batch; the files then load on CPUs without VNNI)")
+    parser.add_argument("--int8-embeddings", action="store_true",
+                        help="with per-row int8 (no VNNI, or --block-size 0): the embedding tables int8 too (smaller "
+                             "files, less faithful; default fp32)")
     parser.add_argument("--agreement-sentences", type=int, default=500,
                         help="held-out sentences translated by PyTorch and ONNX, each direction (default 500)")
     parser.add_argument("--data-dir", type=Path, default=Path("data/processed"),
@@ -108,6 +111,7 @@ def export_main(argv: list[str]) -> int:
                             weight_bits=args.weight_bits, weight_type=args.weight_type,
                             keep_fp32=tuple(m.strip() for m in args.keep_fp32.split(",") if m.strip()),
                             block_size=args.block_size, row_output=not args.no_row_output,
+                            int8_embeddings=args.int8_embeddings,
                             data_dir=args.data_dir, agreement_sentences=args.agreement_sentences,
                             threads=args.threads, check_quality=not args.no_quality,
                             walkthrough=not args.no_walkthrough, experiments=not args.no_experiments,

@@ -48,6 +48,7 @@ class ExportOptions:
     keep_fp32: tuple[str, ...] = ()  # module-path prefixes left in fp32 (e.g. "output": the generator)
     block_size: int | None = None  # 0: per-channel dynamic MatMuls; 16..256: blockwise MatMulNBits; None: default
     row_output: bool = True  # with blockwise MatMulNBits on a VNNI CPU: the generator per-row (quantize.py)
+    int8_embeddings: bool = False  # per-row int8: the embedding tables int8 too (smaller, less faithful)
     data_dir: Path = Path("data/processed")  # where <task>/test.tsv is looked for
     agreement_sentences: int = 500  # held-out translation sentences (each in both directions)
     threads: int | None = None  # onnxruntime threads for the agreement runs
@@ -71,7 +72,8 @@ def int8_scheme(options: ExportOptions, vnni: bool) -> Int8Scheme:
     if block_size:  # MatMulNBits' weights are signed 8-bit with a scale per block; the embeddings stay fp32
         return Int8Scheme(True, 8, "int8", tuple(options.keep_fp32), block_size,
                           row_output=options.row_output and default.row_output)
-    return Int8Scheme(options.per_channel, bits, weight_type, tuple(options.keep_fp32), block_size)
+    return Int8Scheme(options.per_channel, bits, weight_type, tuple(options.keep_fp32), block_size,
+                      int8_embeddings=options.int8_embeddings)
 
 
 def describe_scheme(scheme: Int8Scheme, vnni: bool) -> dict[str, object]:
@@ -87,8 +89,10 @@ def describe_scheme(scheme: Int8Scheme, vnni: bool) -> dict[str, object]:
     elif scheme.weight_type == "uint8":
         why = ("unsigned 8-bit weights by activations quantised per row: onnxruntime's u8 x u8 MatMulInteger sums "
                "in int32 on any CPU (no VNNI needed) and no activation scale spans the batch, so a sentence's "
-               "translation does not depend on its batch mates; measured the most faithful scheme at the same "
-               "size (docs/export-and-runtime.md)")
+               "translation does not depend on its batch mates; "
+               + ("embeddings int8 (the smallest files)" if scheme.int8_embeddings else
+                  "embeddings fp32, measured more faithful than int8 tables")
+               + " (docs/export-and-runtime.md)")
     elif scheme.weight_bits == 7:
         why = "signed 7-bit weights (reduce_range): safe from the int16 saturation of CPUs without VNNI"
     elif vnni:
@@ -129,7 +133,7 @@ def export_graphs(model, config: dict, onnx_dir: Path, jobs: list[tuple[GraphSpe
         if "int8" in graph_precisions:
             made["int8"] = quantize_int8(fp32_path, onnx_dir / spec.file_name("int8"), scheme.per_channel,
                                          scheme.weight_bits, scheme.weight_type, scheme.keep_fp32,
-                                         scheme.block_size, scheme.row_output)
+                                         scheme.block_size, scheme.row_output, scheme.int8_embeddings)
         files, problems = [], []
         for precision in graph_precisions:
             path = onnx_dir / spec.file_name(precision)

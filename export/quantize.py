@@ -8,14 +8,16 @@ tests/export/test_int8_batch_independence.py). `default_scheme` is the scheme me
 the most faithful at a similar size and speed on the shipped translator by the export's own check (held-out
 sentences each way, greedy int8 vs fp32); every scheme tried, with its agreement, BLEU drop, size and time, is
 in docs/export-and-runtime.md#int8-schemes.
-- Without VNNI: every MatMul and embedding int8, unsigned 8-bit weights with per-channel scales, activations with
+- Without VNNI: every MatMul int8, unsigned 8-bit weights with per-channel scales, activations with
   their own scale and zero point per row (`per_row_matmuls`: DynamicQuantizeLinear's rule per row) on the u8 x u8
   MatMulInteger. onnxruntime's dynamic kernels (quantize_dynamic, the default until issue 42) do the same with one
   activation scale per tensor, which spans the batch: 65 of 400 held-out greedy translations changed with their
   batch mates, against 0 per row; per row is also finer (83.3% of greedy outputs identical to fp32 instead of
   81.7% on the export's check), for 1.13-1.18x the time per decoder step: ~20 small nodes where onnxruntime fuses
-  its own kernels into one (docs/export-and-runtime.md#int8-schemes). MatMulNBits is more faithful still but its
-  int8 dot products have no fast kernel there (no faster than fp32).
+  its own kernels into one (docs/export-and-runtime.md#int8-schemes). The embedding tables stay fp32 (85.9% instead
+  of 82.5% on an AVX2 host; a Gather reads one row a token, so their int8 saved size, not time);
+  `int8_embeddings` makes them int8 for the smallest files (the in-browser translator's, web/build.py).
+  MatMulNBits is more faithful still but its int8 dot products have no fast kernel there (no faster than fp32).
 - With VNNI: MatMulNBits with blocks of 64 and fp32 embeddings, the most faithful and the fastest at batch 1
   (slower than the dynamic kernels from batch 4 on: its int32 block sums are scaled to float block by block).
   It quantises activations per row and block, so it is batch-independent too. The generator alone is per row
@@ -71,6 +73,7 @@ QUANTIZED_OPS = ["MatMul", "Gather"]
 WEIGHT_TYPES = {"int8": QuantType.QInt8, "uint8": QuantType.QUInt8}
 META_INT8_KEPT_FP32 = "tx.int8_kept_fp32"  # comma-separated module prefixes left in fp32
 META_INT8_ROW_OUTPUT = "tx.int8_row_output"  # the nodes made per-row MatMulInteger (`per_row_matmul`), or ""
+META_INT8_EMBEDDINGS = "tx.int8_embeddings"  # "int8" or "fp32": how the embedding tables are stored
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,10 @@ class Int8Scheme:
     # costs nothing there (measured more faithful than blockwise), and it runs as one GEMM. Its 8-bit signed
     # weights need VNNI (the int16 sums of other CPUs saturate): such files carry the mark the loader checks.
     row_output: bool = False
+    # With block_size 0: the embedding tables int8 too (quantize_dynamic's Gather: a quarter of the bytes, no
+    # faster) instead of fp32. fp32 is the default: measured more faithful (module doc); int8 makes the smallest
+    # files, which the in-browser translator's first load needs (web/build.py). Blockwise files keep them fp32.
+    int8_embeddings: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self) | {"keep_fp32": list(self.keep_fp32)}
@@ -108,6 +115,12 @@ def default_scheme(vnni: bool) -> Int8Scheme:
     if vnni:
         return Int8Scheme(weight_type="int8", block_size=BLOCK_SIZE_WITH_VNNI, row_output=True)
     return Int8Scheme(weight_type="uint8")
+
+
+# The scheme whose files run the same on every CPU and are the smallest: unsigned per-row MatMulIntegers (exact
+# int32 sums without VNNI) and int8 embedding tables. The in-browser translator ships these (web/build.py), whatever
+# the CPU that built it would choose for itself (blockwise files are twice the size).
+PORTABLE_SCHEME = Int8Scheme(weight_type="uint8", int8_embeddings=True)
 
 
 def check_block_size(block_size: int) -> None:
@@ -307,17 +320,17 @@ def weight_matmuls(model: onnx.ModelProto, excluded: list[str]) -> list[str]:
 
 def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = True, weight_bits: int = 8,
                   weight_type: str = "uint8", keep_fp32: tuple[str, ...] = (), block_size: int = 0,
-                  row_output: bool = False) -> float:
+                  row_output: bool = False, int8_embeddings: bool = False) -> float:
     """Write the int8 version of the fp32 graph `src` to `dst`; returns seconds taken.
 
     per_channel: one scale per output column instead of per tensor; weight_bits: 7 (reduce_range) or 8;
     weight_type: "int8" (onnxruntime's u8 x s8 kernel: 8 bits need VNNI) or "uint8" (its u8 x u8 kernel, which
     sums in int32 on any CPU); keep_fp32: module-path prefixes whose MatMuls/Gathers stay fp32 (`nodes_in`);
-    block_size: 0 makes every other weight MatMul per-row (`per_row_matmuls`) and the embeddings int8 tables
-    (quantize_dynamic); > 0 makes the MatMuls blockwise MatMulNBits (`blockwise_matmuls`), leaves the embedding
-    Gathers fp32 and the other arguments unused; row_output (with block_size): the generator's MatMul, unless
-    kept fp32, becomes the per-row MatMulInteger of `per_row_matmul` instead. The module doc says why each;
-    docs/export-and-runtime.md has the measurements.
+    block_size: 0 makes every other weight MatMul per-row (`per_row_matmuls`), and with int8_embeddings the
+    embeddings int8 tables (quantize_dynamic; else they stay fp32); > 0 makes the MatMuls blockwise MatMulNBits
+    (`blockwise_matmuls`), leaves the embedding Gathers fp32 and the other arguments unused; row_output (with
+    block_size): the generator's MatMul, unless kept fp32, becomes the per-row MatMulInteger of `per_row_matmul`
+    instead. The module doc says why each; docs/export-and-runtime.md has the measurements.
     """
     if weight_bits not in (7, 8):
         raise ValueError(f"weight_bits must be 7 or 8, got {weight_bits}")
@@ -343,15 +356,19 @@ def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = True, we
             else:
                 # the embedding tables by quantize_dynamic (a Gather's rows dequantised one by one: no activation
                 # scale), the MatMuls per row by our own rewrite (its activation scale spans the batch)
-                onnx.save(model, "fp32.onnx")
-                quantize_dynamic("fp32.onnx", "int8.onnx", weight_type=WEIGHT_TYPES[weight_type],
-                                 per_channel=per_channel,
-                                 reduce_range=weight_bits == 7,  # see the module doc: int16 saturation w/o VNNI
-                                 op_types_to_quantize=["Gather"], nodes_to_exclude=excluded,
-                                 # DefaultTensorType: the fused attention's outputs have no type that onnx's
-                                 # shape inference knows (a contrib op); they are float
-                                 extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
-                quantized = onnx.load("int8.onnx")
+                quantized = onnx.ModelProto()
+                if int8_embeddings:
+                    onnx.save(model, "fp32.onnx")
+                    quantize_dynamic("fp32.onnx", "int8.onnx", weight_type=WEIGHT_TYPES[weight_type],
+                                     per_channel=per_channel,
+                                     reduce_range=weight_bits == 7,  # the module doc: int16 saturation w/o VNNI
+                                     op_types_to_quantize=["Gather"], nodes_to_exclude=excluded,
+                                     # DefaultTensorType: the fused attention's outputs have no type that onnx's
+                                     # shape inference knows (a contrib op); they are float
+                                     extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+                    quantized = onnx.load("int8.onnx")
+                else:  # the tables stay fp32
+                    quantized.CopyFrom(model)
                 per_row_matmuls(quantized, weight_matmuls(quantized, excluded), weight_type, weight_bits,
                                 per_channel)
         finally:
@@ -359,6 +376,7 @@ def quantize_int8(src: str | Path, dst: str | Path, per_channel: bool = True, we
     tidy_fused_outputs(quantized)  # the types of the fused attention's outputs, cleared above
     scheme = {META_PRECISION: "int8", META_INT8_WEIGHT_TYPE: weight_type, META_INT8_KEPT_FP32: ",".join(keep_fp32),
               META_INT8_BLOCK_SIZE: str(block_size),
+              META_INT8_EMBEDDINGS: "int8" if int8_embeddings and not block_size else "fp32",
               # the loader refuses int8 files without it: their one activation scale per tensor spans the batch
               META_INT8_ACTIVATIONS: "per_row_and_block" if block_size else "per_row"}
     # The loader refuses 8-bit signed weights without VNNI, where the dynamic u8 x s8 kernel saturates; unsigned

@@ -110,6 +110,9 @@ def stale_reason(model_dir: Path, precisions: list[str], file_names: list[str],
         return f"exported with graph layout {report.get('graph_layout', TRACED_LAYOUT)!r}, now {layout!r}"
     if "int8" in precisions and "activations" not in (report.get("int8") or {}):
         return "its int8 activations share one scale per batch (quantize.py now scales them per row)"
+    if "int8" in precisions and not (report.get("int8") or {}).get("block_size") \
+            and "int8_embeddings" not in report["int8"]:
+        return "its per-row int8 files have int8 embedding tables (quantize.py now keeps them fp32: more faithful)"
     if not set(precisions) <= set(report.get("precisions", [])):
         return f"the last export lacks precision(s) {sorted(set(precisions) - set(report.get('precisions', [])))}"
     onnx_dir = model_dir / ONNX_DIR

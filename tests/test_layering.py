@@ -19,7 +19,8 @@ ALLOWED = {
     "gpujob": {"runtime", "tx"},
     "playground": {"runtime"},
     "serve": {"runtime"},  # the service over the inference API; the playground reaches it over HTTP only
-    "web": {"runtime", "playground"},  # the static folder's builder: the app's limits and words, from their modules
+    # the static folder's builder: the app's limits and words from their modules, its int8 graphs by export's quantiser
+    "web": {"runtime", "playground", "export"},
     "app": {"runtime", "playground"},
     "bench": PROJECT,  # a benchmark measures whatever it names; nothing imports a benchmark (see below)
 }

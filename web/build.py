@@ -1,5 +1,6 @@
 """`python -m web` (`make web`): build the static folder dist/web/ from web/static/, a model directory's exported
-graphs and tokenizer, and onnxruntime-web's wasm build.
+fp32 graphs (and their int8 versions made here by one scheme for every CPU: `portable_int8`) and tokenizer, and
+onnxruntime-web's wasm build.
 
 Every large file is stored gzipped (graphs, the wasm binary, the tokenizer) and the page inflates it with the
 browser's DecompressionStream: any static host then serves the small bytes, with no server configuration, and the
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import importlib.util
 import json
 import shutil
 from dataclasses import dataclass, field
@@ -67,12 +69,49 @@ def model_config(model_dir: Path) -> dict[str, Any]:
     }
 
 
+GRAPHS = ("encoder", "decoder")
+
+
+def fp32_graphs(model_dir: Path) -> list[Path]:
+    """The served fp32 graphs: the page's fp32 files, and what its int8 files are made from."""
+    return [Path(model_dir) / ONNX_DIR / f"{graph}.fp32.onnx" for graph in GRAPHS]
+
+
+def portable_int8(model_dir: Path, out_dir: Path) -> list[Path]:
+    """The encoder and decoder in int8 by export.quantize.PORTABLE_SCHEME, made from the model's fp32 graphs into
+    out_dir: what the page ships whatever the CPU that exported the model chose for itself (a VNNI CPU's blockwise
+    files are twice the size and its generator needs VNNI; these run alike everywhere and fit the first load)."""
+    from export.quantize import PORTABLE_SCHEME as scheme  # onnx's quantiser: needed by a build only
+    from export.quantize import quantize_int8
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    made = []
+    for source in fp32_graphs(model_dir):
+        target = Path(out_dir) / source.name.replace(".fp32.", ".int8.")
+        quantize_int8(source, target, scheme.per_channel, scheme.weight_bits, scheme.weight_type, scheme.keep_fp32,
+                      scheme.block_size, scheme.row_output, scheme.int8_embeddings)
+        made.append(target)
+    return made
+
+
+def portable_model_dir(model_dir: Path, out_dir: Path) -> Path:
+    """A model directory holding what the page runs, for Python onnxruntime (the parity test, `bench web`): the
+    model's config and tokenizer, its fp32 graphs (linked) and the page's int8 ones (`portable_int8`)."""
+    onnx_dir = Path(out_dir) / ONNX_DIR
+    portable_int8(model_dir, onnx_dir)
+    for name in ("config.json", "tokenizer.json"):
+        shutil.copy(Path(model_dir) / name, Path(out_dir) / name)
+    for source in fp32_graphs(model_dir):
+        link = onnx_dir / source.name
+        if not link.exists():
+            link.symlink_to(source.resolve())
+    return Path(out_dir)
+
+
 def inputs_of(options: BuildOptions) -> list[Path]:
-    """Every file a build reads: what makes a built folder stale when it is newer."""
-    graphs = [Path(options.model_dir) / ONNX_DIR / f"{g}.{p}.onnx" for p in options.precisions
-              for g in ("encoder", "decoder")]
-    return [*graphs, Path(options.model_dir) / "tokenizer.json", Path(options.model_dir) / "config.json",
-            *STATIC.iterdir(), *Path(__file__).parent.glob("*.py")]
+    """Every file a build reads: what makes a built folder stale when it is newer (int8 is made from fp32)."""
+    quantizer = Path(importlib.util.find_spec("export.quantize").origin)  # the int8 scheme's code (not imported)
+    return [*fp32_graphs(options.model_dir), Path(options.model_dir) / "tokenizer.json",
+            Path(options.model_dir) / "config.json", quantizer, *STATIC.iterdir(), *Path(__file__).parent.glob("*.py")]
 
 
 def is_fresh(options: BuildOptions) -> bool:
@@ -87,8 +126,7 @@ def is_fresh(options: BuildOptions) -> bool:
 def build(options: BuildOptions) -> dict[str, Any]:
     """Write the folder; its config.json (also returned)."""
     model_dir, out, log = Path(options.model_dir), Path(options.out), options.log
-    missing = [model_dir / ONNX_DIR / f"{g}.{p}.onnx" for p in options.precisions for g in ("encoder", "decoder")]
-    missing = [p for p in missing if not p.is_file()]
+    missing = [p for p in fp32_graphs(model_dir) if not p.is_file()]
     if missing:
         raise FileNotFoundError(f"{', '.join(map(str, missing))} missing: run `python -m export {model_dir}` first")
     config = model_config(model_dir)
@@ -123,10 +161,17 @@ def build(options: BuildOptions) -> dict[str, Any]:
             add(name, staging / name, "runtime")
     shutil.rmtree(staging)
     add("tokenizer.json.gz", model_dir / "tokenizer.json", "runtime")
+    sources = {"fp32": model_dir / ONNX_DIR}
+    if "int8" in options.precisions:
+        log("quantizing the int8 graphs (export.quantize.PORTABLE_SCHEME)")
+        sources["int8"] = out / ".int8"
+        portable_int8(model_dir, sources["int8"])
     for precision in options.precisions:
-        for graph in ("encoder", "decoder"):
+        for graph in GRAPHS:
             log(f"compressing {graph}.{precision}.onnx")
-            add(f"models/{graph}.{precision}.onnx.gz", model_dir / ONNX_DIR / f"{graph}.{precision}.onnx", precision)
+            add(f"models/{graph}.{precision}.onnx.gz", sources[precision] / f"{graph}.{precision}.onnx", precision)
+    if "int8" in sources:
+        shutil.rmtree(sources["int8"])
     for path in sorted(STATIC.iterdir()):
         files[path.name] = {"bytes": path.stat().st_size, "raw_bytes": path.stat().st_size, "group": "page"}
     config.update(built_by=MARKER, onnxruntime_web=ort_package.VERSION, precisions=list(options.precisions),

@@ -49,7 +49,7 @@ def translator(scheme: str) -> OnnxTranslator:
     for graph in ("encoder", "decoder"):
         quantize_int8(model_dir / "onnx" / f"{graph}.fp32.onnx", model_dir / "onnx" / f"{graph}.int8.onnx",
                       chosen.per_channel, chosen.weight_bits, chosen.weight_type, chosen.keep_fp32,
-                      chosen.block_size, chosen.row_output)
+                      chosen.block_size, chosen.row_output, chosen.int8_embeddings)
     return OnnxTranslator(model_dir, provider="cpu", precision="int8", threads=1)
 
 

@@ -9,6 +9,8 @@ import pytest
 from export_fixtures import exported
 from web_fixtures import built_folder, static_server
 
+from web.build import portable_model_dir
+
 
 @pytest.fixture(scope="session")
 def web_model() -> Path:
@@ -16,6 +18,13 @@ def web_model() -> Path:
     way to run these tests on the shipped model, or while the tiny export's cache rebuilds)."""
     chosen = os.environ.get("TX_WEB_TEST_MODEL")
     return Path(chosen) if chosen else exported("translate")
+
+
+@pytest.fixture(scope="session")
+def web_python_model(web_model, tmp_path_factory) -> Path:
+    """What the page runs, for Python onnxruntime: the model's fp32 graphs and the page's own int8 ones (the web
+    build makes them by one scheme for every CPU, which may not be the scheme this CPU's export chose)."""
+    return portable_model_dir(web_model, tmp_path_factory.mktemp("web-python"))
 
 
 @pytest.fixture(scope="session")

@@ -36,25 +36,39 @@ def fake_tarball(tmp_path, monkeypatch):
 
 
 @pytest.fixture
+def fake_quantizer(monkeypatch):
+    """portable_int8 as a stand-in: each fp32 stand-in file's bytes with "int8" after them (no onnx needed)."""
+    def portable_int8(model_dir, out_dir):
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        for source in web_build.fp32_graphs(model_dir):
+            (Path(out_dir) / source.name.replace(".fp32.", ".int8.")).write_bytes(source.read_bytes() + b"int8")
+    monkeypatch.setattr(web_build, "portable_int8", portable_int8)
+
+
+@pytest.fixture
 def model_dir(tmp_path):
-    """The shipped translator's config and tokenizer, with stand-in graph files (the builder only copies them)."""
+    """The shipped translator's config and tokenizer, with stand-in fp32 graph files (the builder copies them, and
+    its int8 files come from them: fake_quantizer)."""
     model = tmp_path / "model"
     (model / "onnx").mkdir(parents=True)
     for name in ("config.json", "tokenizer.json"):
         shutil.copy(ROOT / "models/translate" / name, model / name)
     for graph in ("encoder", "decoder"):
-        for precision in ("int8", "fp32"):
-            (model / "onnx" / f"{graph}.{precision}.onnx").write_bytes(f"{graph} {precision}".encode() * 1000)
+        (model / "onnx" / f"{graph}.fp32.onnx").write_bytes(f"{graph} fp32".encode() * 1000)
     return model
 
 
-def test_the_folder_holds_the_page_the_runtime_and_the_gzipped_graphs(fake_tarball, model_dir, tmp_path):
+def test_the_folder_holds_the_page_the_runtime_and_the_gzipped_graphs(fake_tarball, fake_quantizer, model_dir,
+                                                                      tmp_path):
     out = tmp_path / "dist"
     options = web_build.BuildOptions(model_dir=model_dir, out=out, compresslevel=1, log=lambda _: None)
     config = web_build.build(options)
     assert json.loads((out / "config.json").read_text()) == config
     graph = gzip.decompress((out / "models/decoder.int8.onnx.gz").read_bytes())
-    assert graph == (model_dir / "onnx/decoder.int8.onnx").read_bytes()
+    assert graph == (model_dir / "onnx/decoder.fp32.onnx").read_bytes() + b"int8"  # made from fp32, not copied
+    assert gzip.decompress((out / "models/decoder.fp32.onnx.gz").read_bytes()) == \
+        (model_dir / "onnx/decoder.fp32.onnx").read_bytes()
+    assert not (out / ".int8").exists()
     assert json.loads(gzip.decompress((out / "tokenizer.json.gz").read_bytes()))["model"]["type"] == "BPE"
     assert not (out / "ort-wasm-simd-threaded.wasm").exists()  # only its gzipped copy: the page inflates it
     for name, entry in config["files"].items():  # sw.js gets its build id and list after config.json is written
@@ -69,8 +83,7 @@ def test_the_folder_holds_the_page_the_runtime_and_the_gzipped_graphs(fake_tarba
     shell = json.loads(worker.split("const SHELL = ", 1)[1].split(";", 1)[0])
     assert {p.name for p in web_build.STATIC.iterdir()} - {"sw.js"} <= set(shell)
     assert web_build.is_fresh(options)
-    (model_dir / "onnx/encoder.int8.onnx").touch()
-    (model_dir / "onnx/encoder.int8.onnx").write_bytes(b"newer")
+    (model_dir / "onnx/encoder.fp32.onnx").write_bytes(b"newer")
     assert not web_build.is_fresh(options)
     web_build.build(options)  # a folder it built is replaced; any other is refused
     (out / "config.json").write_text("{}")
@@ -78,7 +91,7 @@ def test_the_folder_holds_the_page_the_runtime_and_the_gzipped_graphs(fake_tarba
         web_build.build(options)
 
 
-def test_a_missing_export_is_named_with_its_fix(fake_tarball, model_dir, tmp_path):
+def test_a_missing_export_is_named_with_its_fix(fake_tarball, fake_quantizer, model_dir, tmp_path):
     (model_dir / "onnx/decoder.fp32.onnx").unlink()
     with pytest.raises(FileNotFoundError, match="python -m export"):
         web_build.build(web_build.BuildOptions(model_dir=model_dir, out=tmp_path / "dist", log=lambda _: None))
@@ -107,6 +120,25 @@ def test_the_limits_and_words_are_the_apps():
     assert limits.EMPTY_WORDS in (ROOT / "playground/models.py").read_text(encoding="utf-8")
     latin = [chr(c) for a, b in found["latin_letters"] for c in range(a, b + 1)]
     assert {"a", "ß", "Ä", "ẞ"} <= set(latin) and "я" not in latin and "1" not in latin
+
+
+@pytest.mark.exports
+def test_the_pages_int8_is_the_portable_scheme_whatever_this_cpu_exports(tmp_path):
+    """The page's int8 graphs: unsigned per-row MatMulIntegers with int8 embedding tables (the smallest, and the same
+    sums on every CPU), made from the fp32 graphs, even where this CPU's own export is another scheme."""
+    import onnx
+    from export_fixtures import exported
+
+    from export.quantize import META_INT8_BLOCK_SIZE, META_INT8_EMBEDDINGS, META_INT8_WEIGHT_TYPE
+    made = web_build.portable_int8(exported("translate"), tmp_path)
+    assert [p.name for p in made] == ["encoder.int8.onnx", "decoder.int8.onnx"]
+    for path in made:
+        graph = onnx.load(str(path), load_external_data=False)
+        meta = {p.key: p.value for p in graph.metadata_props}
+        assert (meta[META_INT8_WEIGHT_TYPE], meta[META_INT8_BLOCK_SIZE], meta[META_INT8_EMBEDDINGS]) == \
+            ("uint8", "0", "int8"), path.name
+        ops = {n.op_type for n in graph.graph.node}
+        assert "MatMulInteger" in ops and "MatMulNBits" not in ops, path.name
 
 
 @pytest.mark.slow

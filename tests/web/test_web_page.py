@@ -13,8 +13,8 @@ TEXT = "Das Wetter ist heute schön."
 
 
 @pytest.fixture(scope="module")
-def python_int8(web_model):
-    return OnnxTranslator(web_model, provider="cpu", precision="int8")
+def python_int8(web_python_model):
+    return OnnxTranslator(web_python_model, provider="cpu", precision="int8")
 
 
 def translate_on_page(page, text: str, method: str = "greedy") -> str:

@@ -20,6 +20,7 @@ from web_fixtures import built_folder, static_server
 
 from runtime import OnnxTranslator
 from runtime.tsv import read_tsv
+from web.build import portable_model_dir
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -41,6 +42,12 @@ def exported_model() -> Path:
 
 
 @pytest.fixture(scope="module")
+def python_model(exported_model, tmp_path_factory) -> Path:
+    """The same graphs the page runs, for Python onnxruntime: fp32, and the page's own int8 (web/build.py)."""
+    return portable_model_dir(exported_model, tmp_path_factory.mktemp("python"))
+
+
+@pytest.fixture(scope="module")
 def shipped_page(chromium, exported_model, tmp_path_factory):
     folder = built_folder(exported_model, tmp_path_factory.mktemp("shipped") / "dist")
     with static_server(folder) as url:
@@ -56,8 +63,8 @@ AGREEMENT = {"fp32": (1.0, 1e-4), "int8": (0.9, 0.25)}
 
 
 @pytest.mark.parametrize("precision", ["int8", "fp32"])
-def test_the_page_gives_pythons_ids_greedy_and_beam_4(shipped_page, exported_model, precision):
-    python = OnnxTranslator(exported_model, provider="cpu", precision=precision)
+def test_the_page_gives_pythons_ids_greedy_and_beam_4(shipped_page, python_model, precision):
+    python = OnnxTranslator(python_model, provider="cpu", precision=precision)
     shipped_page.evaluate("precision => window.txWeb.load(precision)", precision)
     largest, wrong = 0.0, []
     for method in ("greedy", "beam"):
