@@ -1,5 +1,5 @@
 """What the web tests and the web benchmark share: the static folder built from a model directory, served by
-`python -m http.server` on 127.0.0.1. onnxruntime-web's tarball comes from .cache/web/ (`make web` fetched it);
+`python -m web serve` on 127.0.0.1 (web/local.py; cross-origin isolated where a test asks). onnxruntime-web's tarball comes from .cache/web/ (`make web` fetched it);
 where it is not cached and the npm registry does not answer, a test is skipped."""
 from __future__ import annotations
 
