@@ -41,7 +41,7 @@ import onnxruntime as ort
 
 from export.feeds import FIRST_PLAIN_ID
 from export.quality import held_out_texts
-from export.quantize import default_scheme, quantize_int8
+from export.quantize import default_scheme
 from export.report import versions
 from runtime import OnnxSentimentClassifier, OnnxTranslator
 from runtime.files import atomic_write
@@ -260,9 +260,7 @@ def with_int8_scheme(model_dir: Path, scheme: str, into: Path) -> Path:
         if path.is_file() and ".int8." not in path.name:
             (copy / ONNX_DIR / path.name).symlink_to(path.resolve())
         elif ".int8." in path.name:
-            quantize_int8(model_dir / ONNX_DIR / path.name.replace(".int8.", ".fp32."), copy / ONNX_DIR / path.name,
-                          chosen.per_channel, chosen.weight_bits, chosen.weight_type, chosen.keep_fp32,
-                          chosen.block_size, chosen.row_output, chosen.int8_embeddings)
+            chosen.quantize(model_dir / ONNX_DIR / path.name.replace(".int8.", ".fp32."), copy / ONNX_DIR / path.name)
     return copy
 
 

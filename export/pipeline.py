@@ -31,7 +31,7 @@ from tx.checkpoint import CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE, atomic_writ
 
 from .onnx_export import DEFAULT_OPSET, EXPORTER, export_graph, graph_metadata
 from .quality import sentiment_quality, translation_quality
-from .quantize import Int8Scheme, default_scheme, quantize_int8
+from .quantize import Int8Scheme, default_scheme
 from .report import ExportReport, file_entries, graph_layout, read_report, versions
 from .validate import validate_graph
 
@@ -131,9 +131,7 @@ def export_graphs(model, config: dict, onnx_dir: Path, jobs: list[tuple[GraphSpe
                                fused_attention)
         made = {"fp32": seconds}
         if "int8" in graph_precisions:
-            made["int8"] = quantize_int8(fp32_path, onnx_dir / spec.file_name("int8"), scheme.per_channel,
-                                         scheme.weight_bits, scheme.weight_type, scheme.keep_fp32,
-                                         scheme.block_size, scheme.row_output, scheme.int8_embeddings)
+            made["int8"] = scheme.quantize(fp32_path, onnx_dir / spec.file_name("int8"))
         files, problems = [], []
         for precision in graph_precisions:
             path = onnx_dir / spec.file_name(precision)

@@ -104,6 +104,10 @@ class Int8Scheme:
     def as_dict(self) -> dict:
         return asdict(self) | {"keep_fp32": list(self.keep_fp32)}
 
+    def quantize(self, src: str | Path, dst: str | Path) -> float:
+        """quantize_int8 of `src` to `dst` by this scheme; seconds taken."""
+        return quantize_int8(src, dst, **asdict(self))
+
 
 BLOCK_SIZE_WITH_VNNI = 64  # the measured middle: 32 is more faithful and slower, 128 the reverse (module doc)
 

@@ -82,13 +82,11 @@ def portable_int8(model_dir: Path, out_dir: Path) -> list[Path]:
     out_dir: what the page ships whatever the CPU that exported the model chose for itself (a VNNI CPU's blockwise
     files are twice the size and its generator needs VNNI; these run alike everywhere and fit the first load)."""
     from export.quantize import PORTABLE_SCHEME as scheme  # onnx's quantiser: needed by a build only
-    from export.quantize import quantize_int8
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     made = []
     for source in fp32_graphs(model_dir):
         target = Path(out_dir) / source.name.replace(".fp32.", ".int8.")
-        quantize_int8(source, target, scheme.per_channel, scheme.weight_bits, scheme.weight_type, scheme.keep_fp32,
-                      scheme.block_size, scheme.row_output, scheme.int8_embeddings)
+        scheme.quantize(source, target)
         made.append(target)
     return made
 

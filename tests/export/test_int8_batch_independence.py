@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from export_fixtures import fresh_copy
 
-from export.quantize import default_scheme, quantize_int8
+from export.quantize import default_scheme
 from runtime import OnnxTranslator
 from runtime.cpu import cpu_has_vnni
 from runtime.tsv import read_tsv
@@ -47,9 +47,7 @@ def translator(scheme: str) -> OnnxTranslator:
     model_dir = fresh_copy("translate", f"batch-{scheme}")
     chosen = default_scheme(vnni=scheme == "vnni")
     for graph in ("encoder", "decoder"):
-        quantize_int8(model_dir / "onnx" / f"{graph}.fp32.onnx", model_dir / "onnx" / f"{graph}.int8.onnx",
-                      chosen.per_channel, chosen.weight_bits, chosen.weight_type, chosen.keep_fp32,
-                      chosen.block_size, chosen.row_output, chosen.int8_embeddings)
+        chosen.quantize(model_dir / "onnx" / f"{graph}.fp32.onnx", model_dir / "onnx" / f"{graph}.int8.onnx")
     return OnnxTranslator(model_dir, provider="cpu", precision="int8", threads=1)
 
 
