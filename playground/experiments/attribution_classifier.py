@@ -31,7 +31,7 @@ def gradients(review, contrast: int | None = None) -> tuple[dict | None, str | N
     if why_not:
         return None, why_not
     try:
-        with st.spinner("Saliency, input × gradient and integrated gradients (64 steps)…"):
+        with st.spinner(attribution_torch.SPINNER):
             return attribution_torch.classification(review.ids, review.label_index, contrast), None
     except Exception as e:  # a model.pt that does not load: said, and the onnxruntime methods still shown
         return None, f"The gradient methods could not run: {model_paths.first_line(e)}"

@@ -26,6 +26,16 @@ DEFINITIONS = {
 }
 
 
+def steps_words(gradients: dict[str, Any]) -> str:
+    """How many steps integrated gradients took: one pass, or the refinement's passes with each one's error
+    (tx.attribution doubles the steps while the completeness error is over 1%)."""
+    passes = gradients.get("passes") or [(gradients["steps"], gradients["completeness_error"])]
+    if len(passes) == 1:
+        return f"{passes[0][0]} steps"
+    tried = ", ".join(f"{steps} steps gave {error:.2%}" for steps, error in passes[:-1])
+    return f"{passes[-1][0]} steps (refined because the completeness error was over 1%: {tried})"
+
+
 def score_rows(pieces: list[str], scores: dict[str, np.ndarray], tops: dict[str, float] | None = None
                ) -> list[dict[str, Any]]:
     """One cell per piece (a row: long sentences stay readable on a phone) and method (a column); each method's
@@ -118,7 +128,7 @@ def attribution_report(pieces: list[str], token: str, scores: dict[str, np.ndarr
     if gradients is not None and rather:
         sentences.append(meaning(token, rather, what))
     if gradients is not None:
-        sentences.append(f"Integrated gradients: {gradients['steps']} steps ({gradients['rule']} rule), baseline: "
+        sentences.append(f"Integrated gradients: {steps_words(gradients)} ({gradients['rule']} rule), baseline: "
                          f"{gradients['baseline']} embeddings with the positions kept; completeness error "
                          f"**{gradients['completeness_error']:.2%}** (|Σ attributions − (f(input) − f(baseline))| "
                          f"/ |f(input) − f(baseline)|, f = {gradients['value']:.3f}, f(baseline) = "

@@ -48,7 +48,7 @@ def gradients(sentence, position: int, contrast: int | None = None) -> tuple[dic
     if why_not:
         return None, why_not
     try:
-        with st.spinner("Saliency, input × gradient and integrated gradients (64 steps)…"):
+        with st.spinner(attribution_torch.SPINNER):
             return attribution_torch.translation(sentence.src_ids, sentence.tgt_in_ids, position,
                                                  sentence.output_ids[position], contrast), None
     except Exception as e:  # a model.pt that does not load: said, and the onnxruntime methods still shown

@@ -77,6 +77,26 @@ def test_every_method_is_drawn_with_the_engines_numbers(monkeypatch, root):
     assert at.query_params["exp"] == "attribute" and at.query_params["position"] == "1"  # the link reopens it
 
 
+def test_a_refined_integral_says_each_pass_and_its_error(monkeypatch, root):
+    """Where IG's first 64 steps miss the target error, tx doubles them; the page says every pass's error and the
+    last one's steps (a target of 1e-12 forces the refinement on the tiny model, capped at 256 steps)."""
+    import functools
+
+    import tx.attribution
+
+    monkeypatch.setattr(tx.attribution, "AttributionConfig",
+                        functools.partial(tx.attribution.AttributionConfig, target_error=1e-12, max_steps=256))
+    attribution_torch._attribute.clear()
+    try:
+        at = open_app(monkeypatch, root, PAGE, {"exp": "attribute", "text": TEXT, "position": "1"})
+        clean(at)
+    finally:
+        attribution_torch._attribute.clear()  # the other tests' numbers are the default config's
+    said = words(at)
+    assert "Integrated gradients: 256 steps (refined because the completeness error was over 1%: 64 steps gave " \
+           in said and ", 128 steps gave " in said
+
+
 def test_without_pytorch_occlusion_and_rollout_stay_and_the_extra_is_named(monkeypatch, root):
     monkeypatch.setattr(attribution_torch, "unavailable", lambda: "PyTorch is not installed here: pip install x")
     at = open_app(monkeypatch, root, PAGE, {"exp": "attribute", "text": TEXT, "position": "0"})

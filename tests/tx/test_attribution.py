@@ -52,7 +52,7 @@ def test_integrated_gradients_are_complete_at_64_steps(translator, classifier, r
     kink, so the quadrature's error falls only as 1/steps, and of 8 random tiny models (seeds 0-7) 4 meet 1% with
     the midpoint and Gauss–Legendre rules and every baseline at 64 steps (errors up to 6.6% in the others; the
     next test's model is one). The adaptive rule was checked on seed 4 only, here."""
-    config = AttributionConfig(steps=64, rule=rule, baseline=baseline)
+    config = AttributionConfig(steps=64, rule=rule, baseline=baseline, target_error=None)  # no refinement
     check_complete(attribute_translation(translator, SRC, TGT_IN, POSITION, TARGET, config=config), 0.01)
     check_complete(attribute_classification(classifier, SRC, 1, config=config), 0.01)
 
@@ -60,7 +60,7 @@ def test_integrated_gradients_are_complete_at_64_steps(translator, classifier, r
 def test_the_completeness_error_vanishes_with_more_steps():
     """Seed 1's models miss 1% at 64 steps (2.1% and 1.0%, the midpoint rule); at 1024 they are within 0.2%."""
     translator, classifier = models(1)
-    config = AttributionConfig(steps=1024, batch=256)
+    config = AttributionConfig(steps=1024, batch=256, target_error=None)
     check_complete(attribute_translation(translator, SRC, TGT_IN, POSITION, TARGET, config=config), 0.002)
     check_complete(attribute_classification(classifier, SRC, 1, config=config), 0.002)
 
@@ -99,7 +99,7 @@ def test_saliency_and_input_x_gradient_match_finite_differences(translator, clas
 def test_contrastive_is_the_difference_of_the_two_attributions(translator, classifier):
     """Exact with a fixed rule (the same points for all three); the adaptive rule places its points from each
     objective's own path, so there it holds only up to the quadrature error."""
-    config = AttributionConfig(steps=16, rule="riemann")
+    config = AttributionConfig(steps=16, rule="riemann", target_error=None)  # the same points for all three
     a = attribute_translation(translator, SRC, TGT_IN, POSITION, TARGET, config=config)
     b = attribute_translation(translator, SRC, TGT_IN, POSITION, CONTRAST, config=config)
     ab = attribute_translation(translator, SRC, TGT_IN, POSITION, TARGET, contrast=CONTRAST, config=config)
@@ -174,7 +174,7 @@ def test_adaptive_rule_beats_the_midpoint_rule_on_a_steep_relu_path():
     f = steep_relu_objective(dimension)
     errors = {}
     for rule in ("riemann", "adaptive"):
-        a = attribute(f, inputs, baselines, AttributionConfig(steps=64, rule=rule), n_source=1)
+        a = attribute(f, inputs, baselines, AttributionConfig(steps=64, rule=rule, target_error=None), n_source=1)
         assert abs(a.value - a.baseline_value) > 1  # the path climbs
         errors[rule] = a.completeness_error
         assert a.scan_evaluations == (127 if rule == "adaptive" else 0)
@@ -189,3 +189,40 @@ def test_adaptive_bad_input_is_a_value_error_in_words():
         adaptive_quadrature(np.zeros(9), 8, flat_share=0)
     with pytest.raises(ValueError, match="steps must be"):
         adaptive_quadrature(np.zeros(9), 0)
+
+
+def steep_path():
+    dimension = 6
+    return (steep_relu_objective(dimension), [torch.ones(1, 1, dimension, dtype=torch.float64)],
+            [torch.zeros(1, 1, dimension, dtype=torch.float64)])
+
+
+def test_refinement_doubles_the_steps_until_the_error_is_within_the_target():
+    """The midpoint rule misses 1% by far at 64 steps on the steep path; refined, each pass doubles the steps
+    and the first within 1% is the one returned, with the same scores as one pass at that many steps."""
+    f, inputs, baselines = steep_path()
+    a = attribute(f, inputs, baselines, AttributionConfig(steps=64, rule="riemann"), n_source=1)
+    steps = [s for s, _ in a.passes]
+    errors = [e for _, e in a.passes]
+    assert steps[0] == 64 and len(steps) >= 2 and steps == [64 * 2 ** k for k in range(len(steps))]
+    assert errors[0] > 0.1 and all(e > 0.01 for e in errors[:-1]) and errors[-1] <= 0.01
+    assert a.steps == steps[-1] and a.completeness_error == errors[-1]
+    assert a.gradient_evaluations == sum(steps)
+    once = attribute(f, inputs, baselines, AttributionConfig(steps=a.steps, rule="riemann", target_error=None),
+                     n_source=1)
+    np.testing.assert_allclose(a.integrated_gradients, once.integrated_gradients, rtol=0, atol=1e-12)
+    assert once.passes == ((a.steps, once.completeness_error),)
+
+
+def test_refinement_stops_at_max_steps_and_says_the_error_it_reached():
+    f, inputs, baselines = steep_path()
+    a = attribute(f, inputs, baselines, AttributionConfig(steps=64, rule="riemann", max_steps=128), n_source=1)
+    assert [s for s, _ in a.passes] == [64, 128] and a.steps == 128
+    assert a.completeness_error > 0.01  # not hidden: the error the last pass reached
+    with pytest.raises(ValueError, match="target_error must be above 0"):
+        attribute(f, inputs, baselines, AttributionConfig(target_error=0), n_source=1)
+
+
+def test_no_refinement_where_the_first_pass_is_within_the_target(translator):
+    a = attribute_translation(translator, SRC, TGT_IN, POSITION, TARGET)  # seed 4: within 1% at 64 (above)
+    assert a.passes == ((64, a.completeness_error),) and a.gradient_evaluations == 64
