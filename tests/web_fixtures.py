@@ -1,6 +1,7 @@
 """What the web tests and the web benchmark share: the static folder built from a model directory, served by
-`python -m web serve` on 127.0.0.1 (web/local.py; cross-origin isolated where a test asks). onnxruntime-web's tarball comes from .cache/web/ (`make web` fetched it);
-where it is not cached and the npm registry does not answer, a test is skipped."""
+`python -m web serve` on 127.0.0.1 (web/local.py; cross-origin isolated where a test asks). onnxruntime-web's
+tarball comes from .cache/web/ (`make web` fetched it); where it is not cached and the npm registry does not
+answer, a test is skipped."""
 from __future__ import annotations
 
 from pathlib import Path
