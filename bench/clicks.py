@@ -4,7 +4,9 @@ that a stale output never passes for a new one), click -> output shown, and the 
 model's share; Walkthrough, Next -> the next step's title shown; the Decoding explorer's Step slider moved one
 step -> its chart's title shown. Each also to "run finished" (Streamlit's running indicator gone) and to "drawn"
 (the frame painted after the page's last change: what the user waits for, plotly's drawing included; the goals are
-judged on it). A benchmark, not a test: `python -m bench clicks`; the load average is printed beside the numbers.
+judged on it). Beside each, the Streamlit server's CPU time per interaction (/proc: the rerun, its messages, and
+whatever it does after the run), which the browser's own drawing on the same cores competes with. A benchmark, not
+a test: `python -m bench clicks`; the load average is printed beside the numbers.
 """
 from __future__ import annotations
 
@@ -123,6 +125,16 @@ def settle(page) -> None:
     page.wait_for_function(IDLE)
 
 
+def cpu_ms(pid: int) -> float:
+    """The process's CPU time so far (user + system), in ms; NaN where /proc cannot say (not Linux)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def timed_click(page, label: str, selector: str, want: str | None) -> tuple[float, float, float]:
     """(ms until shown, until the run finished, until drawn): WATCH."""
     shown, *rest = page.evaluate(CLICK_AND_TIME, [label, selector, want])
@@ -131,12 +143,13 @@ def timed_click(page, label: str, selector: str, want: str | None) -> tuple[floa
     return shown, rest[0], rest[1]
 
 
-def report(what: str, times: list[tuple[float, float, float]], goal_ms: float) -> None:
-    """One line per interaction: p50 / p90 of each span, and the goal judged on click -> drawn."""
-    shown, finished, drawn = ([t[i] for t in times] for i in range(3))
+def report(what: str, times: list[tuple[float, float, float, float]], goal_ms: float) -> None:
+    """One line per interaction: p50 / p90 of each span and of the server's CPU, and the goal judged on click ->
+    drawn."""
+    shown, finished, drawn, server = ([t[i] for t in times] for i in range(4))
     verdict = "met" if statistics.median(drawn) <= goal_ms else "MISSED"
     print(f"{what}: -> result shown {p50_p90(shown)}; -> run finished {p50_p90(finished)}; -> drawn "
-          f"{p50_p90(drawn)} (goal: drawn p50 <= {goal_ms:.0f} ms: {verdict})")
+          f"{p50_p90(drawn)} (goal: drawn p50 <= {goal_ms:.0f} ms: {verdict}); server CPU {p50_p90(server)}")
 
 
 def p50_p90(times: list[float]) -> str:
@@ -144,8 +157,9 @@ def p50_p90(times: list[float]) -> str:
     return f"p50 {statistics.median(times):.0f} ms, p90 {p90:.0f} ms"
 
 
-def translate_clicks(page, url: str, clicks: int) -> tuple[list[tuple[float, float, float]], list[float]]:
-    """(click -> shown, -> run finished, -> drawn) and the model's own ms (the headline), per timed click."""
+def translate_clicks(page, url: str, pid: int, clicks: int) -> tuple[list[tuple[float, ...]], list[float]]:
+    """(click -> shown, -> run finished, -> drawn, the server's CPU ms) and the model's own ms (the headline), per
+    timed click."""
     page.goto(f"{url}/Translate?method=greedy")
     page.locator('[data-testid="stSidebar"] label').filter(has_text="int8").click()
     settle(page)
@@ -164,7 +178,8 @@ def translate_clicks(page, url: str, clicks: int) -> tuple[list[tuple[float, flo
             settle(page)
             outputs[which] = page.locator(OUTPUT).inner_text().strip()
             continue
-        timed = timed_click(page, "Translate", OUTPUT, outputs[which])
+        before = cpu_ms(pid)
+        timed = (*timed_click(page, "Translate", OUTPUT, outputs[which]), cpu_ms(pid) - before)
         heading = page.locator("h3").filter(has_text=" ms").first.inner_text()
         if "int8" not in heading or "greedy" not in heading:
             raise RuntimeError(f"the result was not made greedy at int8: its headline says {heading!r}")
@@ -176,7 +191,7 @@ def translate_clicks(page, url: str, clicks: int) -> tuple[list[tuple[float, flo
     return times, model
 
 
-def walkthrough_clicks(page, url: str, clicks: int) -> list[tuple[float, float, float]]:
+def walkthrough_clicks(page, url: str, pid: int, clicks: int) -> list[tuple[float, ...]]:
     """Next -> the next step's title shown, -> run finished, -> drawn; at the last step the link opens the first
     again."""
     first = f"{url}/Walkthrough?model=translate:de-en&text={urllib.parse.quote_plus(WALK_TEXT)}"
@@ -187,8 +202,10 @@ def walkthrough_clicks(page, url: str, clicks: int) -> list[tuple[float, float, 
         if page.get_by_role("button", name="Next ▶").is_disabled():
             page.goto(first)
             settle(page)
+        before = cpu_ms(pid)
         timed = timed_click(page, "Next ▶", "h3", None)
         settle(page)
+        timed = (*timed, cpu_ms(pid) - before)
         if attempt >= 1:
             times.append(timed)
     return times
@@ -209,7 +226,7 @@ ON_NEXT_KEY = """([selector]) => {
 BARS_TITLE = ".gtitle"  # the Decoding explorer's first plotly title: "Step N: the next-token distribution ..."
 
 
-def decoding_moves(page, url: str, moves: int) -> list[tuple[float, float, float]]:
+def decoding_moves(page, url: str, pid: int, moves: int) -> list[tuple[float, ...]]:
     """The Decoding explorer's Step slider moved one step by the keyboard (right, then left, alternately) -> the
     next-token chart's title shows the new step, -> run finished, -> drawn."""
     page.goto(f"{url}/Decoding_explorer?direction=de-en&text={urllib.parse.quote_plus(WALK_TEXT)}")
@@ -219,6 +236,7 @@ def decoding_moves(page, url: str, moves: int) -> list[tuple[float, float, float
     for move in range(2 + moves):  # two warm-up moves
         page.evaluate(ON_NEXT_KEY, [BARS_TITLE])
         thumb.focus()
+        before = cpu_ms(pid)
         page.keyboard.press("ArrowRight" if move % 2 == 0 else "ArrowLeft")
         page.wait_for_function("window.__timing !== null", timeout=20_000)
         timed = page.evaluate("window.__timing")
@@ -226,7 +244,7 @@ def decoding_moves(page, url: str, moves: int) -> list[tuple[float, float, float
             raise RuntimeError(f"the Step slider moved, but the chart's title still shows {timed[1]!r}")
         settle(page)
         if move >= 2:
-            times.append(tuple(timed))
+            times.append((*timed, cpu_ms(pid) - before))
     return times
 
 
@@ -240,17 +258,17 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{CHROMIUM} is missing: run `make browser` (apt-get install -y chromium)")
     from playwright.sync_api import sync_playwright
 
-    with streamlit_server() as (url, _), sync_playwright() as p:
+    with streamlit_server() as (url, pid), sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = chromium.new_context(viewport={"width": 1280, "height": 1400})
         context.set_default_timeout(90_000)
         page = context.new_page()
         loads = [os.getloadavg()[0]]
-        translate, model = translate_clicks(page, url, args.clicks)
+        translate, model = translate_clicks(page, url, pid, args.clicks)
         loads.append(os.getloadavg()[0])
-        walkthrough = walkthrough_clicks(page, url, args.clicks)
+        walkthrough = walkthrough_clicks(page, url, pid, args.clicks)
         loads.append(os.getloadavg()[0])
-        decoding = decoding_moves(page, url, args.clicks)
+        decoding = decoding_moves(page, url, pid, args.clicks)
         loads.append(os.getloadavg()[0])
         chromium.close()
     print(f"load average (1 min) {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} CPUs; {args.clicks} timed "
