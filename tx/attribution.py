@@ -203,7 +203,8 @@ def attribute(f: Objective, inputs: list[Tensor], baselines: list[Tensor], confi
         ig = flat([((e - b) * g).sum(dim=-1) for e, b, g in zip(inputs, baselines, path_grad, strict=True)])
         error = float(abs(ig.sum() - change) / abs(change) if change != 0 else float(abs(ig.sum()) > 0))
         passes.append((steps, error))
-        if config.target_error is None or error <= config.target_error or 2 * steps > config.max_steps:
+        if (config.target_error is None or error <= config.target_error or 2 * steps > config.max_steps
+                or not np.isfinite(error)):  # NaN (a broken model): more steps would not mend it
             break
         steps *= 2
 

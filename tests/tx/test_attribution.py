@@ -226,3 +226,10 @@ def test_refinement_stops_at_max_steps_and_says_the_error_it_reached():
 def test_no_refinement_where_the_first_pass_is_within_the_target(translator):
     a = attribute_translation(translator, SRC, TGT_IN, POSITION, TARGET)  # seed 4: within 1% at 64 (above)
     assert a.passes == ((64, a.completeness_error),) and a.gradient_evaluations == 64
+
+
+def test_a_nan_objective_takes_one_pass_not_the_whole_refinement():
+    f, inputs, baselines = steep_path()
+    a = attribute(lambda points: f(points) * float("nan"), inputs, baselines, AttributionConfig(rule="riemann"),
+                  n_source=1)
+    assert len(a.passes) == 1 and np.isnan(a.completeness_error)
