@@ -3,7 +3,7 @@ top-p, beam search as a tree, and greedy vs beam vs sampling side by side. The l
 import streamlit as st
 
 from playground import links, model_paths, models, widgets
-from playground.decoding import figures, link, numbers
+from playground.decoding import link, numbers
 from playground.decoding import widgets as explorer
 
 models.page_setup("Decoding explorer")
@@ -52,7 +52,8 @@ st.header("Generation, step by step (greedy)")
 explorer.greedy_steps(run, state)  # a fragment: the step slider reruns only it
 
 st.header("Beam search as a tree")
-st.plotly_chart(figures.tree_figure(run["nodes"]), width="stretch", key="decoding_tree")
+st.plotly_chart(explorer.tree_figure(model, direction, text.strip(), beam, model_paths.stamp("translate")),
+                width="stretch", key="decoding_tree")
 st.caption(numbers.tree_words(beam))
 st.info(f"Beam search ({beam} beams): {run['beam_text'] or '(empty output)'} (score {run['beam_score']:.3f})")
 

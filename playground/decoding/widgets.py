@@ -2,6 +2,7 @@
 sampling sliders, the step slider, the three-way comparison and the downloads. Keys start with "decoding_"."""
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import streamlit as st
@@ -16,6 +17,14 @@ from .link import KNOBS, parse_url
 def explore(_model, direction: tuple[str, str], text: str, beam: int, version: tuple) -> dict[str, Any]:
     """run.explore, once per input and per version of the model's files."""
     return run.explore(_model, direction, text, beam)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def tree_figure(_model, direction: tuple[str, str], text: str, beam: int, version: tuple):
+    """The beam search tree's figure, built once per input: building it (plotly validates every trace) was ~70 ms
+    of each whole-page rerun, and a temperature, top-k or top-p change does not change the tree. Shared and never
+    modified: st.plotly_chart only reads it (to_dict)."""
+    return figures.tree_figure(explore(_model, direction, text, beam, version)["nodes"])
 
 
 def read_link(directions: list[tuple[str, str]]) -> None:
@@ -98,10 +107,12 @@ def compare_three_ways(model, direction: tuple[str, str], text: str, knobs: dict
 
 def downloads(explored: dict[str, Any], knobs: dict[str, Any]) -> None:
     """The step distributions (CSV) and the beam search tree (JSON), side by side."""
+    # Deferred: Streamlit calls these when the button is clicked, not on every rerun of the page (the CSV's
+    # argsort over the vocabulary at every step was ~40 ms of each slider move's whole-page run).
     d1, d2 = st.columns(2)
     d1.download_button("Step distributions (CSV: each step's 50 most probable tokens)",
-                       numbers.distributions_csv(explored["log_probs"], explored["vocab"], knobs["temperature"],
-                                                 knobs["top_k"], knobs["top_p"]),
+                       functools.partial(numbers.distributions_csv, explored["log_probs"], explored["vocab"],
+                                         knobs["temperature"], knobs["top_k"], knobs["top_p"]),
                        "decoding_steps.csv", "text/csv", key="decoding_download_steps")
-    d2.download_button("Beam search tree (JSON)", numbers.tree_json(explored["nodes"]), "beam_tree.json",
-                       "application/json", key="decoding_download_tree")
+    d2.download_button("Beam search tree (JSON)", functools.partial(numbers.tree_json, explored["nodes"]),
+                       "beam_tree.json", "application/json", key="decoding_download_tree")

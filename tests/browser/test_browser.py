@@ -13,6 +13,8 @@ Chromium comes from apt (`make browser`); playwright never downloads a browser h
 from __future__ import annotations
 
 import asyncio
+import csv
+import json
 import os
 import statistics
 import threading
@@ -245,6 +247,23 @@ def test_decoding_explorer_opens_a_shared_link_steps_through_and_redraws(page, s
     assert "step=3" in page.url and "top_k=5" in page.url
     no_errors(page)
     shot_from(page, "Beam search as a tree", "decoding-explorer-tree")
+    # the downloads are made when clicked (deferred), with the page's settings: top-k 5 keeps 5 tokens a step
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Step distributions (CSV: each step's 50 most probable tokens)").click()
+    assert download.value.suggested_filename == "decoding_steps.csv"
+    with open(download.value.path(), encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == ["step", "token_id", "token", "log_prob", "prob", "prob_filtered"]
+    steps = sorted({int(row["step"]) for row in rows})
+    assert steps[0] == 1 and len(steps) >= 3 and steps == list(range(1, len(steps) + 1))
+    for step in steps:
+        kept = [row for row in rows if int(row["step"]) == step and float(row["prob_filtered"]) > 0]
+        assert len(kept) == 5, (step, len(kept))
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Beam search tree (JSON)").click()
+    with open(download.value.path(), encoding="utf-8") as f:
+        tree = json.load(f)
+    assert tree["nodes"] and "length_penalty" in tree
 
 
 def test_walkthrough_opens_a_shared_link_steps_through_and_redraws(page, server):
