@@ -22,6 +22,8 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from serve.processes import process_cpu_s
+
 from . import bench_parser
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,11 +131,9 @@ def settle(page) -> None:
 def cpu_ms(pid: int) -> float:
     """The process's CPU time so far (user + system), in ms; NaN where /proc cannot say (not Linux)."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+        return 1000 * process_cpu_s(pid)
     except OSError:
         return float("nan")
-    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 def timed_click(page, label: str, selector: str, want: str | None) -> tuple[float, float, float]:

@@ -23,15 +23,19 @@ def serve_processes() -> dict[int, str]:
     return names
 
 
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) one process has used so far (/proc; OSError where it cannot be read)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()  # after the name, which may hold spaces
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def serve_processes_cpu_s() -> dict[str, float]:
     """CPU seconds (user + system) used so far by this machine's Serve processes, by name: where a request's time
     goes besides the model."""
     cpu_s: dict[str, float] = {}
-    tick = os.sysconf("SC_CLK_TCK")
     for pid, name in serve_processes().items():
         try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            cpu_s[name] = cpu_s.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+            cpu_s[name] = cpu_s.get(name, 0.0) + process_cpu_s(pid)
         except (OSError, IndexError, ValueError):
             continue
     return cpu_s
