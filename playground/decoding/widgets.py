@@ -109,10 +109,14 @@ def downloads(explored: dict[str, Any], knobs: dict[str, Any]) -> None:
     """The step distributions (CSV) and the beam search tree (JSON), side by side."""
     # Deferred: Streamlit calls these when the button is clicked, not on every rerun of the page (the CSV's
     # argsort over the vocabulary at every step was ~40 ms of each slider move's whole-page run).
+    # on_click="ignore": a download changes nothing on the page, and the default rerun on click re-registers
+    # the deferred files, so a click on the other button during that rerun could get no file at all.
     d1, d2 = st.columns(2)
     d1.download_button("Step distributions (CSV: each step's 50 most probable tokens)",
                        functools.partial(numbers.distributions_csv, explored["log_probs"], explored["vocab"],
                                          knobs["temperature"], knobs["top_k"], knobs["top_p"]),
-                       "decoding_steps.csv", "text/csv", key="decoding_download_steps")
+                       "decoding_steps.csv", "text/csv", key="decoding_download_steps",
+                       on_click="ignore")
     d2.download_button("Beam search tree (JSON)", functools.partial(numbers.tree_json, explored["nodes"]),
-                       "beam_tree.json", "application/json", key="decoding_download_tree")
+                       "beam_tree.json", "application/json", key="decoding_download_tree",
+                       on_click="ignore")

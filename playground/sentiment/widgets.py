@@ -163,4 +163,4 @@ def batch_result(done: dict[str, Any], model) -> None:
         st.warning(outside)
     st.dataframe(table, hide_index=True, width="stretch")
     st.download_button("Download CSV", inputs.csv_bytes(table), "sentiment.csv", "text/csv",
-                       key="sentiment_download")
+                       key="sentiment_download", on_click="ignore")

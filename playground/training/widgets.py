@@ -163,10 +163,10 @@ def exported(record: RunRecord) -> None:
         record.zipped = model_zip(record.model_dir)
     d1.download_button("Model directory (.zip)", record.zipped,
                        file_name=f"toy-{record.config['task']}-run{record.number}.zip", mime="application/zip",
-                       key="train_download_zip")
+                       key="train_download_zip", on_click="ignore")
     for path in onnx_files(record.model_dir):
         d2.download_button(path.name, path.read_bytes(), file_name=path.name, mime="application/octet-stream",
-                           key=f"train_download_{path.name}")
+                           key=f"train_download_{path.name}", on_click="ignore")
 
 
 def compare(records: list[RunRecord]) -> None:

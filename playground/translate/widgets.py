@@ -149,7 +149,7 @@ def result(done: dict[str, Any], model, calibrated: dict, by_source: dict[str, d
             st.caption(f"Confidence: the geometric mean of the model's token probabilities; {basis_words}.")
     how_measured(cal)
     st.download_button("Download CSV", inputs.csv_bytes(table), "translations.csv", "text/csv",
-                       key="translate_download")
+                       key="translate_download", on_click="ignore")
 
 
 def cross_attention(done: dict[str, Any]) -> None:

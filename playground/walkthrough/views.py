@@ -36,7 +36,7 @@ def chart(figure: dict[str, Any], key: str) -> None:
 
 def download(label: str, data: str, file_name: str, key: str) -> None:
     mime = "application/json" if file_name.endswith(".json") else "text/csv"
-    st.download_button(label, data, file_name, mime, key=f"walkthrough_download_{key}")
+    st.download_button(label, data, file_name, mime, key=f"walkthrough_download_{key}", on_click="ignore")
 
 
 # ---------------------------------------------------------------- the views
