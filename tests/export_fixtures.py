@@ -2,9 +2,10 @@
 
 Exporting costs 5-9 s per graph (torch.export tracing, whatever the model size; 6 graphs in all), so
 each tiny model is exported once and kept on disk under `.cache/test-exports/<key>/`, where the key
-hashes everything the export depends on (the sources of `tx/`, `export/` and `runtime/`, this file, and the
-torch/onnx/onnxruntime versions): a later run with the same code reuses it, a code change rebuilds
-it. A manifest of file hashes catches a test that wrote into it by mistake (rebuilt then). A failed
+hashes everything the export depends on (the files of `tx/`, `export/` and `runtime/` this file can import, this
+file, and the torch/onnx/onnxruntime versions): a later run with the same code reuses it, a change to that code
+rebuilds it, and an edit elsewhere (tx/attribution.py, the trainer, runtime/experiments/) does not.
+A manifest of file hashes catches a test that wrote into it by mistake (rebuilt then). A failed
 export is remembered for the rest of the process, so dependent tests fail at once with the same
 message instead of exporting again. The directories are read-only by contract: use `fresh_copy`.
 """
@@ -25,6 +26,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import torch
+from import_graph import reachable_files
 
 import tx
 from export.pipeline import ExportOptions, export_model_dir
@@ -100,11 +102,23 @@ KEEP_KEYS = 3  # cached code versions kept on disk (older ones are deleted)
 _failures: dict[str, str] = {}  # kind -> why its export failed in this process
 
 
+EXPORT_PACKAGES = ("tx", "export", "runtime")
+LOADED_MODULES = "loaded_modules.json"  # beside manifest.json: the project modules the background export loaded
+
+
+def export_sources() -> list[Path]:
+    """The files of EXPORT_PACKAGES that this file, or `python -m export` (the shipped models' export in
+    shipped_fixtures.py, cached under the same key), can import, directly or through others: every import statement,
+    those inside functions too. Each background build records what it really loaded; a test checks it is in here."""
+    command = REPO / "export" / "__main__.py"
+    reach = {*reachable_files(Path(__file__).resolve(), EXPORT_PACKAGES), *reachable_files(command, EXPORT_PACKAGES)}
+    return sorted({*reach, command})
+
+
 def cache_key() -> str:
     """A hash of everything an export depends on: a different key means a rebuild."""
     h = hashlib.sha256()
-    sources = sorted([*(REPO / "tx").rglob("*.py"), *(REPO / "export").rglob("*.py"), *(REPO / "runtime").rglob("*.py"),
-                      Path(__file__).resolve()])
+    sources = [*export_sources(), Path(__file__).resolve()]
     for path in sources:
         h.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes() + b"\0")
     for package in ("torch", "onnx", "onnxruntime-gpu", "onnxscript", "tokenizers"):
@@ -119,8 +133,9 @@ def manifest(directory: Path) -> dict[str, str]:
             for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
-def _build(kind: str, target: Path) -> None:
+def _build(kind: str, target: Path | str) -> None:
     """Export a fresh tiny model into `target` (via a temporary sibling, renamed when complete)."""
+    target = Path(target)
     build = build_translation_dir if kind == "translate" else build_sentiment_dir
     staging = Path(tempfile.mkdtemp(prefix=f".{kind}-", dir=target.parent))
     try:
@@ -129,6 +144,9 @@ def _build(kind: str, target: Path) -> None:
         if not report.ok:
             raise AssertionError(f"the tiny {kind} model did not export: {report.failures}")
         (staging / "manifest.json").write_text(json.dumps(manifest(model_dir)), encoding="utf-8")
+        # a builder process of its own (_exported's): what it loaded is the export's (and this file's) alone
+        loaded = sorted(name for name in sys.modules if name.split(".")[0] in EXPORT_PACKAGES)
+        (staging / LOADED_MODULES).write_text(json.dumps(loaded), encoding="utf-8")
         if target.exists():
             shutil.rmtree(target)
         staging.rename(target)
@@ -157,10 +175,18 @@ def prefetch(skip: str | None = None) -> None:
     folder = CACHE / cache_key()
     for kind in KINDS:  # one process per kind: measured 62 s cold for the fast suite, 72 s with one after the other
         if kind != skip and not intact(folder / kind):
-            subprocess.Popen([sys.executable, "-c", f"import export_fixtures; export_fixtures._exported({kind!r})"],
-                             cwd=Path(__file__).parent, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             env={**os.environ, "OMP_NUM_THREADS": "1", "TX_TEST_PREFETCHED": "1",
-                                  "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])})
+            subprocess.Popen(_builder_command(f"_exported({kind!r})"), cwd=Path(__file__).parent,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_builder_env())
+
+
+def _builder_command(call: str) -> list[str]:
+    return [sys.executable, "-c", f"import export_fixtures; export_fixtures.{call}"]
+
+
+def _builder_env() -> dict[str, str]:
+    """A builder process's: one thread (two build side by side on 2 cores), marked as a builder, the repo importable."""
+    return {**os.environ, "OMP_NUM_THREADS": "1", "TX_TEST_PREFETCHED": "1",
+            "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
 
 
 @functools.cache
@@ -173,9 +199,14 @@ def _exported(kind: str) -> Path:
     with open(folder / f".{kind}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not intact(target):
-            if not os.environ.get("TX_TEST_PREFETCHED"):
+            if os.environ.get("TX_TEST_PREFETCHED"):  # a builder process already
+                _build(kind, target)
+            else:  # a test process, where other tests' imports would mix into the record of what the export loads
                 prefetch(skip=kind)
-            _build(kind, target)
+                built = subprocess.run(_builder_command(f"_build({kind!r}, {str(target)!r})"),
+                                       cwd=Path(__file__).parent, capture_output=True, text=True, env=_builder_env())
+                if built.returncode:
+                    raise AssertionError(f"the tiny {kind} model did not export:\n{built.stderr[-3000:]}")
             _prune_old_keys(key)
     return target / "model"
 

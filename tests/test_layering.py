@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from import_graph import module_name, resolved_imports
 
 REPO = Path(__file__).resolve().parents[1]
 PROJECT = {"runtime", "corpus", "tx", "export", "playground", "gpujob", "bench", "serve", "web"}
@@ -47,29 +48,6 @@ def files_of(package: str) -> list[Path]:
     return sorted((REPO / package).rglob("*.py"))
 
 
-def module_name(path: Path) -> str:
-    """tx/tools/train.py -> tx.tools.train; tx/__init__.py -> tx."""
-    parts = path.relative_to(REPO).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def resolved_imports(path: Path, modules: set[str] | None = None) -> set[str]:
-    """Dotted names of every import in a file, relative ones resolved. `from a import b`: a.b where that is one of
-    `modules`, else a; without `modules`, both."""
-    package = module_name(path).split(".") if path.name == "__init__.py" else module_name(path).split(".")[:-1]
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = ".".join([*package[:len(package) - node.level + 1], *([node.module] if node.module else [])]) \
-                if node.level else node.module
-            for alias in node.names:
-                sub = f"{base}.{alias.name}"
-                names |= {sub, base} if modules is None else {sub if sub in modules else base}
-    return names
-
-
 def is_command_line(module: str) -> bool:
     """A command-line module: a tool of tx or gpujob, any package's __main__ or cli, a benchmark."""
     parts = module.split(".")
@@ -99,9 +77,9 @@ def test_packages_import_only_the_layers_below(package):
 def library_modules_importing_command_line(paths: list[Path]) -> dict[str, list[str]]:
     wrong = {}
     for path in paths:
-        if is_command_line(module_name(path)) or str(path.relative_to(REPO)) in LIBRARY_IMPORTING_CLI_ALLOWED:
+        if is_command_line(module_name(path, REPO)) or str(path.relative_to(REPO)) in LIBRARY_IMPORTING_CLI_ALLOWED:
             continue  # a command may import another's dispatcher (gpujob's __main__ uses tx.cli)
-        found = sorted(name for name in resolved_imports(path) if is_command_line(name))
+        found = sorted(name for name in resolved_imports(path, root=REPO) if is_command_line(name))
         if found:
             wrong[str(path.relative_to(REPO))] = found
     return wrong
@@ -165,8 +143,8 @@ def test_the_run_by_path_check_sees_both_spellings(tmp_path):
 
 def import_graph() -> dict[str, set[str]]:
     """Every project module -> the project modules it imports (a package's __init__ counts as the package)."""
-    modules = {module_name(p): p for p in project_files() if p.parent != REPO and p.parent.name != "pages"}
-    return {name: {m for m in resolved_imports(path, set(modules)) if m in modules and m != name}
+    modules = {module_name(p, REPO): p for p in project_files() if p.parent != REPO and p.parent.name != "pages"}
+    return {name: {m for m in resolved_imports(path, set(modules), REPO) if m in modules and m != name}
             for name, path in modules.items()}
 
 
