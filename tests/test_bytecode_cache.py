@@ -1,8 +1,8 @@
 """The test processes keep their compiled modules (tests/conftest.py turns bytecode writing back on).
 
-Without the .pyc files each pytest process re-rewrites every test module's asserts, and each subprocess a test
-starts recompiles the project's modules: the fast suite took 135-140 s warm here with them off, 102-108 s with them
-kept."""
+Without the .pyc files each pytest process re-rewrites every test module's asserts (`pytest --collect-only`: 14.5 s
+without, 7.1 s with), and each subprocess a test starts recompiles the project's modules.
+"""
 import sys
 from pathlib import Path
 
