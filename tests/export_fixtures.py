@@ -106,13 +106,13 @@ EXPORT_PACKAGES = ("tx", "export", "runtime")
 LOADED_MODULES = "loaded_modules.json"  # beside manifest.json: the project modules the background export loaded
 
 
+@functools.cache  # which files are in reach is read once a process (~0.5 s); the key still hashes their contents
 def export_sources() -> list[Path]:
     """The files of EXPORT_PACKAGES that this file, or `python -m export` (the shipped models' export in
     shipped_fixtures.py, cached under the same key), can import, directly or through others: every import statement,
     those inside functions too. Each background build records what it really loaded; a test checks it is in here."""
     command = REPO / "export" / "__main__.py"
-    reach = {*reachable_files(Path(__file__).resolve(), EXPORT_PACKAGES), *reachable_files(command, EXPORT_PACKAGES)}
-    return sorted({*reach, command})
+    return sorted({*reachable_files([Path(__file__).resolve(), command], EXPORT_PACKAGES), command})
 
 
 def cache_key() -> str:

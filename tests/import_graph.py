@@ -38,13 +38,14 @@ def package_modules(packages: Iterable[str], root: Path = REPO) -> dict[str, Pat
     return {module_name(p, root): p for package in packages for p in sorted((root / package).rglob("*.py"))}
 
 
-def reachable_files(start: Path, packages: Iterable[str], root: Path = REPO) -> list[Path]:
-    """The files of `packages` that `start` can import, directly or through others: every import statement followed
-    (inside functions too), and importing a.b.c runs a/__init__.py and a/b/__init__.py first. Imports by a name built
-    at run time (importlib.import_module) are not seen: tests/test_export_fixtures.py checks none is in reach."""
+def reachable_files(starts: Iterable[Path], packages: Iterable[str], root: Path = REPO) -> list[Path]:
+    """The files of `packages` that any of `starts` can import, directly or through others: every import statement
+    followed (inside functions too), and importing a.b.c runs a/__init__.py and a/b/__init__.py first. Imports by a
+    name built at run time (importlib.import_module) are not seen: tests/test_export_fixtures.py checks none is in
+    reach."""
     modules = package_modules(packages, root)
     seen: set[str] = set()
-    todo = [m for m in resolved_imports(start, set(modules), root) if m in modules]
+    todo = [m for start in starts for m in resolved_imports(start, set(modules), root) if m in modules]
     while todo:
         name = todo.pop()
         if name in seen:

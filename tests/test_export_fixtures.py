@@ -26,7 +26,7 @@ def test_reachable_files_follow_imports_inside_functions_relative_ones_and_paren
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
-    found = {p.relative_to(tmp_path).as_posix() for p in reachable_files(tmp_path / "start.py", ("a", "d"), tmp_path)}
+    found = {p.relative_to(tmp_path).as_posix() for p in reachable_files([tmp_path / "start.py"], ("a", "d"), tmp_path)}
     assert found == {"a/__init__.py", "a/b.py", "a/c.py", "d/__init__.py", "d/e.py"}
 
 
