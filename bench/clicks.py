@@ -226,7 +226,7 @@ ON_NEXT_KEY = """([selector]) => {
                       times => { window.__timing = times; }, text);
   document.addEventListener('keydown', () => { start = performance.now(); check(); }, {capture: true, once: true});
 }""".replace("WATCH", WATCH)
-BARS_TITLE = ".gtitle"  # the Decoding explorer's first plotly title: "Step N: the next-token distribution ..."
+BARS_TITLE = ".tx-bars-title"  # the Decoding explorer's bars title (playground/decoding/bars.py TITLE_CLASS)
 
 
 def decoding_moves(page, url: str, pid: int, moves: int, slider: str = "Step") -> list[tuple[float, ...]]:

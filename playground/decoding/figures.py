@@ -1,48 +1,12 @@
-"""The Decoding explorer's figures (plotly): a step's most probable tokens as bars, and beam search as a tree."""
+"""The Decoding explorer's figure (plotly): beam search as a tree. A step's bars are markup (bars.py)."""
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
 import plotly.graph_objects as go
 
 from .numbers import best_path
 
-BARS = 15  # tokens drawn per step
 STATUS_WORDS = {"kept": "kept (a live beam)", "finished": "finished (EOS)", "max_len": "ended at the max length",
                 "stopped": "stopped (the best could no longer be beaten)", "pruned": "pruned"}
-
-
-def percent_ticks(highest: float, most: int = 5) -> dict[str, Any]:
-    """A probability axis from 0 to the first tick at or past `highest` (a share, 0..1): at most `most` ticks on a
-    1-2-5 step, each written with as many decimals as the step needs, so no two read the same (plotly's ".0%"
-    wrote a 0.5% step as "1%, 1%, 2%, 2%"). Plotly layout axis keys."""
-    if not highest > 0:
-        return {"tickmode": "array", "tickvals": [0.0], "ticktext": ["0%"]}
-    rough = highest / (most - 1)
-    power = 10.0 ** np.floor(np.log10(rough))
-    step = next(m * power for m in (1, 2, 5, 10) if m * power >= rough * (1 - 1e-9))
-    decimals = max(0, -int(np.floor(np.log10(step * 100) + 1e-9)))
-    values = [round(i * step, 12) for i in range(int(np.ceil(highest / step - 1e-9)) + 1)]
-    return {"tickmode": "array", "tickvals": values, "ticktext": [f"{v:.{decimals}%}" for v in values],
-            "range": [0, values[-1]]}
-
-
-def bars_figure(probs: np.ndarray, raw: np.ndarray, vocab: list[str], chosen: int, title: str) -> go.Figure:
-    """The BARS most probable tokens of a step; the token greedy chose in another colour."""
-    top = np.argsort(-probs, kind="stable")[:BARS]
-    top = top[probs[top] > 0]
-    labels = [f"{vocab[i]} ({i})" for i in top]
-    fig = go.Figure(go.Bar(
-        x=probs[top].tolist(), y=labels, orientation="h",
-        marker_color=["#d62728" if i == chosen else "#1f77b4" for i in top],
-        customdata=np.stack([np.exp(raw[top]), raw[top]], axis=1).tolist(),
-        hovertemplate="%{y}<br>shown: %{x:.2%}<br>model (T=1, no filter): %{customdata[0]:.2%}"
-                      "<br>log-prob %{customdata[1]:.3f}<extra></extra>"))
-    fig.update_layout(title=title, xaxis={"title": "probability", **percent_ticks(float(probs[top].max(initial=0)))},
-                      height=90 + 24 * len(top),
-                      yaxis={"autorange": "reversed"}, margin={"l": 10, "r": 10, "t": 40, "b": 40})
-    return fig
 
 
 STYLES = {"kept": ("circle", "#1f77b4", 10), "finished": ("star", "#2ca02c", 14), "max_len": ("square", "#ff7f0e", 11),

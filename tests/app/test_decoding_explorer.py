@@ -4,6 +4,7 @@ what beam_search returns, the page's state travels in the URL, and bad input get
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import parse_qs
 
 import numpy as np
@@ -41,9 +42,10 @@ def figure(at: AppTest, key: str) -> dict:
 
 
 def bars(at: AppTest) -> dict[int, float]:
-    """token id -> the probability its bar shows."""
-    (bar,) = figure(at, "decoding_bars")["data"]
-    return {int(label.rsplit("(", 1)[1].rstrip(")")): p for label, p in zip(bar["y"], bar["x"], strict=True)}
+    """token id -> the probability its bar shows (the markup's data attributes, playground/decoding/bars.py)."""
+    (markup,) = [m.value for m in at.markdown if 'class="tx-bars"' in m.value]
+    return {int(token): float(shown) for token, shown in re.findall(r'data-token-id="(\d+)" data-shown="([^"]+)"',
+                                                                     markup)}
 
 
 def test_each_step_shows_the_backends_own_next_token_distribution(decoding_page, translator):

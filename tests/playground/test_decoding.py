@@ -1,9 +1,10 @@
-"""The Decoding explorer's pure modules (playground/decoding: run, numbers, figures, link) without Streamlit or a
+"""The Decoding explorer's pure modules (playground/decoding: run, numbers, bars, figures, link) without Streamlit or a
 model: the filters on stored log-probs, the page's words, the tree's returned path, the downloads, the URL."""
 from __future__ import annotations
 
 import io
 import json
+from html.parser import HTMLParser
 from types import SimpleNamespace
 
 import numpy as np
@@ -11,7 +12,7 @@ import pandas as pd
 import pytest
 
 from playground import links
-from playground.decoding import figures, link, numbers
+from playground.decoding import bars, figures, link, numbers
 from playground.decoding.run import LENGTH_PENALTY, StepRecorder
 
 DIRECTIONS = [("de", "en"), ("en", "de")]
@@ -44,23 +45,75 @@ def test_one_kept_token_is_named_in_the_singular():
     assert "1 of 2 token dropped" in numbers.removed_words(0.5, 1, 2, 1, 1.0)
 
 
-@pytest.mark.parametrize("highest, shown", [
-    (0.024, ["0%", "1%", "2%", "3%"]),  # temperature 2's flat step: plotly's ".0%" wrote "1%, 1%, 2%, 2%"
-    (0.006, ["0.0%", "0.2%", "0.4%", "0.6%"]),
-    (0.0013, ["0.00%", "0.05%", "0.10%", "0.15%"]),
-    (0.97, ["0%", "50%", "100%"]),
-    (0.5, ["0%", "20%", "40%", "60%"]),
+@pytest.mark.parametrize("highest, top", [
+    (0.024, 0.03),  # temperature 2's flat step: drawn on 0-3%, not as slivers on 0-100%
+    (0.006, 0.006),
+    (0.0013, 0.0015),
+    (0.97, 1.0),
+    (0.5, 0.6),
+    (1.0, 1.0),
+    (0.0, 1.0),  # nothing kept: the plain scale
 ])
-def test_the_probability_axis_never_repeats_a_tick_label(highest, shown):
-    axis = figures.percent_ticks(highest)
-    assert axis["ticktext"] == shown and axis["range"][1] >= highest
+def test_the_bars_scale_is_the_first_ladder_step_at_or_past_the_highest_bar(highest, top):
+    assert bars.scale_top(highest) == pytest.approx(top)
 
 
-def test_the_bars_at_temperature_2_get_distinct_tick_labels():
-    flat = np.log(np.full(60, 1 / 60))  # 1.7% each
-    probs, _ = numbers.filtered(flat, 2.0, 0, 1.0)
-    axis = figures.bars_figure(probs, flat, [f"t{i}" for i in range(60)], 0, "title").layout.xaxis
-    assert list(axis.ticktext) == ["0.0%", "0.5%", "1.0%", "1.5%", "2.0%"]
+@pytest.mark.parametrize("p, words", [(0.988, "98.8%"), (0.05, "5.0%"), (0.0021, "0.21%"), (8.5e-7, "0.000085%"),
+                                      (1e-9, "< 0.000001%")])
+def test_a_bar_says_its_probability_in_plain_decimals(p, words):
+    assert bars.percent(p) == words
+
+
+def parse_bars(markup: str) -> list[dict[str, str]]:
+    """Each bar's data attributes and its cells' text, read back from the markup."""
+    rows: list[dict[str, str]] = []
+
+    class Rows(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            attrs = dict(attrs)
+            if "tx-bar" in (attrs.get("class") or "").split():
+                rows.append({**attrs, "text": ""})
+            elif rows:
+                if "width:" in attrs.get("style", "") and "bar" not in rows[-1]:
+                    rows[-1]["bar"] = attrs["style"]
+                rows[-1].setdefault("title", attrs.get("title"))
+
+        def handle_data(self, data):
+            if rows:
+                rows[-1]["text"] += data
+
+    Rows().feed(markup)
+    return rows
+
+
+def test_the_bars_show_the_most_probable_kept_tokens_with_greedys_choice_in_red():
+    probs, _ = numbers.filtered(LOG_PROBS, 1.0, 3, 1.0)
+    top = bars.top_bars(probs, LOG_PROBS, VOCAB, 1)
+    assert [b.label for b in top] == ["a (0)", "b (1)", "c (2)"]  # the filtered-out tokens get no bar
+    assert [b.chosen for b in top] == [False, True, False]
+    rows = parse_bars(bars.bars_html(top, "title"))
+    assert [r["data-token-id"] for r in rows] == ["0", "1", "2"]
+    assert [float(r["data-shown"]) for r in rows] == pytest.approx([4 / 7, 2 / 7, 1 / 7])
+    assert [bars.GREEDY_COLOUR in r["bar"] for r in rows] == [False, True, False]
+    assert "57.1%" in rows[0]["text"] and "a (0)" in rows[0]["text"]
+    assert "width:95.24%" in rows[0]["bar"]  # 4/7 of a 0-60% scale
+
+
+def test_the_bars_escape_every_token():
+    """A vocabulary piece is text: markup in it is shown, never run (the bars are passed to st.markdown as HTML)."""
+    vocab = ['<script>alert(1)</script>', '" onmouseover="x', "&amp;", "d", "e"]
+    markup = bars.bars_html(bars.top_bars(np.exp(LOG_PROBS), LOG_PROBS, vocab, 0), "<b>title</b>")
+    assert "<script>" not in markup and "<b>" not in markup and '" onmouseover="x' not in markup
+    rows = parse_bars(markup)
+    assert rows[0]["text"].startswith("<script>alert(1)</script> (0)")
+    assert rows[1]["title"].startswith('" onmouseover="x (1): shown 25.0%')
+    assert "&amp; (2)" in rows[2]["text"]
+
+
+def test_the_bars_are_one_markdown_block():
+    """No blank line and no indented line: markdown would end the HTML block there and print the rest as text."""
+    markup = bars.bars_html(bars.top_bars(np.exp(LOG_PROBS), LOG_PROBS, VOCAB, 0), "title")
+    assert "\n" not in markup
 
 
 def test_temperature_flattens_and_top_p_cuts_the_tail():
@@ -108,13 +161,6 @@ def test_the_tree_draws_the_returned_path_and_each_status_apart():
     names = {t.name for t in fig.data}
     assert {figures.STATUS_WORDS[s] for s in ("kept", "finished", "pruned")} <= names
     assert figures.STATUS_WORDS["max_len"] not in names  # no node of that status: no legend entry
-
-
-def test_the_bars_show_the_most_probable_kept_tokens_with_greedys_choice_in_red():
-    probs, _ = numbers.filtered(LOG_PROBS, 1.0, 3, 1.0)
-    (bars,) = figures.bars_figure(probs, LOG_PROBS, VOCAB, 1, "title").data
-    assert list(bars.y) == ["a (0)", "b (1)", "c (2)"]  # the filtered-out tokens get no bar
-    assert list(bars.marker.color) == ["#1f77b4", "#d62728", "#1f77b4"]
 
 
 def test_the_downloads():
