@@ -1,11 +1,12 @@
 """A step's most probable tokens as HTML bars, drawn by the browser itself (st.markdown), not by plotly.
 
-Why not plotly: this chart is redrawn at every move of the Step slider, and plotly cost most of that move. On this
-2-core host, one Step move on the Decoding explorer was drawn 236-243 ms after the key press with a plotly bar
-chart and 155 ms with plain markup (the rest is Streamlit's own rerender); in a bare app, a slider with a
-10-bar plotly chart was drawn at 135-155 ms, with HTML/SVG bars at 61-68 ms (docs/performance.md).
-Each bar says its number in words, so nothing needs a hover; the hover (`title`) adds the model's
-own probability and log-prob. Every token is HTML-escaped: a vocabulary piece is text, never markup.
+Why not plotly: this chart is redrawn at every move of the Step slider, and plotly's drawing was about half of
+each move. `python -m bench clicks` on the 2-core host, before and after, alternating: a Step move was drawn at p50 259
+and 227 ms with the plotly chart, 135 and 142 ms with this markup; the server's CPU per move fell from 30 to 10-15
+ms (no figure to build and validate). In a bare Streamlit app, a slider redrawing a 10-bar plotly chart was drawn at
+135-155 ms, a line of text at 50-67 ms (docs/performance.md).
+Each bar says its number in words, so nothing needs a hover; the hover (`title`) adds the model's own probability
+and log-prob. Every token is HTML-escaped: a vocabulary piece is text, never markup.
 """
 from __future__ import annotations
 
@@ -78,8 +79,8 @@ def bars_html(bars: list[Bar], title: str) -> str:
             f'<span {tip} style="background:rgba(128,128,128,0.12);height:1.1em;display:block">'
             f'<span style="display:block;height:100%;width:{width:.2f}%;background:{colour}"></span></span>'
             f'<span {tip} style="font-variant-numeric:tabular-nums">{percent(b.shown)}</span></div>')
-    scale_words = f"bar length: 0 to {percent(scale)}" + (" (a zoomed scale)" if scale < 1.0 else "")
-    return (f'<div class="tx-bars" role="figure" aria-label="{html.escape(title)}">'
+    scale_words = f"bar length: 0 to {percent(scale)} (a zoomed scale)" if scale < 1.0 else "bar length: 0 to 100%"
+    return (f'<div class="tx-bars" role="figure" aria-label="{html.escape(title)}" style="margin-bottom:0.8em">'
             f'<p class="{TITLE_CLASS}" style="font-weight:600;margin:0 0 0.2em 0">{html.escape(title)}</p>'
             f'<p style="font-size:0.8em;opacity:0.75;margin:0 0 0.4em 0">{scale_words}</p>'
             '<div style="display:grid;grid-template-columns:minmax(4em,max-content) 1fr max-content;'
