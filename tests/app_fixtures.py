@@ -4,7 +4,7 @@ metrics.csv, README.md (the model card); and for sentiment a real `bench runtime
 
 Point the app at it with TX_MODELS_DIR. Built once per test process; read-only for tests.
 Also the AppTest helpers every app test module shares: `open_app`, `values`, `clean`, `plotly_figures`,
-`strings`, `page_text`.
+`heat_maps`, `strings`, `page_text`.
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import shutil
 import socket
 import tempfile
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -74,6 +75,53 @@ def checked(open_page):
 
 def plotly_figures(at: AppTest) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def read_heatmap(markup: str) -> dict:
+    """What a markup attention map (playground/heatmap_markup.py) shows: its title, the column and row labels as
+    written ("" where thinned), each column's and row's token (their hovers), and the weights the cells' hovers
+    say (3 decimals)."""
+    shown: dict = {"title": "", "x": [], "y": [], "x_tokens": [], "y_tokens": [], "z": []}
+
+    class Reader(HTMLParser):
+        section, where, row = "", "", []
+
+        def handle_starttag(self, tag, attrs):
+            attrs = dict(attrs)
+            if tag in ("thead", "tbody"):
+                self.section = tag
+            elif tag == "p" and attrs.get("class") == "tx-heat-title":
+                self.where = "title"
+            elif tag == "tr":
+                self.row = []
+            elif tag == "th" and attrs.get("title") is not None:  # a token's label (the corner has none)
+                axis = "x" if self.section == "thead" else "y"
+                shown[f"{axis}_tokens"].append(attrs["title"])
+                shown[axis].append("")
+                self.where = axis
+            elif tag == "td":
+                self.row.append(float(attrs["title"].rsplit("weight ", 1)[1]))
+
+        def handle_endtag(self, tag):
+            if tag == "tr" and self.row:
+                shown["z"].append(self.row)
+            if tag in ("th", "p"):
+                self.where = ""
+
+        def handle_data(self, data):
+            if self.where == "title":
+                shown["title"] += data
+            elif self.where in ("x", "y"):
+                shown[self.where][-1] += data
+
+    Reader().feed(markup)
+    shown["z"] = np.array(shown["z"])
+    return shown
+
+
+def heat_maps(at: AppTest) -> list[dict]:
+    """read_heatmap of every markup attention map on the page."""
+    return [read_heatmap(m.value) for m in at.markdown if 'class="tx-heat"' in m.value]
 
 # tx.metrics_file's layout (what `python -m tx ship` writes and the app reads).
 TRANSLATE_METRICS = {

@@ -43,6 +43,7 @@ INFO = '[data-testid="stAlertContentInfo"]'
 
 
 CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
+HEATMAP = ".tx-heat table"  # a markup attention map (playground/heatmap_markup.py): Translate's cross-attention
 
 
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'

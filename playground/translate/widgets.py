@@ -11,7 +11,7 @@ from playground import widgets as shared
 from runtime import confidence, confidence_score
 
 from . import calibration_tables, result_words, verdicts
-from .cross import cross_figure
+from .cross import cross_map, heads_figure
 from .settings import Decoding, first_change
 
 
@@ -168,7 +168,11 @@ def cross_attention(done: dict[str, Any]) -> None:
                                  key="translate_layer")
     head = shared.layer_or_head(middle.selectbox, "Head", cross[0].shape[0], "head", key="translate_head")
     grid = right.toggle("All heads of the layer", key="translate_all_heads", disabled=layer == figures.MEAN)
-    st.plotly_chart(cross_figure(chosen, layer, head, grid), width="stretch", key="translate_chart")
+    view = heads_figure(chosen, layer) if grid and layer != figures.MEAN else cross_map(chosen, layer, head)
+    if isinstance(view, str):  # markup: escaped by heatmap_markup
+        st.markdown(view, unsafe_allow_html=True)
+    else:
+        st.plotly_chart(view, width="stretch", key="translate_chart")
     st.caption("Row t: the step that produced target token t; each row sums to 1 over the source tokens. "
                "Recorded by the search that produced the text (no second pass).")
     pair = "-".join(done["settings"]["direction"])

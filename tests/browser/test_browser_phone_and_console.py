@@ -14,7 +14,7 @@ import urllib.parse
 
 import pytest
 from browser_fixtures import (
-    CHART,
+    HEATMAP,
     TIMEOUT_MS,
     no_errors,
     settle,
@@ -24,7 +24,7 @@ from browser_fixtures import (
 pytestmark = [pytest.mark.exports, pytest.mark.browser]
 
 PHONE = {"width": 390, "height": 844}  # an iPhone 12-15's viewport in CSS pixels
-CHARTS = '[data-testid="stVegaLiteChart"], [data-testid="stPlotlyChart"]'
+CHARTS = '[data-testid="stVegaLiteChart"], [data-testid="stPlotlyChart"], .tx-heat'  # .tx-heat: markup maps
 TEXT = urllib.parse.quote_plus("Das Wetter ist heute schön.")
 OTHER = urllib.parse.quote_plus("Das Wetter ist morgen schön.")
 EXPERIMENTS = [f"Experiments?exp=compare&text={TEXT}&other={OTHER}", "Experiments?exp=lens",
@@ -46,8 +46,8 @@ OVERFLOW = """() => {
   const out = [];
   for (const chart of document.querySelectorAll('CHARTS')) {
     const column = chart.parentElement.getBoundingClientRect();
-    const drawn = chart.querySelector('.vega-embed svg, .vega-embed canvas, .main-svg');
-    const kind = chart.dataset.testid;
+    const drawn = chart.querySelector('.vega-embed svg, .vega-embed canvas, .main-svg, .tx-heat-box');
+    const kind = chart.dataset.testid || chart.className;
     if (!drawn) { out.push([kind, 'nothing drawn']); continue; }
     const box = drawn.getBoundingClientRect();
     if (box.right > column.right + 1)
@@ -70,7 +70,7 @@ def open_page(page, server: str, path: str):
     visit(page, server, path)
     if path == "Translate":
         page.get_by_role("button", name="Translate").click()
-        page.locator(CHART).first.wait_for()
+        page.locator(HEATMAP).first.wait_for()
     elif path.startswith(("Walkthrough", "Experiments")):
         page.get_by_text("link holds").first.wait_for()
     settle(page)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from playground import figures
 from playground.translate import calibration_tables, cross, result_words, settings, verdicts
 from runtime import confidence, confidence_score
 from runtime.text import Translation
@@ -137,14 +138,21 @@ def test_the_bands_table_and_the_rule():
     assert "at most 10% of the judged outputs there were right" in calibration_tables.rule_note(CALIBRATIONS["beam"])
 
 
-def test_the_cross_attention_figure_shows_one_head_or_every_head_of_a_layer():
-    from playground import figures
+def test_the_cross_attention_is_one_head_or_the_mean_as_markup_and_every_head_of_a_layer_as_a_grid():
+    """A long input's map (over 40 tokens a side) stays plotly's: the markup takes ~100 bytes a cell."""
+    from app_fixtures import read_heatmap
 
-    one = cross.cross_figure(translation(), 2, 1, grid=False)
-    assert one["data"][0]["type"] == "heatmap" and np.asarray(one["data"][0]["z"]).shape == (4, 4)
-    assert "layer 2, head 1" in one["layout"]["title"]["text"]
-    assert [t.type for t in cross.cross_figure(translation(), 1, 1, grid=True).data] == ["heatmap"] * 2
-    assert isinstance(cross.cross_figure(translation(), figures.MEAN, 1, grid=True), dict)  # a mean has no heads
+    rng = np.random.default_rng(0)
+    chosen = translation(attention={"cross": [rng.dirichlet(np.ones(4), size=(2, 4)) for _ in range(2)]})  # L×(H,T,S)
+    one = read_heatmap(cross.cross_map(chosen, 2, 1))
+    np.testing.assert_allclose(one["z"], np.asarray(chosen.attention["cross"][1][0]), atol=5e-4)
+    assert one["title"] == "Cross-attention (layer 2, head 1)"
+    assert one["x_tokens"] == chosen.src_tokens and one["y_tokens"] == chosen.tokens
+    mean = read_heatmap(cross.cross_map(chosen, figures.MEAN, figures.MEAN))
+    np.testing.assert_allclose(mean["z"], np.mean(chosen.attention["cross"], axis=(0, 1)), atol=5e-4)
+    assert [t.type for t in cross.heads_figure(chosen, 1).data] == ["heatmap"] * 2
+    long = translation(src_tokens=[f"s{i}" for i in range(41)], attention={"cross": [np.full((2, 4, 41), 1 / 41)]})
+    assert cross.cross_map(long, 1, 1)["data"][0]["type"] == "heatmap"  # beyond 40 tokens: plotly's map
 
 
 def checked_calibration(held_out: dict[str, dict[str, int]]) -> confidence.MethodCalibration:
