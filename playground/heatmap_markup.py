@@ -26,6 +26,12 @@ BLUES = ((0.0, (247, 251, 255)), (0.125, (222, 235, 247)), (0.25, (198, 219, 239
          (1.0, (8, 48, 107)))
 
 
+def text(value: str) -> str:
+    """`value` as markup text: HTML-escaped (quotes too: it also goes into attributes), and on one line, since a blank
+    line would end markdown's HTML block and print the rest as text."""
+    return html.escape(" ".join(str(value).splitlines()))
+
+
 def blues(share: float) -> str:
     """The colour at `share` (0..1, clipped) of the scale, linear between its stops, as #rrggbb."""
     share = min(1.0, max(0.0, share)) if np.isfinite(share) else 0.0
@@ -59,7 +65,7 @@ def heatmap_html(z: np.ndarray, x_tokens: list[str], y_tokens: list[str], title:
     highest = float(z.max(initial=0.0))
     (widest, narrowest, _), (_, _, row_height) = cell_size(len(x_tokens)), cell_size(len(y_tokens))
     label_em = min(12.0, 1.0 + 0.55 * max((len(t) for t in y_tokens), default=1))  # the row labels' column
-    x_text, y_text = [html.escape(t) for t in x_tokens], [html.escape(t) for t in y_tokens]
+    x_text, y_text = [text(t) for t in x_tokens], [text(t) for t in y_tokens]
     header = "".join(
         f'<th title="{x}" style="writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;'
         f'font-weight:normal;border:0;padding:0 0 4px 0;overflow:hidden">'
@@ -75,11 +81,11 @@ def heatmap_html(z: np.ndarray, x_tokens: list[str], y_tokens: list[str], title:
     note = marker_note(x_tokens, y_tokens)
     legend = (f'<span style="display:inline-block;width:8em;height:0.8em;vertical-align:middle;background:'
               f'linear-gradient(to right,{",".join(blues(p) for p, _ in BLUES)})"></span>')
-    return (f'<div class="tx-heat" role="figure" aria-label="{html.escape(title)}" style="margin-bottom:0.8em">'
-            f'<p class="{TITLE_CLASS}" style="font-weight:600;margin:0 0 0.2em 0">{html.escape(title)}</p>'
-            + (f'<p style="font-size:0.8em;opacity:0.75;margin:0 0 0.2em 0">{html.escape(note)}</p>' if note else "")
-            + f'<p style="font-size:0.8em;opacity:0.75;margin:0 0 0.4em 0">rows: {html.escape(y_title)}; columns: '
-            f'{html.escape(x_title)}; weight 0 {legend} {highest:.3f}</p>'
+    return (f'<div class="tx-heat" role="figure" aria-label="{text(title)}" style="margin-bottom:0.8em">'
+            f'<p class="{TITLE_CLASS}" style="font-weight:600;margin:0 0 0.2em 0">{text(title)}</p>'
+            + (f'<p style="font-size:0.8em;opacity:0.75;margin:0 0 0.2em 0">{text(note)}</p>' if note else "")
+            + f'<p style="font-size:0.8em;opacity:0.75;margin:0 0 0.4em 0">rows: {text(y_title)}; columns: '
+            f'{text(x_title)}; weight 0 {legend} {highest:.3f}</p>'
             f'<div class="{BOX_CLASS}" style="overflow-x:auto">'
             '<table style="border-collapse:collapse;font-size:0.75em;line-height:1;'
             f'table-layout:fixed;width:min(100%,calc({label_em:.1f}em + {widest * len(x_tokens)}px));'

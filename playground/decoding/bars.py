@@ -10,11 +10,12 @@ and log-prob. Every token is HTML-escaped: a vocabulary piece is text, never mar
 """
 from __future__ import annotations
 
-import html
 import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from ..heatmap_markup import text
 
 BARS = 15  # tokens drawn per step
 GREEDY_COLOUR = "#d62728"  # the token greedy decoding chose
@@ -72,16 +73,16 @@ def bars_html(bars: list[Bar], title: str) -> str:
                  f"log-prob {b.log_prob:.3f}" + ("; greedy's choice" if b.chosen else ""))
         colour = GREEDY_COLOUR if b.chosen else OTHER_COLOUR
         width = min(100.0, 100.0 * b.shown / scale)
-        tip = f'title="{html.escape(hover)}"'  # on each cell: the row itself draws no box to hover
+        tip = f'title="{text(hover)}"'  # on each cell: the row itself draws no box to hover
         rows.append(
             f'<div class="tx-bar" data-token-id="{b.token_id}" data-shown="{b.shown!r}" style="display:contents">'
-            f'<span {tip} style="text-align:right;overflow-wrap:anywhere">{html.escape(b.label)}</span>'
+            f'<span {tip} style="text-align:right;overflow-wrap:anywhere">{text(b.label)}</span>'
             f'<span {tip} style="background:rgba(128,128,128,0.12);height:1.1em;display:block">'
             f'<span style="display:block;height:100%;width:{width:.2f}%;background:{colour}"></span></span>'
             f'<span {tip} style="font-variant-numeric:tabular-nums">{percent(b.shown)}</span></div>')
     scale_words = f"bar length: 0 to {percent(scale)} (a zoomed scale)" if scale < 1.0 else "bar length: 0 to 100%"
-    return (f'<div class="tx-bars" role="figure" aria-label="{html.escape(title)}" style="margin-bottom:0.8em">'
-            f'<p class="{TITLE_CLASS}" style="font-weight:600;margin:0 0 0.2em 0">{html.escape(title)}</p>'
+    return (f'<div class="tx-bars" role="figure" aria-label="{text(title)}" style="margin-bottom:0.8em">'
+            f'<p class="{TITLE_CLASS}" style="font-weight:600;margin:0 0 0.2em 0">{text(title)}</p>'
             f'<p style="font-size:0.8em;opacity:0.75;margin:0 0 0.4em 0">{scale_words}</p>'
             '<div style="display:grid;grid-template-columns:minmax(4em,max-content) 1fr max-content;'
             'gap:0.25em 0.6em;align-items:center;font-size:0.9em">' + "".join(rows) + "</div></div>")

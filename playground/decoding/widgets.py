@@ -74,7 +74,7 @@ def greedy_steps(explored: dict[str, Any], state: dict[str, Any]) -> None:
     chosen, raw = explored["tokens"][step - 1], explored["log_probs"][step - 1]
     probs, removed = numbers.filtered(raw, temperature, top_k, top_p)
     st.markdown(numbers.chosen_words(explored["pieces"], step, raw[chosen]))
-    # markup, not plotly: the browser draws it several times faster at every move (bars.py)
+    # markup, not plotly: a Step move is drawn in about half the time (bars.py)
     st.markdown(bars.bars_html(bars.top_bars(probs, raw, explored["vocab"], chosen),
                                numbers.step_title(step, temperature, top_k, top_p)), unsafe_allow_html=True)
     st.caption(numbers.removed_words(removed, int((probs > 0).sum()), len(probs), top_k, top_p) + numbers.BARS_NOTE)

@@ -111,9 +111,10 @@ def test_the_bars_escape_every_token():
 
 
 def test_the_bars_are_one_markdown_block():
-    """No blank line and no indented line: markdown would end the HTML block there and print the rest as text."""
-    markup = bars.bars_html(bars.top_bars(np.exp(LOG_PROBS), LOG_PROBS, VOCAB, 0), "title")
-    assert "\n" not in markup
+    """No blank line: markdown would end the HTML block there and print the rest as text (a piece with line breaks
+    in it too)."""
+    markup = bars.bars_html(bars.top_bars(np.exp(LOG_PROBS), LOG_PROBS, ["a\n\nb", *VOCAB[1:]], 0), "title")
+    assert "\n" not in markup and "a  b (0)" in parse_bars(markup)[0]["text"]
 
 
 def test_temperature_flattens_and_top_p_cuts_the_tail():

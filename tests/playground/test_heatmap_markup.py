@@ -59,6 +59,7 @@ def test_a_blank_or_broken_map_draws_white_cells_without_dividing_by_zero():
 
 
 def test_the_map_is_one_markdown_block_that_scrolls_sideways_in_a_narrow_column():
-    markup = heatmap_markup.heatmap_html(np.full((3, 3), 1 / 3), ["a", "b", "c"], ["d", "e", "f"], "t", "s", "t")
+    markup = heatmap_markup.heatmap_html(np.full((3, 3), 1 / 3), ["a\n\nb", "b", "c"], ["d", "e", "f"], "t\n\nu", "s",
+                                         "t")
     assert "\n" not in markup  # markdown would end the HTML block at a blank line
     assert 'style="overflow-x:auto"' in markup
