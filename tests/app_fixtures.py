@@ -79,8 +79,7 @@ def plotly_figures(at: AppTest) -> list[dict]:
 
 def read_heatmap(markup: str) -> dict:
     """What a markup attention map (playground/heatmap_markup.py) shows: its title, the column and row labels as
-    written ("" where thinned), each column's and row's token (their hovers), and the weights the cells' hovers
-    say (3 decimals)."""
+    written, each column's and row's token (their hovers), and the weights the cells' hovers say (3 decimals)."""
     shown: dict = {"title": "", "x": [], "y": [], "x_tokens": [], "y_tokens": [], "z": []}
 
     class Reader(HTMLParser):
