@@ -43,7 +43,10 @@ INFO = '[data-testid="stAlertContentInfo"]'
 
 
 CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
-HEATMAP = ".tx-heat table"  # a markup attention map (playground/heatmap_markup.py): Translate's cross-attention
+HEATMAP = ".tx-heat table"  # a markup attention map (playground/heatmap_markup.py)
+# Translate's cross-attention map: markup up to 40 tokens a side, plotly's beyond (playground/translate/cross.py);
+# the tiny test models' outputs run up to their 64-token limit, so either may be drawn.
+CROSS_MAP = f"{HEATMAP}, {CHART}"
 
 
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'

@@ -28,8 +28,8 @@ from browser_fixtures import (
     CHART,
     CHROMIUM,
     CHROMIUM_ARGS,
+    CROSS_MAP,
     ERRORS,
-    HEATMAP,
     IDLE,
     INFO,
     NAV,
@@ -134,7 +134,7 @@ def test_translate(page, server):
     page.locator('[data-testid="stTextArea"] textarea').fill(text)
     page.get_by_role("button", name="Translate").click()
     page.locator('[data-testid="stDataFrame"]').wait_for()
-    page.locator(HEATMAP).first.wait_for()
+    page.locator(CROSS_MAP).first.wait_for()
     settle(page)
     no_errors(page)
     # One line: the translation itself in the output box, never a green success.
@@ -142,7 +142,7 @@ def test_translate(page, server):
     page.get_by_role("button", name="Translate").click()
     page.wait_for_function(f"(t) => document.querySelector('{OUTPUT}')?.innerText.trim() === t",
                            arg=translate([TEN_WORDS[0]])[0])
-    page.locator(HEATMAP).first.wait_for()
+    page.locator(CROSS_MAP).first.wait_for()
     settle(page)
     assert "Cross-attention" in page.inner_text("body")
     assert page.get_by_role("button", name="Download CSV").count() == 1
@@ -396,7 +396,7 @@ def test_eight_browsers_translate_at_once(server):
         errors = await page.locator(ERRORS).count()
         got = (await page.locator(OUTPUT).inner_text()).strip()
         if index == 0:
-            await page.locator(HEATMAP).first.wait_for()
+            await page.locator(CROSS_MAP).first.wait_for()
             await page.wait_for_timeout(300)
             await page.screenshot(path=str(ARTIFACTS / "translate-concurrent-0.png"))
         await context.close()

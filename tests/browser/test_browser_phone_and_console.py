@@ -14,7 +14,7 @@ import urllib.parse
 
 import pytest
 from browser_fixtures import (
-    HEATMAP,
+    CROSS_MAP,
     TIMEOUT_MS,
     no_errors,
     settle,
@@ -70,7 +70,7 @@ def open_page(page, server: str, path: str):
     visit(page, server, path)
     if path == "Translate":
         page.get_by_role("button", name="Translate").click()
-        page.locator(HEATMAP).first.wait_for()
+        page.locator(CROSS_MAP).first.wait_for()
     elif path.startswith(("Walkthrough", "Experiments")):
         page.get_by_text("link holds").first.wait_for()
     settle(page)
