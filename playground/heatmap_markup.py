@@ -35,11 +35,9 @@ def text(value: str) -> str:
 def blues(share: float) -> str:
     """The colour at `share` (0..1, clipped) of the scale, linear between its stops, as #rrggbb."""
     share = min(1.0, max(0.0, share)) if np.isfinite(share) else 0.0
-    for (low, low_rgb), (high, high_rgb) in zip(BLUES, BLUES[1:], strict=False):
-        if share <= high:
-            t = (share - low) / (high - low)
-            return "#" + "".join(f"{round(a + (b - a) * t):02x}" for a, b in zip(low_rgb, high_rgb, strict=True))
-    return "#08306b"
+    (low, low_rgb), (high, high_rgb) = next(pair for pair in zip(BLUES, BLUES[1:], strict=False) if share <= pair[1][0])
+    t = (share - low) / (high - low)
+    return "#" + "".join(f"{round(a + (b - a) * t):02x}" for a, b in zip(low_rgb, high_rgb, strict=True))
 
 
 def fits(rows: int, columns: int) -> bool:

@@ -316,8 +316,9 @@ def test_translate_one_sentence_gives_the_wrappers_output_and_a_cross_attention_
 def map_columns(at: AppTest) -> list[str]:
     """The source tokens the cross-attention map's columns name: the markup map's, or plotly's (over 40 tokens a
     side: the tiny test models' outputs run long)."""
-    if heat_maps(at):
-        return heat_maps(at)[0]["x"]
+    maps = heat_maps(at)
+    if maps:
+        return maps[0]["x"]
     ticks = plotly_figures(at)[0]["layout"]["xaxis"]["ticktext"]
     return [html.unescape(t) for t in ticks]
 
