@@ -1,14 +1,14 @@
 """Steering on the Translate page (docs/steering.md), pure: no streamlit. The words of an output a user can click
-and the target prefix each one stands for, the alternatives and n-best lists as table rows, the word alignment as
-a Vega-Lite chart (lines between a row of source words and a row of target words), and the page's state in its
-URL (direction, text, method, beam, n-best, prefix), read back with corrections a shared link may need."""
+and the target prefix each one stands for, the alternatives and n-best lists as table rows, and the page's state
+in its URL (direction, text, method, beam, n-best, prefix), read back with corrections a shared link may need (the
+word alignment's chart: alignment_markup.py)."""
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from typing import Any
 
-from runtime.alignment import WORD_START, WordAlignment, is_special, words
+from runtime.alignment import WORD_START, is_special, words
 
 from ..links import MAX_LINK_TEXT_CHARS, Correction, direction_of, in_range, link_text
 
@@ -77,49 +77,6 @@ def nbest_rows(hypotheses: Sequence) -> list[dict[str, Any]]:
     """The n best, as searched (best score first): rank, text, score (log P / length penalty) and confidence."""
     return [{"rank": i + 1, "translation": h.text, "score": round(float(h.score), 4),
              "confidence": round(float(h.confidence), 4)} for i, h in enumerate(hypotheses)]
-
-
-def alignment_spec(alignment: WordAlignment, title: str = "") -> dict[str, Any]:
-    """A Vega-Lite chart: source words on the top row, target words on the bottom row, each spread over the same
-    width, and a line from every target word to the source word it aligns to, as opaque as the word-level
-    attention on that link."""
-    src, tgt = alignment.source_words, alignment.target_words
-
-    def x(i: int, n: int) -> float:
-        return (i + 0.5) / max(n, 1)
-
-    words_ = ([{"x": x(i, len(src)), "y": 1, "word": w, "side": "source"} for i, w in enumerate(src)]
-              + [{"x": x(j, len(tgt)), "y": 0, "word": w, "side": "target"} for j, w in enumerate(tgt)])
-    lines = []
-    for j, linked in enumerate(alignment.links):
-        for i in linked:
-            weight = float(alignment.weights[j][i])
-            lines += [{"link": f"{j}-{i}", "x": x(i, len(src)), "y": 1, "weight": weight,
-                       "pair": f"{tgt[j]} → {src[i]}"},
-                      {"link": f"{j}-{i}", "x": x(j, len(tgt)), "y": 0, "weight": weight,
-                       "pair": f"{tgt[j]} → {src[i]}"}]
-    axis = {"axis": None, "scale": {"domain": [0, 1]}}
-    return {
-        "title": title, "height": 160,
-        "layer": [
-            {"data": {"values": lines}, "mark": {"type": "line", "strokeWidth": 2},
-             "encoding": {"x": {"field": "x", "type": "quantitative", **axis},
-                          "y": {"field": "y", "type": "quantitative", "axis": None,
-                                "scale": {"domain": [-0.2, 1.2]}},
-                          "detail": {"field": "link"},
-                          "opacity": {"field": "weight", "type": "quantitative", "scale": {"domain": [0, 1]},
-                                      "legend": None},
-                          "tooltip": [{"field": "pair", "title": "link"},
-                                      {"field": "weight", "title": "attention", "format": ".0%"}]}},
-            {"data": {"values": words_}, "mark": {"type": "text", "fontSize": 13},
-             "encoding": {"x": {"field": "x", "type": "quantitative", **axis},
-                          "y": {"field": "y", "type": "quantitative", "axis": None,
-                                "scale": {"domain": [-0.2, 1.2]}},
-                          "text": {"field": "word"},
-                          "color": {"field": "side", "type": "nominal", "legend": {"title": None,
-                                                                                   "orient": "top"}}}},
-        ],
-    }
 
 
 def prefix_problem(prefix: str) -> str | None:

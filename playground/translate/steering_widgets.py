@@ -10,7 +10,7 @@ import streamlit as st
 
 from .. import links, models
 from ..links import note
-from . import steering
+from . import alignment_markup, steering
 from .settings import Decoding
 
 PREFIX_KEY, N_KEY, WORD_KEY = "translate_prefix", "translate_n_best", "translate_word"
@@ -169,7 +169,10 @@ def alignment(done: dict[str, Any]) -> None:
     if word_alignment is None or not word_alignment.target_words:
         st.caption("No word alignment for this output.")
         return
-    st.vega_lite_chart(spec=steering.alignment_spec(word_alignment), width="stretch", key="translate_alignment")
+    used = done["settings"]["direction"]
+    st.markdown(alignment_markup.alignment_html(word_alignment, models.LANGUAGES.get(used[0], used[0]),
+                                                models.LANGUAGES.get(used[1], used[1])),
+                unsafe_allow_html=True)  # every word escaped by alignment_markup
     st.caption("Each target word (bottom) linked to the source word it attended to most: the last decoder layer's "
                "cross-attention, heads averaged (the reading that agreed best with a dictionary, 68% of held-out "
                "words: docs/steering.md). Attention is not alignment: the model was never trained to align.")

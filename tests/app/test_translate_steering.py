@@ -4,13 +4,15 @@ translation, a malformed prefix in a link corrected with a notice, the n-best li
 same through the service (tests/serve_fixtures.py's in-process API)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from app_fixtures import clean, open_app, values
 from export_fixtures import GERMAN
 from serve_fixtures import running_api
 
 from playground.serving.client import SERVE_ENV
-from playground.translate import steering
+from playground.translate import alignment_markup, steering
 from runtime import OnnxTranslator
 from serve.settings import ServeSettings
 
@@ -80,11 +82,15 @@ def test_a_typed_start_is_forced_and_the_n_best_and_alignment_are_drawn(model_ro
                                                           "prefix": "me"})
     clean(at)
     [n_best] = OnnxTranslator(model_root / "translate").translate_n_best(
-        [TEXT], "de", "en", method="beam", beam=3, num_hypotheses=3, target_prefix=["me"])
+        [TEXT], "de", "en", method="beam", beam=3, num_hypotheses=3, target_prefix=["me"], alignment=True)
     assert values(at.code)[0] == n_best[0].text and n_best[0].text.startswith("me")
     table = next(t.value for t in at.table if "rank" in t.value.columns)
     assert list(table["translation"]) == [h.text for h in n_best] and len(n_best) > 1
-    assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"), "no alignment chart"
+    [chart] = [m.value for m in at.markdown if f'class="{alignment_markup.CLASS}"' in m.value]
+    drawn = {link: float(weight) for link, weight in re.findall(r'data-link="(\d+-\d+)" data-weight="([^"]+)"', chart)}
+    found = n_best[0].alignment
+    assert drawn == {f"{j}-{i}": pytest.approx(float(found.weights[j][i]))
+                     for j, linked in enumerate(found.links) for i in linked} and drawn, "not the output's alignment"
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,8 @@ from browser_fixtures import (
 pytestmark = [pytest.mark.exports, pytest.mark.browser]
 
 PHONE = {"width": 390, "height": 844}  # an iPhone 12-15's viewport in CSS pixels
-CHARTS = '[data-testid="stVegaLiteChart"], [data-testid="stPlotlyChart"], .tx-heat'  # .tx-heat: markup maps
+# .tx-heat: the markup maps; .tx-align: Translate's word alignment (markup)
+CHARTS = '[data-testid="stVegaLiteChart"], [data-testid="stPlotlyChart"], .tx-heat, .tx-align'
 TEXT = urllib.parse.quote_plus("Das Wetter ist heute schön.")
 OTHER = urllib.parse.quote_plus("Das Wetter ist morgen schön.")
 EXPERIMENTS = [f"Experiments?exp=compare&text={TEXT}&other={OTHER}", "Experiments?exp=lens",
@@ -46,7 +47,7 @@ OVERFLOW = """() => {
   const out = [];
   for (const chart of document.querySelectorAll('CHARTS')) {
     const column = chart.parentElement.getBoundingClientRect();
-    const drawn = chart.querySelector('.vega-embed svg, .vega-embed canvas, .main-svg, .tx-heat-box');
+    const drawn = chart.querySelector('.vega-embed svg, .vega-embed canvas, .main-svg, .tx-heat-box, .tx-align-box');
     const kind = chart.dataset.testid || chart.className;
     if (!drawn) { out.push([kind, 'nothing drawn']); continue; }
     const box = drawn.getBoundingClientRect();

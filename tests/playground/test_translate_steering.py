@@ -1,5 +1,5 @@
 """playground/translate/steering.py: the prefix a clicked word stands for, the alternatives' rows against the
-model's own next-token distribution, the n-best rows, the alignment chart's lines, and the page's URL read back
+model's own next-token distribution, the n-best rows, and the page's URL read back
 with corrections. Numbers worked out by hand on made-up tokens, or from runtime.decoding.prefix_log_probs."""
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pytest
 from playground import links
 from playground.links import note
 from playground.translate import steering
-from runtime.alignment import DEFAULT_HEADS, WordAlignment
 
 DIRECTIONS = [("de", "en"), ("en", "de")]
 METHODS = ("beam", "greedy", "sample")
@@ -50,19 +49,6 @@ def test_nbest_rows_keep_the_search_order_and_number_from_one():
                                                                                           confidence=0.5)]
     assert steering.nbest_rows(found) == [{"rank": 1, "translation": "a", "score": -0.5123, "confidence": 0.6},
                                           {"rank": 2, "translation": "b", "score": -0.9, "confidence": 0.5}]
-
-
-def test_the_alignment_chart_draws_one_line_per_link_from_the_source_row_to_the_target_row():
-    weights = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]], dtype=np.float32)
-    found = WordAlignment(["Der", "Hund", "schläft"], ["The", "sleeps"], [[0], [2]], weights, DEFAULT_HEADS)
-    lines, words = (layer["data"]["values"] for layer in steering.alignment_spec(found)["layer"])
-    assert [w["word"] for w in words if w["y"] == 1] == ["Der", "Hund", "schläft"]
-    assert [w["word"] for w in words if w["y"] == 0] == ["The", "sleeps"]
-    # "sleeps" (target 2 of 2: x = 1.5/2) to "schläft" (source 3 of 3: x = 2.5/3), drawn as opaque as 0.8
-    sleeps = [p for p in lines if p["link"] == "1-2"]
-    assert [(p["x"], p["y"]) for p in sleeps] == [(pytest.approx(2.5 / 3), 1), (0.75, 0)]
-    assert {round(p["weight"], 4) for p in sleeps} == {0.8}
-    assert sorted({p["link"] for p in lines}) == ["0-0", "1-2"]
 
 
 def test_a_link_is_read_back_as_the_page_wrote_it():
