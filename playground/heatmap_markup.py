@@ -7,6 +7,9 @@ its pair and weight, the token markers explained. Every token is HTML-escaped: t
 Only for maps of at most MAX_LABELS tokens a side (`fits`): the markup takes ~100 bytes a cell (a 40 × 40 map ~170
 kB, the longest input 256 × 256 ~7 MB), where plotly sends the weights as a typed array and thins its labels, so a
 longer input's map stays `figures.heatmap`.
+The same table draws any token × token values (the Walkthrough's raw and masked attention scores: `diverging`):
+plotly's RdBu, reversed, symmetric about 0 (negative blue, positive red), as the plotly maps draw them; a −∞ (masked)
+cell is left blank and says so.
 """
 from __future__ import annotations
 
@@ -32,12 +35,29 @@ def text(value: str) -> str:
     return html.escape(" ".join(str(value).splitlines()))
 
 
+# plotly's "RdBu" (as plotly.py resolves the name), reversed as the diverging maps draw it: -bound blue, +bound red
+RDBU_REVERSED = ((0.0, (5, 48, 97)), (0.1, (33, 102, 172)), (0.2, (67, 147, 195)), (0.3, (146, 197, 222)),
+                 (0.4, (209, 229, 240)), (0.5, (247, 247, 247)), (0.6, (253, 219, 199)), (0.7, (244, 165, 130)),
+                 (0.8, (214, 96, 77)), (0.9, (178, 24, 43)), (1.0, (103, 0, 31)))
+
+
+def scale_rgb(shares: np.ndarray, stops=BLUES) -> np.ndarray:
+    """(..., 3) uint8: the colours at `shares` (0..1, clipped; NaN counts as 0) of a scale, linear between its stops,
+    rounded half to even."""
+    shares = np.clip(np.nan_to_num(np.asarray(shares, dtype=np.float64), nan=0.0), 0.0, 1.0)
+    positions = [p for p, _ in stops]
+    channels = [np.interp(shares, positions, [rgb[c] for _, rgb in stops]) for c in range(3)]
+    return np.round(np.stack(channels, axis=-1)).astype(np.uint8)
+
+
+def colour(share: float, stops=BLUES) -> str:
+    """The colour at `share` of a scale (scale_rgb), as #rrggbb."""
+    return "#" + bytes(scale_rgb(np.array([share]), stops)[0]).hex()
+
+
 def blues(share: float) -> str:
-    """The colour at `share` (0..1, clipped) of the scale, linear between its stops, as #rrggbb."""
-    share = min(1.0, max(0.0, share)) if np.isfinite(share) else 0.0
-    (low, low_rgb), (high, high_rgb) = next(pair for pair in zip(BLUES, BLUES[1:], strict=False) if share <= pair[1][0])
-    t = (share - low) / (high - low)
-    return "#" + "".join(f"{round(a + (b - a) * t):02x}" for a, b in zip(low_rgb, high_rgb, strict=True))
+    """The colour at `share` (0..1, clipped) of plotly's Blues, linear between its stops, as #rrggbb."""
+    return colour(share, BLUES)
 
 
 def fits(rows: int, columns: int) -> bool:
@@ -52,15 +72,27 @@ def cell_size(count: int) -> tuple[int, int, int]:
 
 
 def heatmap_html(z: np.ndarray, x_tokens: list[str], y_tokens: list[str], title: str, x_title: str,
-                 y_title: str) -> str:
+                 y_title: str, diverging: bool = False, value_name: str = "weight") -> str:
     """One block of markup (no blank line: markdown passes it through whole): the title, the marker note, the
     scale, and the map as a table in a box that scrolls sideways when it is wider than the column (a phone).
-    Raises ValueError for a map that does not `fits`."""
+    Weights (the default): Blues from 0 to the largest, 3 decimals. diverging: any values, RdBu reversed and
+    symmetric about 0, 4 decimals; a non-finite cell (−∞: masked) is blank and says so. Each cell's hover: its pair
+    and its `value_name` and value. Raises ValueError for a map that does not `fits`."""
     if not fits(len(y_tokens), len(x_tokens)):
         raise ValueError(f"a {len(y_tokens)} × {len(x_tokens)} map is drawn by figures.heatmap, not as markup "
                          f"(at most {MAX_LABELS} tokens a side)")
-    z = np.nan_to_num(np.asarray(z, dtype=np.float64), nan=0.0, posinf=0.0, neginf=0.0)
-    highest = float(z.max(initial=0.0))
+    z = np.asarray(z, dtype=np.float64)
+    finite = np.isfinite(z)
+    if diverging:
+        bound = float(np.abs(z[finite]).max(initial=0.0)) or 1.0
+        shares, stops, digits = (z / bound + 1) / 2, RDBU_REVERSED, 4
+        ends = (f"{-bound:.4g}", f"{bound:.4g}")
+    else:
+        z = np.where(finite, z, 0.0)
+        high = float(z.max(initial=0.0))
+        shares, stops, digits = z / high if high > 0 else np.zeros_like(z), BLUES, 3
+        ends = ("0", f"{high:.3f}")
+    colours = ["#" + bytes(rgb).hex() for rgb in scale_rgb(shares, stops).reshape(-1, 3)]
     (widest, narrowest, _), (_, _, row_height) = cell_size(len(x_tokens)), cell_size(len(y_tokens))
     label_em = min(12.0, 1.0 + 0.55 * max((len(t) for t in y_tokens), default=1))  # the row labels' column
     x_text, y_text = [text(t) for t in x_tokens], [text(t) for t in y_tokens]
@@ -71,19 +103,22 @@ def heatmap_html(z: np.ndarray, x_tokens: list[str], y_tokens: list[str], title:
     rows = []
     for i, y in enumerate(y_text):
         cells = "".join(
-            f'<td title="{y} → {x_text[j]}: weight {z[i, j]:.3f}" '
-            f'style="background:{blues(z[i, j] / highest if highest > 0 else 0.0)};padding:0;border:0"></td>'
+            f'<td title="{y} → {x_text[j]}: {value_name} {z[i, j]:.{digits}f}" '
+            f'style="background:{colours[i * len(x_text) + j]};padding:0;border:0"></td>' if finite[i, j] or
+            not diverging else
+            f'<td title="{y} → {x_text[j]}: {value_name} −∞ (masked)" style="padding:0;border:0"></td>'
             for j in range(len(x_text)))
         rows.append(f'<tr style="height:{row_height}px"><th title="{y}" style="text-align:right;font-weight:normal;'
                     f'white-space:nowrap;overflow:hidden;border:0;padding:0 6px 0 0">{y}</th>{cells}</tr>')
     note = marker_note(x_tokens, y_tokens)
     legend = (f'<span style="display:inline-block;width:8em;height:0.8em;vertical-align:middle;background:'
-              f'linear-gradient(to right,{",".join(blues(p) for p, _ in BLUES)})"></span>')
+              f'linear-gradient(to right,{",".join(colour(p, stops) for p, _ in stops)})"></span>')
+    masked = " (blank: −∞, masked)" if diverging and not finite.all() else ""
     return (f'<div class="tx-heat" role="figure" aria-label="{text(title)}" style="margin-bottom:0.8em">'
             f'<p class="{TITLE_CLASS}" style="font-weight:600;margin:0 0 0.2em 0">{text(title)}</p>'
             + (f'<p style="font-size:0.8em;opacity:0.75;margin:0 0 0.2em 0">{text(note)}</p>' if note else "")
             + f'<p style="font-size:0.8em;opacity:0.75;margin:0 0 0.4em 0">rows: {text(y_title)}; columns: '
-            f'{text(x_title)}; weight 0 {legend} {highest:.3f}</p>'
+            f'{text(x_title)}; {text(value_name)} {ends[0]} {legend} {ends[1]}{masked}</p>'
             f'<div class="{BOX_CLASS}" style="overflow-x:auto">'
             '<table style="border-collapse:collapse;font-size:0.75em;line-height:1;'
             f'table-layout:fixed;width:min(100%,calc({label_em:.1f}em + {widest * len(x_tokens)}px));'

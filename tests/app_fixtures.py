@@ -79,7 +79,8 @@ def plotly_figures(at: AppTest) -> list[dict]:
 
 def read_heatmap(markup: str) -> dict:
     """What a markup attention map (playground/heatmap_markup.py) shows: its title, the column and row labels as
-    written, each column's and row's token (their hovers), and the weights the cells' hovers say (3 decimals)."""
+    written, each column's and row's token (their hovers), and the values the cells' hovers say (weights: 3
+    decimals; scores: 4, a masked one −inf)."""
     shown: dict = {"title": "", "x": [], "y": [], "x_tokens": [], "y_tokens": [], "z": []}
 
     class Reader(HTMLParser):
@@ -98,8 +99,9 @@ def read_heatmap(markup: str) -> dict:
                 shown[f"{axis}_tokens"].append(attrs["title"])
                 shown[axis].append("")
                 self.where = axis
-            elif tag == "td":
-                self.row.append(float(attrs["title"].rsplit("weight ", 1)[1]))
+            elif tag == "td":  # "y → x: weight 0.123", "y → x: score -1.2345", "y → x: score −∞ (masked)"
+                value = attrs["title"].rsplit(": ", 1)[1].split(" ", 1)[1]
+                self.row.append(-np.inf if value == "−∞ (masked)" else float(value))
 
         def handle_endtag(self, tag):
             if tag == "tr" and self.row:

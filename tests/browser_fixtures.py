@@ -47,6 +47,9 @@ HEATMAP = ".tx-heat table"  # a markup attention map (playground/heatmap_markup.
 # Translate's cross-attention map: markup up to 40 tokens a side, plotly's beyond (playground/translate/cross.py);
 # the tiny test models' outputs run up to their 64-token limit, so either may be drawn.
 CROSS_MAP = f"{HEATMAP}, {CHART}"
+# A Walkthrough map: a markup table (token × token, up to 40 a side), an image (token × dimension,
+# playground/walkthrough/map_image.py), or plotly's (longer, or "Hover and zoom" on).
+WALK_MAP = f"{HEATMAP}, .tx-map img, {CHART}"
 
 
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'

@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from .. import heatmap_markup
 from ..figures import heatmap
-from .figures import HALF_LABELS, HALF_NOTE_CHARS, shape_line, values_map
+from .figures import HALF_LABELS, HALF_NOTE_CHARS, shape_line
 from .steps import Step
 from .tensors import Trace, attention_prefix, matrix_csv, softmax_check, stage, step_json, sublayer, tokens_of
-from .views import chart, download
+from .views import INTERACTIVE_KEY, chart, download, draw_map
 
 
 def attention_parts(trace: Trace, step: Step, view: dict) -> tuple[dict[str, np.ndarray], list[str], list[str]]:
@@ -30,7 +31,7 @@ def show_qkv(trace: Trace, step: Step, view: dict) -> None:
     cols = st.columns(3)
     for col, (name, matrix, tokens) in zip(cols, (("Q", q, queries), ("K", k, keys), ("V", v, keys)), strict=True):
         with col:
-            chart(values_map(matrix, tokens, f"{name} (head {h + 1})", "dimension of the head"), f"{step.key}_{name}")
+            draw_map(matrix, tokens, f"{name} (head {h + 1})", "dimension of the head", f"{step.key}_{name}")
     download("Q, K, V of this head (JSON)", step_json({"q": q, "k": k, "v": v}, {"queries": queries, "keys": keys}),
              f"qkv_layer{view['layer'] + 1}_head{h + 1}.json", f"{step.key}_qkv")
 
@@ -44,13 +45,17 @@ def show_scores(trace: Trace, step: Step, view: dict) -> None:
                + f" · scale {scale:.4g} (1/√d_k = {1 / np.sqrt(parts['q'].shape[-1]):.4g})")
     left, right = st.columns(2)
     with left:
-        chart(values_map(scores, queries, "QKᵀ: raw scores (query row × key column)", "key",
-                         x_labels=keys, most=HALF_LABELS), f"{step.key}_raw")
-        chart(values_map(masked, queries, "÷ √d_k, mask applied (blank = −∞)", "key", x_labels=keys,
-                         most=HALF_LABELS), f"{step.key}_masked")
+        draw_map(scores, queries, "QKᵀ: raw scores (query row × key column)", "key", f"{step.key}_raw",
+                 x_labels=keys, most=HALF_LABELS)
+        draw_map(masked, queries, "÷ √d_k, mask applied (blank = −∞)", "key", f"{step.key}_masked", x_labels=keys,
+                 most=HALF_LABELS)
     with right:
-        chart(heatmap(weights, keys, queries, "softmax: the attention weights", "key", "query",
-                      note_chars=HALF_NOTE_CHARS), f"{step.key}_weights")
+        if st.session_state.get(INTERACTIVE_KEY) or not heatmap_markup.fits(len(queries), len(keys)):
+            chart(heatmap(weights, keys, queries, "softmax: the attention weights", "key", "query",
+                          note_chars=HALF_NOTE_CHARS), f"{step.key}_weights")
+        else:  # markup, as draw_map draws the scores beside it
+            st.markdown(heatmap_markup.heatmap_html(weights, keys, queries, "softmax: the attention weights", "key",
+                                                    "query"), unsafe_allow_html=True)
         masked_cells = int((~np.isfinite(masked)).sum())
         st.caption(f"{masked_cells} of {masked.size} cells masked. Each row sums to 1 "
                    f"(largest deviation {np.abs(weights.sum(-1) - 1).max():.1e}); softmax of the shown scores "
@@ -76,11 +81,11 @@ def show_heads(trace: Trace, step: Step, view: dict) -> None:
     st.caption(f"Layer {view['layer'] + 1}: " + shape_line(**{f"head {h + 1}": context, "concat": concat,
                                                               "after W_O": out})
                + f" · head {h + 1} fills columns {h * d_k}–{(h + 1) * d_k - 1} of the concatenation")
-    chart(values_map(context, queries, f"Head {h + 1}: weights × V (one row per query)", "dimension of the head"),
-          f"{step.key}_context")
+    draw_map(context, queries, f"Head {h + 1}: weights × V (one row per query)", "dimension of the head",
+             f"{step.key}_context")
     left, right = st.columns(2)
     with left:
-        chart(values_map(concat, queries, "All heads side by side (Concat)", "dimension"), f"{step.key}_concat")
+        draw_map(concat, queries, "All heads side by side (Concat)", "dimension", f"{step.key}_concat")
     with right:
-        chart(values_map(out, queries, "× W_O: the sublayer's output", "dimension"), f"{step.key}_out")
+        draw_map(out, queries, "× W_O: the sublayer's output", "dimension", f"{step.key}_out")
     download("The sublayer's output (CSV)", matrix_csv(out, queries), "attention_output.csv", f"{step.key}_out")

@@ -9,7 +9,9 @@ import streamlit as st
 
 from runtime.walkthrough import ClassificationTrace
 
-from ..figures import bar
+from .. import heatmap_markup
+from ..figures import MAX_LABELS, bar
+from . import map_image
 from .figures import shape_line, values_map
 from .steps import Step
 from .tensors import (
@@ -29,9 +31,26 @@ from .tensors import (
     top_candidates,
 )
 
+INTERACTIVE_KEY = "walkthrough_interactive"  # the "Hover and zoom" toggle: plotly's maps instead of the markup ones
+
 
 def chart(figure: dict[str, Any], key: str) -> None:
     st.plotly_chart(figure, width="stretch", key=f"walkthrough_{key}")
+
+
+def draw_map(z: np.ndarray, y_tokens: list[str], title: str, x_title: str, key: str,
+             x_labels: list[str] | None = None, diverging: bool = True, most: int = MAX_LABELS) -> None:
+    """A values map as markup, which the browser draws far faster than plotly (map_image.py says why): token ×
+    dimension as an image, token × token (`x_labels`, at most 40 a side) as a table whose cells hover their values.
+    plotly's map (figures.values_map) where the "Hover and zoom" toggle is on, or the table would be too long."""
+    markup = not st.session_state.get(INTERACTIVE_KEY)
+    if markup and x_labels is None:
+        st.markdown(map_image.map_html(z, y_tokens, title, x_title, diverging), unsafe_allow_html=True)
+    elif markup and heatmap_markup.fits(len(y_tokens), len(x_labels)):
+        st.markdown(heatmap_markup.heatmap_html(z, x_labels, y_tokens, title, x_title, "query", diverging=True,
+                                                value_name="score"), unsafe_allow_html=True)  # escaped there
+    else:
+        chart(values_map(z, y_tokens, title, x_title, x_labels, diverging, most), key)
 
 
 def download(label: str, data: str, file_name: str, key: str) -> None:
@@ -65,8 +84,7 @@ def show_embedding(trace: Trace, step: Step, view: dict) -> None:
     figure["layout"] |= {"barmode": "group", "showlegend": True}
     chart(figure, f"{step.key}_norms")
     st.markdown(embedding_words(rows, scaled, positions))
-    chart(values_map(scaled, tokens, "Embedding rows × √d_model (one row per token)", "dimension"),
-          f"{step.key}_rows")
+    draw_map(scaled, tokens, "Embedding rows × √d_model (one row per token)", "dimension", f"{step.key}_rows")
     download("The embedding rows (CSV)", matrix_csv(scaled, tokens), f"{step.key}.csv", step.key)
 
 
@@ -78,9 +96,9 @@ def show_positions(trace: Trace, step: Step, view: dict) -> None:
         st.warning("This model adds no positional encoding (trained with it switched off).")
     left, right = st.columns(2)
     with left:
-        chart(values_map(positions, tokens, "Positional encoding PE (position × dimension)", "dimension"), "pe")
+        draw_map(positions, tokens, "Positional encoding PE (position × dimension)", "dimension", "pe")
     with right:
-        chart(values_map(x0, tokens, "Embedding × √d_model + PE: the input to layer 1", "dimension"), "x0")
+        draw_map(x0, tokens, "Embedding × √d_model + PE: the input to layer 1", "dimension", "x0")
     download("The sum (CSV)", matrix_csv(x0, tokens), "layer_input.csv", "x0")
 
 
@@ -97,9 +115,9 @@ def show_norm(trace: Trace, step: Step, view: dict, pre_norm: bool) -> None:
     st.caption(f"Layer {view['layer'] + 1}, after self-attention: " + shape_line(before=before, after=after))
     left, right = st.columns(2)
     with left:
-        chart(values_map(before, tokens, names[0], "dimension"), "norm_before")
+        draw_map(before, tokens, names[0], "dimension", "norm_before")
     with right:
-        chart(values_map(after, tokens, names[1], "dimension"), "norm_after")
+        draw_map(after, tokens, names[1], "dimension", "norm_after")
     stats = layer_norm_stats(before, after)
     st.dataframe([{"token": f"{s['position']}: {tokens[s['position']]}", **{k: round(v, 4) for k, v in s.items()
                                                                               if k != "position"}} for s in stats],
@@ -120,10 +138,9 @@ def show_ffn(trace: Trace, step: Step, view: dict) -> None:
                + f" · {zero.mean():.0%} of the hidden units are 0 after the ReLU, on average over positions")
     chart(bar(tokens, list(zero), "Share of the d_ff hidden units the ReLU set to 0, per position", "share"),
           f"{step.key}_zero")
-    chart(values_map(hidden, tokens, f"max(0, x W1 + b1): {hidden.shape[-1]} hidden units per position",
-                     "hidden unit", diverging=False), f"{step.key}_hidden")
-    chart(values_map(parts["stream"], tokens, "Residual + LayerNorm: this layer's output", "dimension"),
-          f"{step.key}_stream")
+    draw_map(hidden, tokens, f"max(0, x W1 + b1): {hidden.shape[-1]} hidden units per position", "hidden unit",
+             f"{step.key}_hidden", diverging=False)
+    draw_map(parts["stream"], tokens, "Residual + LayerNorm: this layer's output", "dimension", f"{step.key}_stream")
     download("The hidden units (CSV)", matrix_csv(hidden, tokens), f"{step.key}_hidden.csv", f"{step.key}_hidden")
 
 
@@ -164,12 +181,12 @@ def show_output(trace: Trace, step: Step, view: dict, model) -> None:
 def show_pool(trace: Trace, step: Step, view: dict, pooling: str) -> None:
     encoded, pooled, tokens = trace.steps["encoded"], trace.steps["pooled"], trace.pieces
     st.caption(shape_line(encoded=encoded, pooled=pooled) + f" · pooling: {pooling}")
-    chart(values_map(encoded, tokens, "The encoder's output, one vector per token", "dimension"), "pool_encoded")
+    draw_map(encoded, tokens, "The encoder's output, one vector per token", "dimension", "pool_encoded")
     if pooling == "max":
         winners = np.bincount(encoded.argmax(axis=0), minlength=len(tokens))
         chart(bar(tokens, list(winners), "Dimensions of the pooled vector each token supplied (max pooling)",
                   "dimensions"), "pool_winners")
-    chart(values_map(pooled[None], ["pooled"], "The pooled vector", "dimension"), "pool_vector")
+    draw_map(pooled[None], ["pooled"], "The pooled vector", "dimension", "pool_vector")
     download("The encoder's output and the pooled vector (JSON)",
              step_json({"encoded": encoded, "pooled": pooled}, {"rows": tokens}), "pooling.json", "pool")
 

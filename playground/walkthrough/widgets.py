@@ -130,6 +130,10 @@ def view_controls(step: Step, trace: Trace, config: dict[str, Any], state: dict[
                                                  format_func=lambda i: f"{i}: after {positions[i]}",
                                                  key="walkthrough_position") or 0
         state["position"] = view["position"]
+    if step.kind not in ("tokens", "head", "output"):  # the steps that draw maps
+        controls[3].toggle("Hover and zoom", key=views.INTERACTIVE_KEY,
+                           help="Draw the maps with plotly: hover any value, zoom into a region. Slower on every "
+                                "click; the maps' numbers are also in each step's download.")
     if corrections:
         st.warning(note(corrections))
     return view

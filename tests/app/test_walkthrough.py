@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import shutil
 from urllib.parse import parse_qs
 
 import numpy as np
 import pytest
-from app_fixtures import app_models_root, clean, open_app, values
+from app_fixtures import app_models_root, clean, open_app, read_heatmap, values
 from streamlit.testing.v1 import AppTest
 
 from playground.walkthrough import steps as wt
@@ -19,6 +20,8 @@ from runtime.walkthrough import TranslationWalkthrough
 pytestmark = pytest.mark.exports
 
 PAGE = "pages/8_Walkthrough.py"
+WEIGHTS, MASKED, RAW = ("softmax: the attention weights", "÷ √d_k, mask applied (blank = −∞)",
+                        "QKᵀ: raw scores (query row × key column)")  # the scores step's maps (attention.py)
 
 
 @pytest.fixture
@@ -34,8 +37,14 @@ def figure(at: AppTest, key: str) -> dict:
     return json.loads(chart.proto.spec)
 
 
-def heat(at: AppTest, key: str) -> np.ndarray:
-    """A heatmap's z as sent to the browser (plotly encodes numpy arrays as base64 typed arrays)."""
+def heat(at: AppTest, key: str, title: str | None = None) -> np.ndarray:
+    """A heatmap's z as sent to the browser (plotly encodes numpy arrays as base64 typed arrays); or, where the page
+    drew the map as markup (at most 40 tokens a side, playground/heatmap_markup.py), the values its cells' hovers
+    say (a masked cell: −inf where plotly's is NaN), found by its `title`."""
+    markup = [read_heatmap(m.value) for m in at.markdown if 'class="tx-heat"' in m.value]
+    found = [shown["z"] for shown in markup if shown["title"] == title]
+    if title is not None and found:
+        return found[0]
     z = figure(at, key)["data"][0]["z"]
     if isinstance(z, dict):
         return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(
@@ -70,11 +79,12 @@ def test_the_scores_step_shows_the_graphs_numbers_and_a_redraw_does_not_run_the_
     assert len(runs) == 1
     text = at.text_input(key="walkthrough_text").value
     trace = original(TranslationWalkthrough(app_models_root() / "translate"), text, "de", "en")  # not counted
-    shown = heat(at, "dec_self_weights")
-    np.testing.assert_allclose(shown, trace.decoder["dec_self_weights"][1, 2], atol=1e-6)  # layer 2, head 3
-    masked = heat(at, "dec_self_masked")
-    assert np.isnan(np.triu(masked, 1)[np.triu_indices(len(masked), 1)]).all()  # −∞ above the diagonal: blank
-    assert not np.isnan(np.tril(masked)).any()
+    shown = heat(at, "dec_self_weights", WEIGHTS)
+    np.testing.assert_allclose(shown, trace.decoder["dec_self_weights"][1, 2], atol=5e-4)  # layer 2, head 3
+    masked = heat(at, "dec_self_masked", MASKED)
+    above = np.triu_indices(len(masked), 1)
+    assert not np.isfinite(masked[above]).any()  # −∞ above the diagonal: blank
+    assert np.isfinite(np.tril(masked)[np.tril_indices(len(masked))]).all()
     for head in (1, 2, 4):
         at.slider(key="walkthrough_head").set_value(head).run()
         clean(at)
@@ -84,6 +94,32 @@ def test_the_scores_step_shows_the_graphs_numbers_and_a_redraw_does_not_run_the_
     assert at.query_params["step"] == "dec_cross" and at.query_params["head"] == "4"
     (link,) = [link for link in at.main.get("page_link") if link.proto.page == "Decoding_explorer"]
     assert parse_qs(link.proto.query_string) == {"direction": ["de-en"], "text": [text]}
+
+
+def test_the_maps_are_markup_with_the_graphs_numbers_and_hover_and_zoom_draws_plotlys(walkthrough_page):
+    """Issue 52: the maps are markup (token × token: a table; token × dimension: an image), which the browser draws
+    far faster than plotly; the "Hover and zoom" toggle draws plotly's maps of the same numbers."""
+    at = walkthrough_page({"model": "translate:de-en", "step": "scores", "layer": "2", "head": "3"})
+    clean(at)
+    text = at.text_input(key="walkthrough_text").value
+    trace = TranslationWalkthrough(app_models_root() / "translate").run(text, "de", "en")
+    weights, raw = trace.encoder["enc_self_weights"][1, 2], trace.encoder["enc_self_scores"][1, 2]
+    assert len(weights) <= 40 and not at.get("plotly_chart"), "a short source's maps are markup"
+    np.testing.assert_allclose(heat(at, "", WEIGHTS), weights, atol=5e-4)  # the hovers' 3 decimals
+    np.testing.assert_allclose(heat(at, "", RAW), raw, atol=5e-5)  # 4 decimals
+    at.toggle(key="walkthrough_interactive").set_value(True).run()
+    clean(at)
+    np.testing.assert_allclose(heat(at, "scores_weights"), weights, atol=1e-6)
+    np.testing.assert_allclose(heat(at, "scores_raw"), raw, atol=1e-5)
+    at.toggle(key="walkthrough_interactive").set_value(False).run()
+    at.selectbox(key="walkthrough_step").set_value("ffn").run()
+    clean(at)
+    images = [m.value for m in at.markdown if 'class="tx-map"' in m.value]
+    hidden, stream = trace.encoder["enc_ff_hidden"][1], trace.encoder["enc_ff_stream"][1]
+    assert [re.search(r'data-rows="(\d+)" data-columns="(\d+)"', m).groups() for m in images] == \
+        [tuple(map(str, hidden.shape)), tuple(map(str, stream.shape))]
+    assert f"value {hidden.min():.4g} " in images[0] and f"> {hidden.max():.4g}</p>" in images[0]  # ReLU: 0 up
+    assert len(at.get("plotly_chart")) == 1, "only the bars of the ReLU's zeros stay plotly"
 
 
 def test_the_output_step_lists_the_candidates_and_the_greedy_choice(walkthrough_page):

@@ -39,6 +39,7 @@ from browser_fixtures import (
     TEN_WORDS,
     TIMEOUT_MS,
     VIEWPORT,
+    WALK_MAP,
     busy_share,
     models_root,
     no_errors,
@@ -270,7 +271,7 @@ def test_decoding_explorer_opens_a_shared_link_steps_through_and_redraws(page, s
 def test_walkthrough_opens_a_shared_link_steps_through_and_redraws(page, server):
     text = urllib.parse.quote_plus(SENTENCES[2])
     visit(page, server, f"Walkthrough?model=translate:de-en&text={text}&step=scores&layer=2&head=3&query=1")
-    page.locator(CHART).first.wait_for()
+    page.locator(WALK_MAP).first.wait_for()
     settle(page)
     page.get_by_text("Layer 2, head 3").first.wait_for()
     body = page.inner_text("body")

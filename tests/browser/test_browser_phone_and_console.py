@@ -24,8 +24,9 @@ from browser_fixtures import (
 pytestmark = [pytest.mark.exports, pytest.mark.browser]
 
 PHONE = {"width": 390, "height": 844}  # an iPhone 12-15's viewport in CSS pixels
-# .tx-heat: the markup maps; .tx-align: Translate's word alignment (markup)
-CHARTS = '[data-testid="stVegaLiteChart"], [data-testid="stPlotlyChart"], .tx-heat, .tx-align'
+# .tx-heat, .tx-map: the markup maps (tables, images); .tx-align: Translate's word alignment (markup)
+CHARTS = '[data-testid="stVegaLiteChart"], [data-testid="stPlotlyChart"], .tx-heat, .tx-map, .tx-align'
+DRAWN = ".vega-embed svg, .vega-embed canvas, .main-svg, .tx-heat-box, .tx-map-box, .tx-align-box"  # what each draws
 TEXT = urllib.parse.quote_plus("Das Wetter ist heute schön.")
 OTHER = urllib.parse.quote_plus("Das Wetter ist morgen schön.")
 EXPERIMENTS = [f"Experiments?exp=compare&text={TEXT}&other={OTHER}", "Experiments?exp=lens",
@@ -47,7 +48,7 @@ OVERFLOW = """() => {
   const out = [];
   for (const chart of document.querySelectorAll('CHARTS')) {
     const column = chart.parentElement.getBoundingClientRect();
-    const drawn = chart.querySelector('.vega-embed svg, .vega-embed canvas, .main-svg, .tx-heat-box, .tx-align-box');
+    const drawn = chart.querySelector('DRAWN');
     const kind = chart.dataset.testid || chart.className;
     if (!drawn) { out.push([kind, 'nothing drawn']); continue; }
     const box = drawn.getBoundingClientRect();
@@ -62,7 +63,7 @@ OVERFLOW = """() => {
     }
   }
   return out;
-}""".replace("CHARTS", CHARTS)
+}""".replace("CHARTS", CHARTS).replace("DRAWN", DRAWN)
 
 
 def open_page(page, server: str, path: str):

@@ -2,6 +2,8 @@
 figures.heatmap showed: the weights, every token, plotly's Blues scale, the markers explained."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from app_fixtures import read_heatmap
@@ -63,3 +65,19 @@ def test_the_map_is_one_markdown_block_that_scrolls_sideways_in_a_narrow_column(
                                          "t")
     assert "\n" not in markup  # markdown would end the HTML block at a blank line
     assert 'style="overflow-x:auto"' in markup
+
+
+def test_values_are_drawn_on_a_scale_symmetric_about_zero_and_a_masked_cell_is_blank():
+    """The Walkthrough's raw and masked scores (diverging): plotly's RdBu reversed, -bound blue, +bound red."""
+    z = np.array([[-2.0, 0.0], [1.23456, -np.inf]])
+    markup = heatmap_markup.heatmap_html(z, ["a", "b"], ["c", "d"], "Scores", "key", "query", diverging=True,
+                                         value_name="score")
+    shown = read_heatmap(markup)
+    np.testing.assert_array_equal(shown["z"], [[-2.0, 0.0], [1.2346, -np.inf]])  # 4 decimals; −∞ said
+    assert heatmap_markup.colour(0.0, heatmap_markup.RDBU_REVERSED) == "#053061"  # -2: the bound, dark blue
+    assert heatmap_markup.colour(1.0, heatmap_markup.RDBU_REVERSED) == "#67001f"
+    cells = re.findall(r'<td title="([^"]+)"( style="[^"]*")', markup)
+    backgrounds = {title.split(":")[0]: style for title, style in cells}
+    assert "background:#053061" in backgrounds["c → a"] and "background:#f7f7f7" in backgrounds["c → b"]
+    assert "background" not in backgrounds["d → b"]  # masked: blank, as plotly leaves it
+    assert "score -2 " in markup and "> 2 (blank: −∞, masked)</p>" in markup
