@@ -11,7 +11,7 @@ from ..figures import heatmap
 from .figures import HALF_LABELS, HALF_NOTE_CHARS, shape_line
 from .steps import Step
 from .tensors import Trace, attention_prefix, matrix_csv, softmax_check, stage, step_json, sublayer, tokens_of
-from .views import INTERACTIVE_KEY, chart, download, draw_map
+from .views import INTERACTIVE_KEY, chart, download, draw_map, table
 
 
 def attention_parts(trace: Trace, step: Step, view: dict) -> tuple[dict[str, np.ndarray], list[str], list[str]]:
@@ -63,10 +63,9 @@ def show_scores(trace: Trace, step: Step, view: dict) -> None:
     st.markdown(f"**Row {row} (`{queries[row]}`) in detail**: what the softmax does to one query's scores.")
     finite = np.isfinite(masked[row])
     exps = np.where(finite, np.exp(masked[row] - masked[row][finite].max()) if finite.any() else 0.0, 0.0)
-    st.dataframe([{"key": f"{j}: {keys[j]}", "q·k": float(scores[row, j]), "÷ √d_k": float(scaled[row, j]),
-                   "masked": float(masked[row, j]), "exp(· − max)": float(exps[j]),
-                   "weight": float(weights[row, j])} for j in range(len(keys))],
-                 hide_index=True, key=f"walkthrough_{step.key}_row")
+    table([{"key": f"{j}: {keys[j]}", "q·k": float(scores[row, j]), "÷ √d_k": float(scaled[row, j]),
+            "masked": float(masked[row, j]), "exp(· − max)": float(exps[j]), "weight": float(weights[row, j])}
+           for j in range(len(keys))], f"{step.key}_row")
     download("Scores, masked scores and weights of this head (JSON)",
              step_json({"scores": scores, "scaled": scaled, "masked": masked, "weights": weights},
                        {"queries": queries, "keys": keys}),

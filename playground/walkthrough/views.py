@@ -5,13 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from runtime.walkthrough import ClassificationTrace
 
 from .. import heatmap_markup
-from ..figures import MAX_LABELS, bar
-from . import map_image
+from ..decoding.bars import percent
+from ..figures import MAX_LABELS
+from . import bars_markup, map_image
+from .bars_markup import Series, bars_html
 from .figures import shape_line, values_map
 from .steps import Step
 from .tensors import (
@@ -31,11 +34,31 @@ from .tensors import (
     top_candidates,
 )
 
+TABLE_ROWS = 40  # a longer table scrolls (st.dataframe)
 INTERACTIVE_KEY = "walkthrough_interactive"  # the "Hover and zoom" toggle: plotly's maps instead of the markup ones
 
 
 def chart(figure: dict[str, Any], key: str) -> None:
     st.plotly_chart(figure, width="stretch", key=f"walkthrough_{key}")
+
+
+def bars(markup: str) -> None:
+    """A bar chart as markup (bars_markup.py: every label escaped there). No plotly alternative: each bar's number
+    is written beside it."""
+    st.markdown(markup, unsafe_allow_html=True)
+
+
+def table(rows: list[dict[str, Any]], key: str) -> None:
+    """A step's numbers as a table: up to TABLE_ROWS rows a plain one (st.table, which the browser draws far faster
+    than st.dataframe's grid: ~250 ms of a step's click, docs/performance.md), its fractions in plain decimals
+    (bars_markup.number); a longer one st.dataframe's, which scrolls."""
+    if len(rows) > TABLE_ROWS:
+        st.dataframe(rows, hide_index=True, key=f"walkthrough_{key}")
+        return
+    frame = pd.DataFrame(rows)
+    fractions = list(frame.select_dtypes("floating").columns)
+    st.table(frame.style.hide(axis="index").format(bars_markup.number, subset=fractions))
+
 
 
 def draw_map(z: np.ndarray, y_tokens: list[str], title: str, x_title: str, key: str,
@@ -63,8 +86,7 @@ def download(label: str, data: str, file_name: str, key: str) -> None:
 def show_tokens(trace: Trace, step: Step, view: dict) -> None:
     pieces = tokens_of(trace, "enc")
     ids = trace.ids if isinstance(trace, ClassificationTrace) else trace.src_ids
-    st.dataframe([{"position": i, "piece": p, "id": t} for i, (p, t) in enumerate(zip(pieces, ids, strict=True))],
-                 hide_index=True, key="walkthrough_tokens")
+    table([{"position": i, "piece": p, "id": t} for i, (p, t) in enumerate(zip(pieces, ids, strict=True))], "tokens")
     st.caption(f"{len(ids)} tokens. " + ("The first is the tag that tells the translator which language to write."
                                          if pieces and pieces[0].startswith("<2") else ""))
 
@@ -74,15 +96,9 @@ def show_embedding(trace: Trace, step: Step, view: dict) -> None:
     p = embedding_prefix(step.stack)
     rows, scaled, positions = tensors[f"{p}_embed"], tensors[f"{p}_embed_scaled"], tensors[f"{p}_positions"]
     st.caption(shape_line(**{"E[t]": rows, "× √d_model": scaled, "PE": positions}))
-    norms = {"row of E": norm_rows(rows), "× √d_model": norm_rows(scaled), "positional encoding": norm_rows(positions)}
-    figure = bar(tokens, list(norms["× √d_model"]), "Vector length per token (L2 norm)", "norm")
-    figure["data"] = [{**figure["data"][0], "name": "× √d_model"},
-                      {**figure["data"][0], "y": list(norms["row of E"]), "name": "row of E",
-                       "marker": {"color": "#aaa"}},
-                      {**figure["data"][0], "y": list(norms["positional encoding"]), "name": "positional encoding",
-                       "marker": {"color": "#ff7f0e"}}]
-    figure["layout"] |= {"barmode": "group", "showlegend": True}
-    chart(figure, f"{step.key}_norms")
+    lengths = [Series("× √d_model", norm_rows(scaled)), Series("row of E", norm_rows(rows), "#aaa"),
+               Series("positional encoding", norm_rows(positions), "#ff7f0e")]
+    bars(bars_html(tokens, lengths, "Vector length per token (L2 norm)"))
     st.markdown(embedding_words(rows, scaled, positions))
     draw_map(scaled, tokens, "Embedding rows × √d_model (one row per token)", "dimension", f"{step.key}_rows")
     download("The embedding rows (CSV)", matrix_csv(scaled, tokens), f"{step.key}.csv", step.key)
@@ -119,9 +135,9 @@ def show_norm(trace: Trace, step: Step, view: dict, pre_norm: bool) -> None:
     with right:
         draw_map(after, tokens, names[1], "dimension", "norm_after")
     stats = layer_norm_stats(before, after)
-    st.dataframe([{"token": f"{s['position']}: {tokens[s['position']]}", **{k: round(v, 4) for k, v in s.items()
-                                                                              if k != "position"}} for s in stats],
-                 hide_index=True, key="walkthrough_norm_stats")
+    table([{"token": f"{s['position']}: {tokens[s['position']]}", **{k: round(v, 4) for k, v in s.items()
+                                                                       if k != "position"}} for s in stats],
+          "norm_stats")
     st.caption("After the norm every position has mean ≈ 0 and standard deviation ≈ 1 before the learned gain and "
                "bias; those move it a little (so not exactly 0 and 1).")
     download("Before and after the norm (JSON)", step_json({"before": before, "after": after}, {"rows": tokens}),
@@ -136,8 +152,8 @@ def show_ffn(trace: Trace, step: Step, view: dict) -> None:
     zero = relu_zero_share(hidden)
     st.caption(f"Layer {view['layer'] + 1}: " + shape_line(input=parts["in"], hidden=hidden, output=parts["out"])
                + f" · {zero.mean():.0%} of the hidden units are 0 after the ReLU, on average over positions")
-    chart(bar(tokens, list(zero), "Share of the d_ff hidden units the ReLU set to 0, per position", "share"),
-          f"{step.key}_zero")
+    bars(bars_html(tokens, [Series("", zero)], "Share of the d_ff hidden units the ReLU set to 0, per position",
+                   lambda share: f"{share:.0%}"))
     draw_map(hidden, tokens, f"max(0, x W1 + b1): {hidden.shape[-1]} hidden units per position", "hidden unit",
              f"{step.key}_hidden", diverging=False)
     draw_map(parts["stream"], tokens, "Residual + LayerNorm: this layer's output", "dimension", f"{step.key}_stream")
@@ -153,12 +169,11 @@ def show_output(trace: Trace, step: Step, view: dict, model) -> None:
     chosen = trace.output_pieces[t] if t < len(trace.output_pieces) else None
     st.caption(shape_line(hidden=tensors["hidden"], logits=tensors["logits"]) +
                f" · position {t}: the decoder has read `{' '.join(inputs[:t + 1])}`")
-    figure = bar([c["token"] for c in candidates], [c["probability"] for c in candidates],
-                 f"Position {t}: the {len(candidates)} likeliest next tokens", "probability")
-    figure["data"][0]["marker"] = {"color": ["#d62728" if c["token"] == chosen else "#1f77b4" for c in candidates]}
-    chart(figure, "output_top")
-    st.dataframe([{**c, "logit": float(logits[c["id"]]), "probability": f"{c['probability']:.2%}"}
-                  for c in candidates], hide_index=True, key="walkthrough_output_table")
+    greedy = next((i for i, c in enumerate(candidates) if c["token"] == chosen), None)
+    bars(bars_html([c["token"] for c in candidates], [Series("probability", [c["probability"] for c in candidates])],
+                   f"Position {t}: the {len(candidates)} likeliest next tokens", percent, highlight=greedy))
+    table([{**c, "logit": float(logits[c["id"]]), "probability": f"{c['probability']:.2%}"} for c in candidates],
+          "output_table")
     st.caption(f"Red: `{chosen}`, the token the greedy translation chose here (always the top one). "
                f"The softmax runs over all {len(log_probs)} vocabulary entries; download them below.")
     download("The whole distribution at this position (CSV, every vocabulary entry)",
@@ -184,8 +199,8 @@ def show_pool(trace: Trace, step: Step, view: dict, pooling: str) -> None:
     draw_map(encoded, tokens, "The encoder's output, one vector per token", "dimension", "pool_encoded")
     if pooling == "max":
         winners = np.bincount(encoded.argmax(axis=0), minlength=len(tokens))
-        chart(bar(tokens, list(winners), "Dimensions of the pooled vector each token supplied (max pooling)",
-                  "dimensions"), "pool_winners")
+        bars(bars_html(tokens, [Series("", winners)], "Dimensions of the pooled vector each token supplied (max "
+                       "pooling)", lambda count: f"{count:.0f}"))
     draw_map(pooled[None], ["pooled"], "The pooled vector", "dimension", "pool_vector")
     download("The encoder's output and the pooled vector (JSON)",
              step_json({"encoded": encoded, "pooled": pooled}, {"rows": tokens}), "pooling.json", "pool")
@@ -196,7 +211,7 @@ def show_head(trace: Trace, step: Step, view: dict, temperature: float) -> None:
     rows = [{"label": label, "head score z": float(z), f"z / T (T = {temperature:g})": float(c),
              "probability": f"{p:.2%}"}
             for label, z, c, p in zip(trace.labels, s["head_logits"], s["logits"], s["probs"], strict=True)]
-    st.dataframe(rows, hide_index=True, key="walkthrough_head_table")
+    table(rows, "head_table")
     download("Scores and probabilities (JSON)",
              step_json({"head_logits": s["head_logits"], "logits": s["logits"], "probs": s["probs"]},
                        {"labels": trace.labels}), "classifier_head.json", "head")

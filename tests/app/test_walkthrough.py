@@ -10,6 +10,7 @@ import shutil
 from urllib.parse import parse_qs
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from app_fixtures import app_models_root, clean, open_app, read_heatmap, values
 from streamlit.testing.v1 import AppTest
@@ -119,7 +120,10 @@ def test_the_maps_are_markup_with_the_graphs_numbers_and_hover_and_zoom_draws_pl
     assert [re.search(r'data-rows="(\d+)" data-columns="(\d+)"', m).groups() for m in images] == \
         [tuple(map(str, hidden.shape)), tuple(map(str, stream.shape))]
     assert f"value {hidden.min():.4g} " in images[0] and f"> {hidden.max():.4g}</p>" in images[0]  # ReLU: 0 up
-    assert len(at.get("plotly_chart")) == 1, "only the bars of the ReLU's zeros stay plotly"
+    assert not at.get("plotly_chart"), "the bars of the ReLU's zeros are markup too (bars_markup.py)"
+    [zeros] = [m.value for m in at.markdown if 'class="tx-wbars"' in m.value]
+    shares = [float(x) / 100 for x in re.findall(r'line-height:0.9em;margin:1px 0">(\d+)%</span>', zeros)]
+    np.testing.assert_allclose(shares, (hidden == 0).mean(axis=-1), atol=0.005)  # one per token, in its order
 
 
 def test_the_output_step_lists_the_candidates_and_the_greedy_choice(walkthrough_page):
@@ -127,7 +131,7 @@ def test_the_output_step_lists_the_candidates_and_the_greedy_choice(walkthrough_
     clean(at)
     text = at.text_input(key="walkthrough_text").value
     trace = TranslationWalkthrough(app_models_root() / "translate").run(text, "de", "en")
-    (table,) = [t for t in at.dataframe if "walkthrough_output_table" in t.proto.id] or at.dataframe[-1:]
+    (table,) = [t for t in at.table if "logit" in t.value.columns]  # st.table: up to 40 rows (views.table)
     top = table.value.iloc[0]
     assert int(top["id"]) == int(trace.decoder["log_probs"][1].argmax()) == trace.output_ids[1]
     downloads = [b for b in at.get("download_button") if "output_full" in b.proto.id]
@@ -229,3 +233,20 @@ def test_back_and_next_are_disabled_where_they_would_go_nowhere(walkthrough_page
     assert at.button(key="walkthrough_next").disabled and not at.button(key="walkthrough_back").disabled
     at.button(key="walkthrough_back").click().run()
     assert not at.button(key="walkthrough_next").disabled
+
+
+def test_a_short_table_is_plain_with_four_significant_digits_and_a_long_one_scrolls():
+    """views.table: st.table up to 40 rows (the browser draws it far faster than st.dataframe's grid), its fractions
+    to 4 significant digits in plain decimals (a small one neither 0.0000 nor e-notation), whole numbers as they
+    are, −∞ said; beyond, st.dataframe."""
+    def app():
+        from playground.walkthrough import views
+
+        views.table([{"key": "0: <2en>", "exp": 0.0000512345, "weight": 0.89274, "id": 12345, "masked": float("-inf"),
+                      "score": -41.83678}], "short")
+        views.table([{"key": str(i), "weight": 0.5} for i in range(views.TABLE_ROWS + 1)], "long")
+
+    at = AppTest.from_function(app).run()
+    assert not at.exception and len(at.table) == 1 and len(at.dataframe) == 1
+    shown = pa.ipc.open_stream(at.table[0].proto.arrow_data.styler.display_values).read_pandas()
+    assert list(shown.iloc[0])[:6] == ["0: <2en>", "0.00005123", "0.8927", "12345", "−∞", "-41.84"]
