@@ -50,6 +50,7 @@ CROSS_MAP = f"{HEATMAP}, {CHART}"
 # A Walkthrough map: a markup table (token × token, up to 40 a side), an image (token × dimension,
 # playground/walkthrough/map_image.py), or plotly's (longer, or "Hover and zoom" on).
 WALK_MAP = f"{HEATMAP}, .tx-map img, {CHART}"
+WALK_BARS = ".tx-wbars"  # a Walkthrough bar chart (markup: playground/walkthrough/bars_markup.py)
 
 
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'

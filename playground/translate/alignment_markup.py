@@ -17,7 +17,7 @@ from ..heatmap_markup import text
 
 CLASS = "tx-align"  # the chart (the browser tests and the AppTests find it by this)
 BOX_CLASS = "tx-align-box"  # the box that scrolls when the words need more room than the column has
-SOURCE_COLOUR, TARGET_COLOUR = "#4c78a8", "#f58518"  # Vega's first two category colours, as the chart had them
+SOURCE_COLOUR, TARGET_COLOUR = "#4c78a8", "#f58518"  # told apart in light and dark mode alike
 LINE_COLOUR = SOURCE_COLOUR
 MIN_WORD_PX = 72  # the least room a word gets on its row (about 9 characters): less, and the box scrolls
 LINES_PX = 110  # the height of the lines' band between the two rows

@@ -39,6 +39,7 @@ from browser_fixtures import (
     TEN_WORDS,
     TIMEOUT_MS,
     VIEWPORT,
+    WALK_BARS,
     WALK_MAP,
     busy_share,
     models_root,
@@ -291,7 +292,7 @@ def test_walkthrough_opens_a_shared_link_steps_through_and_redraws(page, server)
     assert "step=heads" in page.url
     no_errors(page)
     visit(page, server, f"Walkthrough?model=translate:de-en&text={text}&step=output&position=1")
-    page.locator(CHART).first.wait_for()
+    page.locator(WALK_BARS).first.wait_for()
     settle(page)
     page.get_by_text("the token the greedy translation chose here").wait_for()
     no_errors(page)
