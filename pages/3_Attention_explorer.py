@@ -26,15 +26,12 @@ if model is not None:
     text_key = f"attention_text_{task}"
     st.session_state.setdefault(text_key, default)
     text = st.text_input("Text (press Enter to update)", key=text_key)
-    kinds = maps.KINDS[task]
-    left, middle, right = st.columns(3)
-    kind = left.selectbox("Attention", list(kinds), format_func=kinds.get, key=f"attention_kind_{task}")
     if not text or not text.strip():
         st.info("Type a sentence to see its attention maps.")
     else:
-        explained = attention_widgets.explain(model, task, kind, text, direction)
-        if explained:
-            attention_widgets.maps_chart(explained, task, kinds[kind], middle, right)
+        out = attention_widgets.explain(model, task, text, direction)
+        if out is not None:
+            attention_widgets.maps_chart(out, task)
 
 st.header("Positional encoding")
 d_choices, model_d, start_positions = maps.positional_choices(models.model_meta(task)["config"])

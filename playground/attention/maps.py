@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from playground import figures
+from playground import figures, heatmap_markup
 from runtime.text import Prediction, Translation
 
 KINDS = {"translate": {"encoder": "encoder self-attention", "self": "decoder self-attention (causal)",
@@ -45,12 +45,15 @@ def known_label_note(label: str | None, out: Prediction) -> str:
     return f"A test-set review labelled {label}: the model is {'right' if label == out.label else 'wrong'} here."
 
 
-def one_head_figure(maps: list[np.ndarray], rows: list[str], cols: list[str], kind: str, layer: Any,
-                    head: Any) -> figures.Figure:
-    """One head's map (or the mean over heads or layers): rows attend to columns."""
-    return figures.heatmap(figures.pick_map(maps, layer, head), cols, rows,
-                           f"{kind.capitalize()}: {figures.choice_label(layer, 'layer')}, "
-                           f"{figures.choice_label(head, 'head')}", "key (attended to)", "query (attending)")
+def one_head_map(maps: list[np.ndarray], rows: list[str], cols: list[str], kind: str, layer: Any,
+                 head: Any) -> str | figures.Figure:
+    """One head's map (or the mean over heads or layers): rows attend to columns. Markup (heatmap_markup: the
+    browser draws it far faster than plotly, redrawn at every pick) up to 40 tokens a side, plotly's beyond."""
+    weights = figures.pick_map(maps, layer, head)
+    title = f"{kind.capitalize()}: {figures.choice_label(layer, 'layer')}, {figures.choice_label(head, 'head')}"
+    if heatmap_markup.fits(len(rows), len(cols)):
+        return heatmap_markup.heatmap_html(weights, cols, rows, title, "key (attended to)", "query (attending)")
+    return figures.heatmap(weights, cols, rows, title, "key (attended to)", "query (attending)")
 
 
 def heads_figure(maps: list[np.ndarray], rows: list[str], cols: list[str], kind: str, layer: Any) -> Any:

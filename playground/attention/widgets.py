@@ -1,48 +1,61 @@
-"""The Attention explorer's blocks: running the explain graphs on the text (with what is known of the output),
-and the map of the chosen layer and head."""
+"""The Attention explorer's blocks: running the explain graphs on the text once (with what is known of the output),
+and the map of the chosen kind, layer and head."""
 from __future__ import annotations
 
 from typing import Any
 
 import streamlit as st
 
-from playground import figures, inputs, models
+from playground import figures, inputs, model_paths, models
 from playground import widgets as shared
 
 from . import maps as attention_maps
 
+RUN_KEY = "attention_run"  # (what was asked, the model's output with its maps): explain's last run
 
-def explain(model, task: str, kind: str, text: str, direction: tuple[str, str] | None) -> tuple | None:
-    """Run the model on the text with every attention map recorded and say what it output (a greedy translation or
-    a label, never as a success: often wrong). Returns (output, maps, query tokens, key tokens); None after an
-    error, which is shown."""
+
+def explain(model, task: str, text: str, direction: tuple[str, str] | None) -> Any | None:
+    """The model's output on the text with every attention map recorded, and what it output shown (a greedy
+    translation or a label, never as a success: often wrong). The run is kept for its text, direction and model
+    files: a rerun of the page (the positional encoding's sliders, a fragment's rerun) shows it again without
+    running the model. None after an error, which is shown."""
+    asked = (task, text.strip(), direction, model_paths.stamp(task))
+    kept = st.session_state.get(RUN_KEY)
     try:
-        with st.spinner("Running the explain graphs…"):
-            if task == "translate":
-                out = model.translate([text.strip()], src_lang=direction[0], tgt_lang=direction[1],
-                                      method="greedy", attention="all")[0]
-                maps, rows, cols = attention_maps.translation_maps(out, kind)
-                if out.warning:
-                    st.warning(out.warning)
-                st.info(f"Greedy translation: {out.text or '(empty output)'}")  # not a "success": often wrong
-                st.caption(attention_maps.judged_note(text, out.text, inputs.curated_examples(*direction)))
-            else:
-                out = model.classify([text.strip()], attention=True)[0]
-                maps, rows, cols = out.attention, out.tokens, out.tokens
-                if out.warning:
-                    st.warning(out.warning)
-                st.info(f"Predicted: {out.label} ({out.probs[out.label]:.1%})")
-                st.caption(attention_maps.known_label_note(inputs.known_label("sentiment", text), out))
+        if kept is None or kept[0] != asked:
+            with st.spinner("Running the explain graphs…"):
+                if task == "translate":
+                    out = model.translate([text.strip()], src_lang=direction[0], tgt_lang=direction[1],
+                                          method="greedy", attention="all")[0]
+                else:
+                    out = model.classify([text.strip()], attention=True)[0]
+            kept = st.session_state[RUN_KEY] = (asked, out)
     except Exception as e:
         models.show_error(e, task)
         return None
-    return out, maps, rows, cols
+    out = kept[1]
+    if out.warning:
+        st.warning(out.warning)
+    if task == "translate":
+        st.info(f"Greedy translation: {out.text or '(empty output)'}")  # not a "success": often wrong
+        st.caption(attention_maps.judged_note(text, out.text, inputs.curated_examples(*direction)))
+    else:
+        st.info(f"Predicted: {out.label} ({out.probs[out.label]:.1%})")
+        st.caption(attention_maps.known_label_note(inputs.known_label("sentiment", text), out))
+    return out
 
 
-def maps_chart(explained: tuple, task: str, kind_title: str, middle: Any, right: Any) -> None:
-    """The chosen layer's map: one head (or the mean), or every head in a grid; the layer and view pickers go in the
-    `middle` and `right` columns."""
-    out, maps, rows, cols = explained
+@st.fragment
+def maps_chart(out, task: str) -> None:
+    """The map picker (kind, layer, one head or the grid) and the chosen map, one fragment: a pick reruns this block
+    only, not the model run, the output and the positional encoding above and below it."""
+    kinds = attention_maps.KINDS[task]
+    left, middle, right = st.columns(3)
+    kind = left.selectbox("Attention", list(kinds), format_func=kinds.get, key=f"attention_kind_{task}")
+    if task == "translate":
+        maps, rows, cols = attention_maps.translation_maps(out, kind)
+    else:
+        maps, rows, cols = out.attention, out.tokens, out.tokens
     if out.truncated:
         st.warning("Input too long: it was truncated to the model's length limit; the maps show the "
                    "tokens the model saw.")
@@ -51,9 +64,12 @@ def maps_chart(explained: tuple, task: str, kind_title: str, middle: Any, right:
     if view == "one head" or layer == figures.MEAN:
         head = shared.layer_or_head(st.select_slider, "Head", maps[0].shape[0], "head", value=1,
                                     key=f"attention_head_{task}")
-        fig = attention_maps.one_head_figure(maps, rows, cols, kind_title, layer, head)
+        view = attention_maps.one_head_map(maps, rows, cols, kinds[kind], layer, head)
     else:
-        fig = attention_maps.heads_figure(maps, rows, cols, kind_title, layer)
-    st.plotly_chart(fig, width="stretch", key="attention_chart")
+        view = attention_maps.heads_figure(maps, rows, cols, kinds[kind], layer)
+    if isinstance(view, str):  # markup: escaped by heatmap_markup
+        st.markdown(view, unsafe_allow_html=True)
+    else:
+        st.plotly_chart(view, width="stretch", key="attention_chart")
     st.caption("Rows: the attending (query) tokens; columns: the tokens attended to; each row sums to 1. "
                "Maps come from the ONNX explain graphs (explicit-softmax attention).")

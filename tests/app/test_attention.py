@@ -9,7 +9,7 @@ import shutil
 
 import numpy as np
 import pytest
-from app_fixtures import BAD_INPUTS, array, checked, clean, plotly_figures, values
+from app_fixtures import BAD_INPUTS, array, checked, clean, plotly_figures, read_heatmap, values
 from export_fixtures import ENGLISH, GERMAN, REVIEWS
 
 import tx
@@ -29,19 +29,29 @@ def open_page(open_page):
 
 # ---------------------------------------------------------------- maps, layers, heads (were in test_app.py)
 
+def attention_map(at) -> np.ndarray:
+    """The page's attention map: markup up to 40 tokens a side (its hovers' 3 decimals), plotly's beyond."""
+    markup = [read_heatmap(m.value)["z"] for m in at.markdown if 'class="tx-heat"' in m.value]
+    return markup[0] if markup else array(plotly_figures(at)[0]["data"][0]["z"])
+
+
+def maps_drawn(at) -> int:
+    """Maps on the page, plotly's and markup ones."""
+    return len(plotly_figures(at)) + sum('class="tx-heat"' in m.value for m in at.markdown)
+
+
 def test_attention_explorer_kinds_layers_heads_and_positional_encoding(open_page):
     at = open_page("attention")
     clean(at)
     assert any(m.startswith("Greedy translation: ") for m in values(at.info)) and not at.success
-    charts = plotly_figures(at)
-    assert len(charts) == 3  # the attention map, PE, PE similarity
-    enc = array(charts[0]["data"][0]["z"])
+    assert maps_drawn(at) == 3  # the attention map, PE, PE similarity
+    enc = attention_map(at)
     assert enc.shape[0] == enc.shape[1]  # encoder self-attention: source × source
 
     at.selectbox(key="attention_kind_translate").select("cross").run()
-    cross = array(plotly_figures(at)[0]["data"][0]["z"])
+    cross = attention_map(at)
     at.selectbox(key="attention_kind_translate").select("self").run()
-    self_map = array(plotly_figures(at)[0]["data"][0]["z"])
+    self_map = attention_map(at)
     assert self_map.shape[0] == self_map.shape[1] == cross.shape[0]
     assert np.allclose(np.triu(self_map, 1), 0.0)  # causal: no weight on later target positions
 
@@ -60,7 +70,7 @@ def test_attention_explorer_kinds_layers_heads_and_positional_encoding(open_page
 
     at.radio(key="attention_model").set_value("sentiment").run()
     clean(at)
-    assert any(m.startswith("Predicted: ") for m in values(at.info)) and len(plotly_figures(at)) == 3
+    assert any(m.startswith("Predicted: ") for m in values(at.info)) and maps_drawn(at) == 3
 
 
 @pytest.mark.parametrize("case", list(BAD_INPUTS))
@@ -70,9 +80,9 @@ def test_attention_explorer_bad_input(open_page, case):
     clean(at)
     if case in ("empty", "whitespace"):
         assert any("Type a sentence" in m for m in values(at.info))
-        assert len(plotly_figures(at)) == 2  # positional encoding only
+        assert maps_drawn(at) == 2  # positional encoding only
     else:
-        assert len(plotly_figures(at)) == 3
+        assert maps_drawn(at) == 3
     assert any("truncated" in w for w in values(at.warning)) == (case == "over-long")
 
 
@@ -144,3 +154,25 @@ def test_attention_explorer_says_whether_the_model_is_right_on_a_test_set_review
     assert f"A test-set review labelled {label}: the model is {verdict} here." in values(at.caption)
     at.text_input(key="attention_text_sentiment").input("an unseen review").run()
     assert "Not a test-set review: no known label to compare with." in values(at.caption)
+
+
+def test_picking_a_map_or_moving_the_positional_encoding_does_not_run_the_model_again(open_page, monkeypatch):
+    """Issue 52: the model runs once per text; kind, layer, head and view are one fragment over its kept output."""
+    runs = []
+    original = OnnxTranslator.translate
+    monkeypatch.setattr(OnnxTranslator, "translate", lambda self, *a, **k: runs.append(a) or original(self, *a, **k))
+    at = open_page("attention")
+    clean(at)
+    first, opened = attention_map(at), len(runs)  # the default example's choice may translate too (cached)
+    assert runs[-1][0] == [at.text_input(key="attention_text_translate").value]
+    at.selectbox(key="attention_kind_translate").select("cross").run()
+    at.radio(key="attention_view").set_value("all heads (grid)").run()
+    at.slider(key="attention_pe_positions").set_value(30).run()
+    at.selectbox(key="attention_kind_translate").select("encoder").run()
+    at.radio(key="attention_view").set_value("one head").run()
+    clean(at)
+    assert len(runs) == opened, "a pick must redraw from the kept run, not run the model again"
+    assert attention_map(at).shape == first.shape
+    at.text_input(key="attention_text_translate").input(GERMAN[5]).run()
+    clean(at)
+    assert len(runs) == opened + 1 and runs[-1][0] == [GERMAN[5]]  # a new text runs it

@@ -221,7 +221,8 @@ def test_attention_explorer(page, server):
     page.wait_for_function(
         f"(t) => [...document.querySelectorAll('{INFO}')].some(e => e.innerText.trim() === t)",
         arg=f"Greedy translation: {greedy.text or '(empty output)'}")
-    page.wait_for_function(f"() => document.querySelectorAll('{CHART}').length === 3")
+    # the map (markup up to 40 tokens a side, else plotly's: CROSS_MAP takes either) and the two PE charts
+    page.wait_for_function(f"() => document.querySelectorAll('{CROSS_MAP}').length === 3")
     settle(page)
     assert "Positional encoding" in page.inner_text("body")
     no_errors(page)

@@ -3,6 +3,7 @@ known of the output shown, the figures and the positional encoding's choices."""
 from __future__ import annotations
 
 import numpy as np
+from app_fixtures import read_heatmap
 
 from playground import figures
 from playground.attention import maps
@@ -48,9 +49,12 @@ def test_whether_the_classifier_is_right_on_a_test_set_review():
 
 def test_one_head_and_every_head_of_a_layer():
     found, rows, cols = maps.translation_maps(translation(), "cross")
-    one = maps.one_head_figure(found, rows, cols, "cross-attention", 1, figures.MEAN)
-    assert np.asarray(one["data"][0]["z"]).shape == (2, 3)
-    assert one["layout"]["title"]["text"].startswith("Cross-attention: layer 1, average of all heads")
+    one = read_heatmap(maps.one_head_map(found, rows, cols, "cross-attention", 1, figures.MEAN))  # markup: it fits
+    np.testing.assert_allclose(one["z"], figures.pick_map(found, 1, figures.MEAN), atol=5e-4)
+    assert one["z"].shape == (2, 3) and one["title"] == "Cross-attention: layer 1, average of all heads"
+    many = [np.full((1, 41, 41), 1 / 41)]
+    wide = maps.one_head_map(many, [f"t{i}" for i in range(41)], [f"s{i}" for i in range(41)], "self", 1, 1)
+    assert np.asarray(wide["data"][0]["z"]).shape == (41, 41)  # over 40 tokens a side: plotly's map
     grid = maps.heads_figure(found, rows, cols, "cross-attention", 2)
     assert [t.type for t in grid.data] == ["heatmap"] * 2 and "layer 2, all 2 heads" in grid.layout.title.text
 
