@@ -64,12 +64,12 @@ def maps_chart(out, task: str) -> None:
     if view == "one head" or layer == figures.MEAN:
         head = shared.layer_or_head(st.select_slider, "Head", maps[0].shape[0], "head", value=1,
                                     key=f"attention_head_{task}")
-        view = attention_maps.one_head_map(maps, rows, cols, kinds[kind], layer, head)
+        shown = attention_maps.one_head_map(maps, rows, cols, kinds[kind], layer, head)
     else:
-        view = attention_maps.heads_figure(maps, rows, cols, kinds[kind], layer)
-    if isinstance(view, str):  # markup: escaped by heatmap_markup
-        st.markdown(view, unsafe_allow_html=True)
+        shown = attention_maps.heads_figure(maps, rows, cols, kinds[kind], layer)
+    if isinstance(shown, str):  # markup: escaped by heatmap_markup
+        st.markdown(shown, unsafe_allow_html=True)
     else:
-        st.plotly_chart(view, width="stretch", key="attention_chart")
+        st.plotly_chart(shown, width="stretch", key="attention_chart")
     st.caption("Rows: the attending (query) tokens; columns: the tokens attended to; each row sums to 1. "
                "Maps come from the ONNX explain graphs (explicit-softmax attention).")
