@@ -55,6 +55,20 @@ def colour(share: float, stops=BLUES) -> str:
     return "#" + bytes(scale_rgb(np.array([share]), stops)[0]).hex()
 
 
+def diverging_shares(z: np.ndarray) -> tuple[np.ndarray, tuple[str, str]]:
+    """`z`'s places on a scale symmetric about 0 (-bound 0, +bound 1; bound: the largest finite |value|, 1 when
+    there is none) and the scale's two ends as text."""
+    finite = np.isfinite(z)
+    bound = float(np.abs(z[finite]).max(initial=0.0)) or 1.0
+    return (z / bound + 1) / 2, (f"{-bound:.4g}", f"{bound:.4g}")
+
+
+def scale_legend(stops) -> str:
+    """A scale's colours as a small bar, left to right: the maps' legend, between the two ends' numbers."""
+    return (f'<span style="display:inline-block;width:8em;height:0.8em;vertical-align:middle;background:'
+            f'linear-gradient(to right,{",".join(colour(p, stops) for p, _ in stops)})"></span>')
+
+
 def blues(share: float) -> str:
     """The colour at `share` (0..1, clipped) of plotly's Blues, linear between its stops, as #rrggbb."""
     return colour(share, BLUES)
@@ -84,9 +98,7 @@ def heatmap_html(z: np.ndarray, x_tokens: list[str], y_tokens: list[str], title:
     z = np.asarray(z, dtype=np.float64)
     finite = np.isfinite(z)
     if diverging:
-        bound = float(np.abs(z[finite]).max(initial=0.0)) or 1.0
-        shares, stops, digits = (z / bound + 1) / 2, RDBU_REVERSED, 4
-        ends = (f"{-bound:.4g}", f"{bound:.4g}")
+        (shares, ends), stops, digits = diverging_shares(z), RDBU_REVERSED, 4
     else:
         z = np.where(finite, z, 0.0)
         high = float(z.max(initial=0.0))
@@ -111,8 +123,7 @@ def heatmap_html(z: np.ndarray, x_tokens: list[str], y_tokens: list[str], title:
         rows.append(f'<tr style="height:{row_height}px"><th title="{y}" style="text-align:right;font-weight:normal;'
                     f'white-space:nowrap;overflow:hidden;border:0;padding:0 6px 0 0">{y}</th>{cells}</tr>')
     note = marker_note(x_tokens, y_tokens)
-    legend = (f'<span style="display:inline-block;width:8em;height:0.8em;vertical-align:middle;background:'
-              f'linear-gradient(to right,{",".join(colour(p, stops) for p, _ in stops)})"></span>')
+    legend = scale_legend(stops)
     masked = " (blank: −∞, masked)" if diverging and not finite.all() else ""
     return (f'<div class="tx-heat" role="figure" aria-label="{text(title)}" style="margin-bottom:0.8em">'
             f'<p class="{TITLE_CLASS}" style="font-weight:600;margin:0 0 0.2em 0">{text(title)}</p>'

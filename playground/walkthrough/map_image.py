@@ -20,7 +20,7 @@ import zlib
 import numpy as np
 
 from ..figures import MAX_LABELS, label_step
-from ..heatmap_markup import BLUES, RDBU_REVERSED, scale_rgb, text
+from ..heatmap_markup import BLUES, RDBU_REVERSED, diverging_shares, scale_legend, scale_rgb, text
 
 CLASS = "tx-map"  # the map (the browser tests and the AppTests find it by this)
 TITLE_CLASS = "tx-map-title"
@@ -43,13 +43,13 @@ def png(rgba: np.ndarray) -> bytes:
         + chunk(b"IEND", b"")
 
 
-def pixels(z: np.ndarray, diverging: bool) -> tuple[np.ndarray, str, str]:
-    """(rows, columns, 4) uint8 colours of `z` (a non-finite value transparent) and the scale's two ends as text."""
+def pixels(z: np.ndarray, diverging: bool) -> tuple[np.ndarray, tuple, tuple[str, str]]:
+    """(rows, columns, 4) uint8 colours of `z` (a non-finite value transparent), the scale's stops and its two ends
+    as text."""
     finite = np.isfinite(z)
     values = z[finite]
     if diverging:
-        bound = float(np.abs(values).max(initial=0.0)) or 1.0
-        shares, stops, ends = (z / bound + 1) / 2, RDBU_REVERSED, (f"{-bound:.4g}", f"{bound:.4g}")
+        (shares, ends), stops = diverging_shares(z), RDBU_REVERSED
     else:
         low, high = (float(values.min()), float(values.max())) if values.size else (0.0, 1.0)
         span = high - low or 1.0
@@ -96,9 +96,7 @@ def map_html(z: np.ndarray, y_tokens: list[str], title: str, x_title: str, diver
                       f'overflow:hidden;max-width:{LABEL_EM - 0.5}em">{text(f"{i}: {y_tokens[i]}")}</span>')
     ticks = "".join(f'<span style="position:absolute;left:{100 * (c + 0.5) / columns:.3f}%;transform:translateX(-50%)">'
                     f'{c}</span>' for c in column_ticks(columns))
-    gradient = ",".join("#" + bytes(rgb).hex() for rgb in scale_rgb(np.array([p for p, _ in stops]), stops))
-    legend = (f'<span style="display:inline-block;width:8em;height:0.8em;vertical-align:middle;'
-              f'background:linear-gradient(to right,{gradient})"></span>')
+    legend = scale_legend(stops)
     blank = " (blank: −∞, masked)" if not finite.all() else ""
     return (f'<div class="{CLASS}" role="figure" aria-label="{text(title)}" data-rows="{rows}" data-columns="{columns}"'
             f' style="margin-bottom:0.8em">'
