@@ -74,10 +74,7 @@ def step_and_view() -> None:
     view = walkthrough.view_controls(step, trace, config, link)
     st.query_params.from_dict(steps_of.url_of(link))
 
-    st.subheader(step.title)
-    st.latex(step.formula)
-    st.caption(f"Paper: {step.section}")
-    st.markdown(step.look)
+    st.markdown(steps_of.header_markdown(step))
     walkthrough.show_step(step, trace, view, model, config)
 
 
