@@ -35,17 +35,6 @@ def text(value: str) -> str:
     return html.escape(" ".join(str(value).splitlines()))
 
 
-CAPTION_CLASS = "tx-caption"
-
-
-def caption_html(words: str) -> str:
-    """`words` (text, escaped) in st.caption's look, small and muted in either theme, to close a markup block: the
-    block is then one element for the browser to redraw instead of two (a click's redraw costs the browser a share
-    per element: docs/performance.md)."""
-    style = "font-size:0.875rem;opacity:0.6;margin:0.25rem 0 1rem 0"
-    return f'<p class="{CAPTION_CLASS}" style="{style}">{text(words)}</p>'
-
-
 # plotly's "RdBu" (as plotly.py resolves the name), reversed as the diverging maps draw it: -bound blue, +bound red
 RDBU_REVERSED = ((0.0, (5, 48, 97)), (0.1, (33, 102, 172)), (0.2, (67, 147, 195)), (0.3, (146, 197, 222)),
                  (0.4, (209, 229, 240)), (0.5, (247, 247, 247)), (0.6, (253, 219, 199)), (0.7, (244, 165, 130)),

@@ -3,12 +3,9 @@ card show them): the confidence bands, how each verdict fared on held-out output
 (no streamlit): MethodCalibrations in, markdown out. Split from verdicts.py, which says what one output's verdict is."""
 from __future__ import annotations
 
-import html
-
 from runtime import confidence
 from runtime.confidence import MethodCalibration
 
-from ..heatmap_markup import caption_html
 from .verdicts import bound
 
 
@@ -92,23 +89,3 @@ def score_definition() -> str:
             "hand-judged outputs, and every frequency the page quotes is of held-out outputs whose verdict score "
             "fell in the same band. It is not the confidence (the geometric mean of the token probabilities) nor "
             "the search score (the length-normalised log-probability that ranks the beam's hypotheses).")
-
-
-def explained_markup(cal: MethodCalibration | None) -> str | None:
-    """Everything the page's "What the verdicts rest on" holds, as one markdown block (one element to redraw, not
-    six): the bands with the rule, the held-out check, the first score table of the method's scorers, each table
-    followed by its note in st.caption's look. Escaped for st.markdown's HTML: "<" in a table is text. None
-    without measured bands."""
-    table = bands_table(cal)
-    if table is None:
-        return None
-    parts = [html.escape(table, quote=False), caption_html(rule_note(cal))]
-    checked = held_out_table(cal)
-    if checked:
-        parts += [html.escape(checked, quote=False), caption_html(held_out_note(cal))]
-    for kind in (confidence.BACK, confidence.PLAIN):
-        scored = score_table(cal, kind)
-        if scored:
-            parts += [html.escape(scored, quote=False), caption_html(score_note(kind))]
-            break
-    return "\n\n".join(parts)

@@ -9,7 +9,6 @@ from typing import Any
 import streamlit as st
 
 from .. import links, models
-from ..heatmap_markup import caption_html
 from ..links import note
 from . import alignment_markup, steering
 from .settings import Decoding
@@ -166,15 +165,14 @@ def alignment(done: dict[str, Any]) -> None:
     """The chosen line's word alignment as lines from each target word to the source word it attended to most."""
     row = st.session_state.get("translate_line", 0) if len(done["results"]) > 1 else 0
     word_alignment = done["results"][row].alignment if row < len(done["results"]) else None
+    st.subheader("Word alignment")
     if word_alignment is None or not word_alignment.target_words:
-        st.subheader("Word alignment")
         st.caption("No word alignment for this output.")
         return
     used = done["settings"]["direction"]
-    # the heading, the lines and their note as one element (each is a share of a click's redraw); every word escaped
-    st.markdown("### Word alignment\n\n" + alignment_markup.alignment_html(
-        word_alignment, models.LANGUAGES.get(used[0], used[0]), models.LANGUAGES.get(used[1], used[1]))
-        + caption_html("Each target word (bottom) linked to the source word it attended to most: the last decoder "
-                       "layer's cross-attention, heads averaged (the reading that agreed best with a dictionary, 68% "
-                       "of held-out words: docs/steering.md). Attention is not alignment: the model was never trained "
-                       "to align."), unsafe_allow_html=True)
+    st.markdown(alignment_markup.alignment_html(word_alignment, models.LANGUAGES.get(used[0], used[0]),
+                                                models.LANGUAGES.get(used[1], used[1])),
+                unsafe_allow_html=True)  # every word escaped by alignment_markup
+    st.caption("Each target word (bottom) linked to the source word it attended to most: the last decoder layer's "
+               "cross-attention, heads averaged (the reading that agreed best with a dictionary, 68% of held-out "
+               "words: docs/steering.md). Attention is not alignment: the model was never trained to align.")

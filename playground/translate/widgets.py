@@ -6,7 +6,7 @@ from typing import Any
 
 import streamlit as st
 
-from playground import figures, heatmap_markup, inputs, model_paths, models
+from playground import figures, inputs, model_paths, models
 from playground import widgets as shared
 from runtime import confidence, confidence_score
 
@@ -87,19 +87,29 @@ def one_output(done: dict[str, Any], verdict: confidence.Verdict, cal, calibrate
     show(verdicts.verdict_message(verdict, cal, used, calibrated, frequency, known, result.text, is_forced))
     # A plain, copyable box, never a green "success": the model is often wrong.
     st.code(result.text or "(empty output)", language=None, wrap_lines=True)
-    notes = [verdicts.confidence_caption(result, verdict, verdicts.basis(cal, used))]
+    st.caption(verdicts.confidence_caption(result, verdict, verdicts.basis(cal, used)))
     if frequency is not None and not is_forced:
-        notes.append(verdicts.score_line(frequency, verdict, result))
-    st.caption("  \n".join(notes))  # one element, a line each: every element is a share of a click's redraw
+        st.caption(verdicts.score_line(frequency, verdict, result))
 
 
 def how_measured(cal: confidence.MethodCalibration | None) -> None:
     """The method's bands, in an expander: what each verdict rests on."""
-    explained = calibration_tables.explained_markup(cal)
-    if explained is None:
+    table = calibration_tables.bands_table(cal)
+    if table is None:
         return
     with st.expander("What the verdicts rest on"):
-        st.markdown(explained, unsafe_allow_html=True)  # escaped by calibration_tables; one element, not six
+        st.markdown(table)
+        st.caption(calibration_tables.rule_note(cal))
+        checked = calibration_tables.held_out_table(cal)
+        if checked:
+            st.markdown(checked)
+            st.caption(calibration_tables.held_out_note(cal))
+        for kind in (confidence.BACK, confidence.PLAIN):
+            scored = calibration_tables.score_table(cal, kind)
+            if scored:
+                st.markdown(scored)
+                st.caption(calibration_tables.score_note(kind))
+                break
 
 
 def result(done: dict[str, Any], model, calibrated: dict, by_source: dict[str, dict[str, str]]) -> None:
@@ -159,13 +169,12 @@ def cross_attention(done: dict[str, Any]) -> None:
     head = shared.layer_or_head(middle.selectbox, "Head", cross[0].shape[0], "head", key="translate_head")
     grid = right.toggle("All heads of the layer", key="translate_all_heads", disabled=layer == figures.MEAN)
     view = heads_figure(chosen, layer) if grid and layer != figures.MEAN else cross_map(chosen, layer, head)
-    note = ("Row t: the step that produced target token t; each row sums to 1 over the source tokens. Recorded by "
-            "the search that produced the text (no second pass).")
-    if isinstance(view, str):  # markup, escaped by heatmap_markup: the map and its note one element
-        st.markdown(view + heatmap_markup.caption_html(note), unsafe_allow_html=True)
+    if isinstance(view, str):  # markup: escaped by heatmap_markup
+        st.markdown(view, unsafe_allow_html=True)
     else:
         st.plotly_chart(view, width="stretch", key="translate_chart")
-        st.caption(note)
+    st.caption("Row t: the step that produced target token t; each row sums to 1 over the source tokens. "
+               "Recorded by the search that produced the text (no second pass).")
     pair = "-".join(done["settings"]["direction"])
     walk, explore = st.columns(2)
     walk.page_link("pages/8_Walkthrough.py", label="This line step by step, inside the model (Walkthrough)",

@@ -15,7 +15,7 @@ from export_fixtures import GERMAN
 from streamlit.elements.lib import policies
 from streamlit.testing.v1 import AppTest
 
-from playground.heatmap_markup import CAPTION_CLASS
+from playground.decoding import bars as bars_markup
 from runtime import OnnxTranslator
 from runtime.batching import pad
 from runtime.onnx_backend import OnnxBackend
@@ -53,7 +53,7 @@ def bars(at: AppTest) -> dict[int, float]:
 def step_note(at: AppTest) -> str:
     """The note under the bars (what a filter removed), in the step's one markdown block (bars.step_html)."""
     (markup,) = [m.value for m in at.markdown if 'class="tx-bars"' in m.value]
-    return html.unescape(re.search(rf'class="{CAPTION_CLASS}"[^>]*>([^<]*)</p>', markup).group(1))
+    return html.unescape(re.search(rf'class="{bars_markup.NOTE_CLASS}"[^>]*>([^<]*)</p>', markup).group(1))
 
 
 def test_each_step_shows_the_backends_own_next_token_distribution(decoding_page, translator):

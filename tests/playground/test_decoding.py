@@ -14,7 +14,6 @@ import pytest
 from playground import links
 from playground.decoding import bars, figures, link, numbers
 from playground.decoding.run import LENGTH_PENALTY, StepRecorder
-from playground.heatmap_markup import CAPTION_CLASS
 
 DIRECTIONS = [("de", "en"), ("en", "de")]
 LOG_PROBS = np.log(np.array([0.5, 0.25, 0.125, 0.0625, 0.0625], dtype=np.float32))  # one step over 5 tokens
@@ -149,12 +148,12 @@ def test_a_step_is_one_block_the_words_so_far_greedys_choice_the_bars_and_the_no
     assert class_text(markup, bars.CHOSEN_CLASS) == (
         "Generated so far: <s> ▁Good → greedy chooses ▁morning (model probability 25.0%).")
     assert "<code>&lt;s&gt; ▁Good</code>" in markup and "<strong><code>▁morning</code></strong>" in markup
-    assert class_text(markup, bars.TITLE_CLASS) == "the title" and class_text(markup, CAPTION_CLASS) == "a note"
+    assert class_text(markup, bars.TITLE_CLASS) == "the title" and class_text(markup, bars.NOTE_CLASS) == "a note"
     assert bars.bars_html(top, "the title") in markup and len(parse_bars(markup)) == len(top)
     hostile = bars.step_html(["`<img src=x onerror=alert(1)>`", "a\n\nb"], 2, 0.0, top, "<i>t</i>", "<b>n</b>")
     assert "<img" not in hostile and "<i>" not in hostile and "<b>" not in hostile and "\n" not in hostile
     assert class_text(hostile, bars.CHOSEN_CLASS).startswith("Generated so far: <s> `<img src=x onerror=alert(1)>`")
-    assert class_text(hostile, CAPTION_CLASS) == "<b>n</b>"
+    assert class_text(hostile, bars.NOTE_CLASS) == "<b>n</b>"
 
 
 def test_temperature_flattens_and_top_p_cuts_the_tail():

@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 
 from playground import figures
-from playground.heatmap_markup import caption_html
 from playground.translate import calibration_tables, cross, result_words, settings, verdicts
 from runtime import confidence, confidence_score
 from runtime.text import Translation
@@ -137,19 +136,6 @@ def test_the_bands_table_and_the_rule():
     assert calibration_tables.bands_table(CALIBRATIONS["sample"]) is None
     assert calibration_tables.bands_table(None) is None
     assert "at most 10% of the judged outputs there were right" in calibration_tables.rule_note(CALIBRATIONS["beam"])
-
-
-def test_what_the_verdicts_rest_on_is_one_block_each_table_followed_by_its_note(monkeypatch):
-    """The page's expander holds one markdown element (explained_markup): the bands table and the rule in
-    st.caption's look, then the held-out check when there is one; markup in any part is text."""
-    cal = CALIBRATIONS["beam"]
-    parts = calibration_tables.explained_markup(cal).split("\n\n")
-    assert parts[:2] == [calibration_tables.bands_table(cal), caption_html(calibration_tables.rule_note(cal))]
-    assert calibration_tables.explained_markup(CALIBRATIONS["sample"]) is None  # no bands: no expander
-    monkeypatch.setattr(calibration_tables, "bands_table", lambda _: "| a < b | <i>x</i> |\n|---|---|")
-    monkeypatch.setattr(calibration_tables, "rule_note", lambda _: "<script>alert(1)</script>")
-    hostile = calibration_tables.explained_markup(cal)
-    assert "<i>" not in hostile and "<script>" not in hostile and "| a &lt; b | &lt;i&gt;x&lt;/i&gt; |" in hostile
 
 
 def test_the_cross_attention_is_one_head_or_the_mean_as_markup_and_every_head_of_a_layer_as_a_grid():
