@@ -74,7 +74,10 @@ def step_and_view() -> None:
     view = walkthrough.view_controls(step, trace, config, link)
     st.query_params.from_dict(steps_of.url_of(link))
 
-    st.markdown(steps_of.header_markdown(step))
+    st.subheader(step.title)
+    st.latex(step.formula)
+    st.caption(f"Paper: {step.section}")
+    st.markdown(step.look)
     walkthrough.show_step(step, trace, view, model, config)
 
 

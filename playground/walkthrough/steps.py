@@ -100,13 +100,6 @@ CLASSIFIER_STEPS = [
 ]
 
 
-def header_markdown(step: Step) -> str:
-    """The step's title, formula, paper section and what to look at, as one markdown block: one element for the
-    browser to redraw on a Next click instead of four (st.subheader, st.latex, st.caption, st.markdown drew the same:
-    st.latex is markdown's $$ block, st.caption small muted text). No HTML: "</s>" in a sentence stays text."""
-    return f"### {step.title}\n\n$$\n{step.formula}\n$$\n\n:small[:gray[Paper: {step.section}]]\n\n{step.look}"
-
-
 def steps_for(choice: str) -> list[Step]:
     return ENCODER_STEPS + (CLASSIFIER_STEPS if choice == "sentiment" else DECODER_STEPS)
 

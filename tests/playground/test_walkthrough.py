@@ -37,18 +37,6 @@ def test_the_steps_of_each_model():
     assert steps.offered([("de", "en")]) == ["translate:de-en", "sentiment"]  # only the translator's own directions
 
 
-def test_a_steps_header_is_its_title_formula_section_and_words_in_one_markdown_block():
-    """What st.subheader, st.latex ($$ block), st.caption and st.markdown drew, as one block: the title a heading, the
-    formula display math, the section small and grey; each part in its own paragraph (a blank line apart)."""
-    step = next(s for s in steps.ENCODER_STEPS if s.key == "tokens")
-    parts = steps.header_markdown(step).split("\n\n")
-    assert parts == [f"### {step.title}", f"$$\n{step.formula}\n$$", f":small[:gray[Paper: {step.section}]]",
-                     step.look]
-    assert "</s>" in step.look  # shown as text: the page passes no unsafe_allow_html (tests/app/test_walkthrough.py)
-    assert all("\n\n" not in s.formula + s.look for s in steps.ENCODER_STEPS + steps.DECODER_STEPS
-               + steps.CLASSIFIER_STEPS), "a blank line inside a part would split the block elsewhere"
-
-
 def test_a_link_round_trips_and_malformed_values_are_corrected_and_named():
     state = {"model": "translate:en-de", "text": "Good morning", "step": "dec_cross", "layer": 2, "head": 3,
              "query": 0, "position": 4}
