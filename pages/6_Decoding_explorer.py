@@ -50,7 +50,6 @@ st.page_link("pages/8_Walkthrough.py", label="The same sentence through every la
              icon="🧭", query_params={"model": f"translate:{'-'.join(direction)}", "text": text, "step": "output"})
 st.header("Generation, step by step (greedy)")
 explorer.greedy_steps(run, state)  # a fragment: the step slider reruns only it
-st.info(f"Greedy translation: {run['greedy_text'] or '(empty output)'}")  # the same at every step
 
 st.header("Beam search as a tree")
 st.plotly_chart(explorer.tree_figure(model, direction, text.strip(), beam, model_paths.stamp("translate")),

@@ -21,8 +21,6 @@ BARS = 15  # tokens drawn per step
 GREEDY_COLOUR = "#d62728"  # the token greedy decoding chose
 OTHER_COLOUR = "#1f77b4"
 TITLE_CLASS = "tx-bars-title"  # the chart's title: what the browser tests and `bench clicks` wait for
-CHOSEN_CLASS = "tx-step-chosen"  # the line above the bars: the words so far and greedy's choice
-NOTE_CLASS = "tx-bars-note"  # the note under the bars: what a filter removed, what red means
 
 
 @dataclass(frozen=True)
@@ -88,16 +86,3 @@ def bars_html(bars: list[Bar], title: str) -> str:
             f'<p style="font-size:0.8em;opacity:0.75;margin:0 0 0.4em 0">{scale_words}</p>'
             '<div style="display:grid;grid-template-columns:minmax(4em,max-content) 1fr max-content;'
             'gap:0.25em 0.6em;align-items:center;font-size:0.9em">' + "".join(rows) + "</div></div>")
-
-
-def step_html(pieces: list[str], step: int, log_prob: float, bars: list[Bar], title: str, note: str) -> str:
-    """A step's whole view as one block of markup: what greedy generated before `step` and the token it chooses
-    there (with the model's probability), the bars, and the note under them in st.caption's look (smaller, muted).
-    One element instead of three: each element a Step move redraws costs the browser its own share of Streamlit's
-    rerender (docs/performance.md). Every piece is escaped, the `<s>` tag too."""
-    before = text(" ".join(["<s>", *pieces[:step - 1]]))
-    chosen = (f'<p class="{CHOSEN_CLASS}" style="margin:0 0 0.6em 0">Generated so far: <code>{before}</code> → greedy '
-              f"chooses <strong><code>{text(pieces[step - 1])}</code></strong> (model probability "
-              f"{math.exp(log_prob):.1%}).</p>")
-    return (chosen + bars_html(bars, title)
-            + f'<p class="{NOTE_CLASS}" style="font-size:0.875rem;opacity:0.6;margin:0">{text(note)}</p>')

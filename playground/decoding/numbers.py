@@ -39,6 +39,12 @@ def step_title(step: int, temperature: float, top_k: int, top_p: float) -> str:
     return f"Step {step}: the next-token distribution ({filters_words(temperature, top_k, top_p)})"
 
 
+def chosen_words(pieces: list[str], step: int, log_prob: float) -> str:
+    """What greedy has generated before `step` and the token it chooses there, with the model's probability."""
+    return (f"Generated so far: `{' '.join(['<s>', *pieces[:step - 1]]) }` → greedy chooses **`{pieces[step - 1]}`** "
+            f"(model probability {float(np.exp(log_prob)):.1%}).")
+
+
 BARS_NOTE = (" Red: the token greedy decoding chose (the most probable one, whatever the sliders say). "
              "Temperature divides the log-probs before the softmax: below 1 sharpens, above 1 flattens.")
 

@@ -65,20 +65,20 @@ def step_slider(steps: int) -> int:
 
 @st.fragment
 def greedy_steps(explored: dict[str, Any], state: dict[str, Any]) -> None:
-    """The step slider and what it shows (the words so far and the step's distribution), one fragment: moving the
-    slider reruns this block only, not the greedy translation under it, the tree, the comparison or the downloads,
-    none of which depends on the step (issue 44.9: a Decoding slider move <= 100 ms). The link follows the step."""
+    """The step slider and what it shows (the words so far, the step's distribution, the greedy translation), one
+    fragment: moving the slider reruns this block only, not the tree, the comparison or the downloads, none of
+    which depends on the step (issue 44.9: a Decoding slider move <= 100 ms). The link follows the step."""
     temperature, top_k, top_p = state["temperature"], state["top_k"], state["top_p"]
     step = state["step"] = step_slider(len(explored["log_probs"]))
     st.query_params.from_dict(link.url_of(state))
     chosen, raw = explored["tokens"][step - 1], explored["log_probs"][step - 1]
     probs, removed = numbers.filtered(raw, temperature, top_k, top_p)
-    # markup, not plotly, and one element (bars.step_html): a Step move is drawn in about half the time
-    st.markdown(bars.step_html(explored["pieces"], step, float(raw[chosen]),
-                               bars.top_bars(probs, raw, explored["vocab"], chosen),
-                               numbers.step_title(step, temperature, top_k, top_p),
-                               numbers.removed_words(removed, int((probs > 0).sum()), len(probs), top_k, top_p)
-                               + numbers.BARS_NOTE), unsafe_allow_html=True)  # every piece escaped by bars.py
+    st.markdown(numbers.chosen_words(explored["pieces"], step, raw[chosen]))
+    # markup, not plotly: a Step move is drawn in about half the time (bars.py)
+    st.markdown(bars.bars_html(bars.top_bars(probs, raw, explored["vocab"], chosen),
+                               numbers.step_title(step, temperature, top_k, top_p)), unsafe_allow_html=True)
+    st.caption(numbers.removed_words(removed, int((probs > 0).sum()), len(probs), top_k, top_p) + numbers.BARS_NOTE)
+    st.info(f"Greedy translation: {explored['greedy_text'] or '(empty output)'}")
 
 
 def compare_three_ways(model, direction: tuple[str, str], text: str, knobs: dict[str, Any], version: tuple) -> None:

@@ -117,45 +117,6 @@ def test_the_bars_are_one_markdown_block():
     assert "\n" not in markup and "a  b (0)" in parse_bars(markup)[0]["text"]
 
 
-def class_text(markup: str, name: str) -> str:
-    """The text (entities decoded) of the element with class `name`, its children's text included."""
-    texts: list[str] = []
-    depth = 0
-
-    class Texts(HTMLParser):
-        def handle_starttag(self, tag, attrs):
-            nonlocal depth
-            if depth or name in (dict(attrs).get("class") or "").split():
-                depth += 1
-
-        def handle_endtag(self, tag):
-            nonlocal depth
-            depth = max(0, depth - 1)
-
-        def handle_data(self, data):
-            if depth:
-                texts.append(data)
-
-    Texts(convert_charrefs=True).feed(markup)
-    return "".join(texts)
-
-
-def test_a_step_is_one_block_the_words_so_far_greedys_choice_the_bars_and_the_note():
-    """One element for the fragment to redraw (bars.step_html): the words before the step and greedy's token with
-    its probability, the bars, the note; every piece escaped, the block on one line (markdown's HTML block)."""
-    top = bars.top_bars(np.exp(LOG_PROBS), LOG_PROBS, VOCAB, 0)
-    markup = bars.step_html(["▁Good", "▁morning", "</s>"], 2, float(np.log(0.25)), top, "the title", "a note")
-    assert class_text(markup, bars.CHOSEN_CLASS) == (
-        "Generated so far: <s> ▁Good → greedy chooses ▁morning (model probability 25.0%).")
-    assert "<code>&lt;s&gt; ▁Good</code>" in markup and "<strong><code>▁morning</code></strong>" in markup
-    assert class_text(markup, bars.TITLE_CLASS) == "the title" and class_text(markup, bars.NOTE_CLASS) == "a note"
-    assert bars.bars_html(top, "the title") in markup and len(parse_bars(markup)) == len(top)
-    hostile = bars.step_html(["`<img src=x onerror=alert(1)>`", "a\n\nb"], 2, 0.0, top, "<i>t</i>", "<b>n</b>")
-    assert "<img" not in hostile and "<i>" not in hostile and "<b>" not in hostile and "\n" not in hostile
-    assert class_text(hostile, bars.CHOSEN_CLASS).startswith("Generated so far: <s> `<img src=x onerror=alert(1)>`")
-    assert class_text(hostile, bars.NOTE_CLASS) == "<b>n</b>"
-
-
 def test_temperature_flattens_and_top_p_cuts_the_tail():
     hot, _ = numbers.filtered(LOG_PROBS, 2.0, 0, 1.0)
     assert hot.max() < 0.5 and hot.sum() == pytest.approx(1.0)
@@ -166,6 +127,8 @@ def test_temperature_flattens_and_top_p_cuts_the_tail():
 def test_the_pages_words():
     title = numbers.step_title(3, 0.5, 0, 0.9)
     assert title == "Step 3: the next-token distribution (T = 0.5, top-k = off, top-p = 0.9)"
+    words = numbers.chosen_words(["▁Good", "▁morning", "</s>"], 2, float(np.log(0.25)))
+    assert words == "Generated so far: `<s> ▁Good` → greedy chooses **`▁morning`** (model probability 25.0%)."
     assert f"α = {LENGTH_PENALTY}" in numbers.tree_words(3) and "Beam size 3" in numbers.tree_words(3)
     assert "(T = 1.2, top-k = 7, top-p = 1) and seed 42." in numbers.compared_words(1.2, 7, 1.0, 42)
 
