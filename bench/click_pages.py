@@ -22,8 +22,9 @@ SENTENCES = ["Das Wetter ist heute schön.", "Wo ist die nächste Apotheke?"]
 WALK_TEXT = "Die Kinder spielen im Garten."
 BARS_TITLE = ".tx-bars-title"  # the Decoding explorer's bars title (playground/decoding/bars.py TITLE_CLASS)
 QUIET_MS = 400
+GIVE_UP_MS = 20_000  # a timing that shows nothing by then resolves as [null, what the page shows]
 # Shared by both timers below: `watch(start, isShown, resolve)` resolves with [ms until shown, ms until the run
-# finished, ms until drawn], measured from `start()`'s time, or [null, what it shows] after 20 s.
+# finished, ms until drawn], measured from `start()`'s time, or [null, what it shows] after GIVE_UP_MS.
 WATCH = """const watch = (startedAt, isShown, resolve, fallback) => {
   let shown = null, finished = null, lastChange = null, painted = null, quiet = null, giveUp = null;
   const running = () => !!document.querySelector('[data-testid="stStatusWidget"]')
@@ -47,13 +48,13 @@ WATCH = """const watch = (startedAt, isShown, resolve, fallback) => {
   const observer = new MutationObserver(check);
   observer.observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
   // cleared by finish: left armed, it fired 20 s later into whatever was timed then (window.__timing is shared)
-  giveUp = setTimeout(() => { clearTimeout(quiet); observer.disconnect(); resolve([null, fallback()]); }, 20000);
+  giveUp = setTimeout(() => { clearTimeout(quiet); observer.disconnect(); resolve([null, fallback()]); }, GIVE_UP_MS);
   return check;
-};""".replace("QUIET_MS", str(QUIET_MS))
+};"""
 
 # Clicks the button named `label` from inside the page (no playwright round trip in the clock) and resolves with
 # WATCH's three times (shown: `selector`'s text is `want`, or, want null, differs from before).
-CLICK_AND_TIME = """async ([label, selector, want]) => {
+CLICK_AND_TIME_SCRIPT = """async ([label, selector, want]) => {
   WATCH
   const button = [...document.querySelectorAll('button')].find(b => b.innerText.trim() === label);
   const text = () => { const e = document.querySelector(selector); return e ? e.innerText.trim() : null; };
@@ -64,11 +65,11 @@ CLICK_AND_TIME = """async ([label, selector, want]) => {
     watch(() => start, isShown, resolve, text);
     button.click();
   });
-}""".replace("WATCH", WATCH)
+}"""
 
 # Starts the clock at the next keydown in the page (the key press's playwright round trip stays out of it) and sets
 # window.__timing to WATCH's three times (shown: `selector`'s text differs from now).
-ON_NEXT_KEY = """([selector]) => {
+ON_NEXT_KEY_SCRIPT = """([selector]) => {
   WATCH
   const text = () => { const e = document.querySelector(selector); return e ? e.textContent.trim() : null; };
   const before = text();
@@ -77,7 +78,15 @@ ON_NEXT_KEY = """([selector]) => {
   const check = watch(() => start, () => { const now = text(); return now !== null && now !== before; },
                       times => { window.__timing = times; }, text);
   document.addEventListener('keydown', () => { start = performance.now(); check(); }, {capture: true, once: true});
-}""".replace("WATCH", WATCH)
+}"""
+
+
+def with_watch(script: str, give_up_ms: int = GIVE_UP_MS) -> str:
+    """`script` with WATCH inside, its times filled in (a test gives up sooner)."""
+    return script.replace("WATCH", WATCH.replace("QUIET_MS", str(QUIET_MS)).replace("GIVE_UP_MS", str(give_up_ms)))
+
+
+CLICK_AND_TIME, ON_NEXT_KEY = with_watch(CLICK_AND_TIME_SCRIPT), with_watch(ON_NEXT_KEY_SCRIPT)
 
 
 def settle(page) -> None:
