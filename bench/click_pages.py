@@ -182,7 +182,6 @@ class DecodingSlider:
     """A Decoding explorer slider moved one notch by the keyboard (right, then left, alternately) -> the next-token
     chart's title shows the new value. "Step" reruns its fragment only; "Temperature" (one of the sampling knobs
     above it) reruns the whole page: the tree, the comparison and the downloads too."""
-    goal_ms = None
 
     def __init__(self, page, url: str, pid: int, slider: str = "Step"):
         self.page, self.pid, self.slider, self.moves = page, pid, slider, 0

@@ -12,7 +12,7 @@ a test: `python -m bench clicks`; the load average is printed beside the numbers
 `--against REV` compares two versions of the app side by side in one run: REV (any git revision) is checked out into
 a temporary worktree and served beside this checkout, on the same models, and every interaction is timed on both in
 turn (A B, then B A), so that a change in the machine's speed during the run hits both alike. On this project's
-shared 2-core hosts the same code's Translate click was drawn at 166 ms in one run and 279 ms in another an hour
+shared 2-core hosts the same code's Translate click was drawn at 166 ms in one run and 279 ms in another minutes
 later: two separate runs cannot tell a 10% change. It prints each side's p50s and the paired ratio (this checkout's
 time / REV's, click by click) with its p10-p90.
 """
@@ -112,7 +112,7 @@ def report_pair(what: str, this: list[tuple[float, ...]], other: list[tuple[floa
           f"click: {paired(this, other)} over {len(this)} rounds; server CPU p50 {server[0]:.0f} / {server[1]:.0f} ms")
 
 
-Measured = tuple[str, "float | None", list[tuple[float, ...]]]  # (interaction's title, its goal in ms, its times)
+Measured = tuple[str, float | None, list[tuple[float, ...]]]  # (interaction's title, its goal in ms, its times)
 
 
 def interleaved(browsers: list, apps: list[tuple[str, int]], clicks: int) -> tuple[list[list[Measured]], list[float],
