@@ -200,7 +200,8 @@ class DecodingSlider:
         before = cpu_ms(self.pid)
         self.page.keyboard.press("ArrowRight" if self.moves % 2 == 0 else "ArrowLeft")
         self.moves += 1
-        self.page.wait_for_function("window.__timing !== null", timeout=20_000)
+        # past the page's own give-up, so that its answer ("nothing shown", and what the title says) arrives first
+        self.page.wait_for_function("window.__timing !== null", timeout=GIVE_UP_MS + 5_000)
         timed = self.page.evaluate("window.__timing")
         if timed[0] is None:
             raise RuntimeError(f"the {self.slider} slider moved, but the chart's title still shows {timed[1]!r}")
