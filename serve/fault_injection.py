@@ -113,4 +113,28 @@ def stop_replica(deployment: str):
     if not pids:
         raise RuntimeError(f"no replica of {deployment} is running: {serve_processes()}")
     os.kill(pids[0], signal.SIGSTOP)
+    # A signal is delivered when each of the process's threads next runs: on a busy machine a request sent right
+    # after kill() was still answered (a /health 200 in 1.6 ms). Return once every thread is really stopped.
+    wait_stopped(pids[0])
     return lambda: os.kill(pids[0], signal.SIGCONT)
+
+
+def thread_states(pid: int) -> list[str]:
+    """The scheduler state of each of a process's threads (/proc/PID/task/TID/stat: R, S, D, T, t, Z, ...)."""
+    states = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            stat = open(f"/proc/{pid}/task/{tid}/stat").read()
+        except OSError:  # the thread ended meanwhile
+            continue
+        states.append(stat.rsplit(")", 1)[1].split()[0])  # after the name, which may hold spaces or ")"
+    return states
+
+
+def wait_stopped(pid: int, timeout_s: float = 10.0) -> None:
+    """Wait until every thread of `pid` is stopped (state T) after a SIGSTOP; RuntimeError past `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while set(states := thread_states(pid)) != {"T"}:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"process {pid} did not stop within {timeout_s:g} s: its threads are {states}")
+        time.sleep(0.005)
