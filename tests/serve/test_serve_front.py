@@ -36,9 +36,7 @@ from serve_fixtures import (
     service_in_its_own_process,
 )
 
-pytest.importorskip("ray.serve")
-
-from serve import fault_injection, front, local, processes  # noqa: E402
+from serve import fault_injection, front, local, processes
 
 # the shipped models, exported (test_serve_ray's fixture: exported once per module where `make run` has not)
 _spec = importlib.util.spec_from_file_location("_serve_ray_tests", Path(__file__).with_name("test_serve_ray.py"))
@@ -49,6 +47,13 @@ models_root = _ray_tests.models_root
 TIMEOUT_S = 2.0  # the API's request timeout: the front's backstop 504 comes at 2 + 0.5 = 2.5 s
 SETTINGS = {"precisions": ("fp32",), "threads": 1, "request_timeout_s": TIMEOUT_S}
 SLOWLORIS = 4200
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _ray_serve():
+    """Skipped where Ray Serve is missing; imported when a test here runs, not at collection, where every xdist
+    worker collects every file (0.9 s of each one's start-up)."""
+    pytest.importorskip("ray.serve")
 
 
 def greedy(text: str) -> dict:

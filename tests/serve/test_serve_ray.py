@@ -13,14 +13,19 @@ import pytest
 from serve_fixtures import concurrently, free_port, own_haproxy_ports, post
 from shipped_fixtures import shipped_models_root
 
-pytest.importorskip("ray.serve")
-
-from runtime import OnnxTranslator  # noqa: E402
-from runtime.tsv import read_tsv  # noqa: E402
-from serve import fault_injection, local  # noqa: E402
-from serve.settings import ServeSettings  # noqa: E402
+from runtime import OnnxTranslator
+from runtime.tsv import read_tsv
+from serve import fault_injection, local
+from serve.settings import ServeSettings
 
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _ray_serve():
+    """Skipped where Ray Serve is missing; imported when a test here runs, not at collection, where every xdist
+    worker collects every file (0.9 s of each one's start-up)."""
+    pytest.importorskip("ray.serve")
 
 REPO = Path(__file__).resolve().parents[2]
 MODELS = REPO / "models"

@@ -11,17 +11,35 @@ import types
 
 import pytest
 
-pytest.importorskip("ray.serve")
-
-import ray  # noqa: E402
-from ray._common import tls_utils  # noqa: E402
-from ray._private import ray_constants  # noqa: E402
-
-from serve import front, local  # noqa: E402
-from serve.__main__ import main  # noqa: E402
-from serve.settings import ServeSettings  # noqa: E402
+from serve import front, local
+from serve.__main__ import main
+from serve.settings import ServeSettings
 
 REFUSAL = "serve/front.py: not starting Ray unprotected: "
+
+
+# Ray is imported by the tests that use it, not when the file is collected: every xdist worker collects every file,
+# and importing Ray cost each ~0.9 s of its start-up. The address checks below need no Ray at all.
+@pytest.fixture(scope="module")
+def ray():
+    pytest.importorskip("ray.serve")
+    import ray
+
+    return ray
+
+
+@pytest.fixture(scope="module")
+def tls_utils(ray):
+    from ray._common import tls_utils
+
+    return tls_utils
+
+
+@pytest.fixture(scope="module")
+def ray_constants(ray):
+    from ray._private import ray_constants
+
+    return ray_constants
 
 
 @pytest.mark.parametrize("address, bound", [
@@ -69,7 +87,7 @@ class FakeServer:
         return 1234
 
 
-def test_the_worker_hook_routes_the_replicas_grpc_server_through_the_rewrite(monkeypatch):
+def test_the_worker_hook_routes_the_replicas_grpc_server_through_the_rewrite(monkeypatch, tls_utils):
     import ray.serve._private.replica as replica
 
     monkeypatch.setattr(tls_utils, "add_port_to_grpc_server", tls_utils.add_port_to_grpc_server)  # put back after
@@ -88,7 +106,7 @@ def test_the_worker_hook_routes_the_replicas_grpc_server_through_the_rewrite(mon
 
 
 @pytest.fixture
-def no_ray_start(monkeypatch):
+def no_ray_start(monkeypatch, ray):
     """ray.init fails the test if start-up reaches it; the environment is put back after."""
     def started(*args, **kwargs):
         raise AssertionError("start-up went on to ray.init")
@@ -103,7 +121,7 @@ def no_ray_start(monkeypatch):
 SETTINGS = ServeSettings(models_dir="no-models", port=1)  # never read: start-up refuses first
 
 
-def test_start_up_refuses_another_ray_version_with_a_sentence(monkeypatch, no_ray_start, capsys):
+def test_start_up_refuses_another_ray_version_with_a_sentence(monkeypatch, no_ray_start, capsys, ray):
     monkeypatch.setattr(ray, "__version__", "2.61.0")
     environment = dict(os.environ)
     with pytest.raises(front.RayPatchError) as refused:
@@ -128,7 +146,7 @@ PATCHED = [(module, line) for module, lines in front.RAY_LINES.items() for line 
 
 @pytest.mark.parametrize("module, line", PATCHED, ids=[f"{m}: {line[:40]}" for m, line in PATCHED])
 def test_start_up_refuses_a_ray_whose_patched_line_changed_under_the_same_version(monkeypatch, no_ray_start,
-                                                                                   tmp_path, module, line):
+                                                                                   tmp_path, module, line, ray):
     source = front.ray_source(module)
     assert source.count(line) == 1  # the real Ray has it
     changed = source.replace(line, line.replace("add_port", "bind_port").replace("[::]", "0.0.0.0")
@@ -148,7 +166,7 @@ def test_start_up_refuses_a_ray_whose_patched_line_changed_under_the_same_versio
             local.start(exposed)
 
 
-def test_the_hook_itself_refuses_another_ray_in_a_worker(monkeypatch):
+def test_the_hook_itself_refuses_another_ray_in_a_worker(monkeypatch, ray, tls_utils):
     monkeypatch.setattr(ray, "__version__", "3.0.0")
     monkeypatch.setattr(tls_utils, "add_port_to_grpc_server", tls_utils.add_port_to_grpc_server)
     original = tls_utils.add_port_to_grpc_server
@@ -159,7 +177,7 @@ def test_the_hook_itself_refuses_another_ray_in_a_worker(monkeypatch):
 
 @pytest.mark.parametrize("before", [None, "1", "0"])
 @pytest.mark.parametrize("expose", [False, True])
-def test_rays_single_machine_switch_is_set_for_ray_init_only(monkeypatch, before, expose):
+def test_rays_single_machine_switch_is_set_for_ray_init_only(monkeypatch, before, expose, ray_constants):
     name = ray_constants.ENABLE_RAY_CLUSTERS_ENV_VAR
     if before is None:
         monkeypatch.delenv(name, raising=False)

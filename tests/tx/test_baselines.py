@@ -13,7 +13,12 @@ from tx import baselines
 from tx.evaluation import NEGATION
 from tx.tools import evaluate as tx_evaluate
 
-pytest.importorskip("sklearn")
+
+@pytest.fixture(autouse=True, scope="module")
+def _sklearn():
+    """Skipped where scikit-learn is missing; imported when a test here runs, not at collection, where every xdist
+    worker collects every file (1.2 s of each one's start-up)."""
+    pytest.importorskip("sklearn")
 
 
 def synthetic(n: int, seed: int) -> list[dict[str, str]]:
