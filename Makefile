@@ -58,12 +58,11 @@ data: $(VENV)/.data
 	$(PY) -m corpus fetch
 	$(PY) -m corpus prepare
 
-# Every test: first all but the browser ones (fast, slow and network) on every core, a test file per worker (the two
-# Ray service files together: tests/conftest.py); then the browser tests in one process, since they time what a real
-# browser sees and must not share the CPU.
+# Every test (fast, slow, browser and network: -m "" lifts pyproject's default selection) on every core, a test file
+# per worker (the two Ray service files together: tests/conftest.py). The browser tests assert no times, so they run
+# beside the rest: a serial browser phase left a core idle a third of its time (docs/testing.md).
 test: install-dev browser
-	$(PY) -m pytest -m "not browser" -n auto $(PYTEST_ARGS)
-	$(PY) -m pytest -m browser -n 0 $(PYTEST_ARGS)
+	$(PY) -m pytest -m "" -n auto $(PYTEST_ARGS)
 
 # The registries themselves: every pin still served with its sha256, and a real fetch of the small sources.
 test-network: install-dev

@@ -341,7 +341,12 @@ def test_latency_stop_and_a_closed_tab_really_stop_the_work_on_the_server(browse
         context.set_default_timeout(TIMEOUT_MS)
         page = context.new_page()
         start_a_long_latency_run(page, server)
-        assert busy_share(pid, 1.0) > 0.5, "the run did not keep the server busy: nothing to stop"
+        # `make test` runs this beside other test files' work, which can take the server's core for a while (an
+        # export runs several processes): wait up to 10 s for one second in which the run keeps it busy
+        shares = [busy_share(pid, 1.0)]
+        while shares[-1] <= 0.5 and len(shares) < 10:
+            shares.append(busy_share(pid, 1.0))
+        assert shares[-1] > 0.5, f"the run did not keep the server busy in any second ({shares}): nothing to stop"
         if how == "stop":
             page.get_by_role("button", name="Stop", exact=True).click()
             settle(page)
@@ -481,8 +486,8 @@ def test_no_request_leaves_the_machine(page, server):
 
 def test_round_trip_benchmark(page, server):
     """Report (not an assertion on time): click -> translation on screen, a 10-word sentence, p50 over the timed
-    tries: 8 in `make test` (the path works and its numbers are printed), TX_ROUND_TRIP_TRIES=20 for the
-    measurements of docs/performance.md.
+    tries: 8 in `make test` (the path works and its numbers are printed, taken beside the other test files' work,
+    so not a measurement), TX_ROUND_TRIP_TRIES=20 alone for the measurements of docs/performance.md.
 
     The page's own "· N ms" heading gives the model's share (translate() with attention), so the
     report separates model time from the app + browser overhead."""
