@@ -29,7 +29,7 @@ import torch
 from import_graph import reachable_files
 
 import tx
-from export.pipeline import ExportOptions, export_model_dir
+from export.__main__ import main as export_command
 from runtime.cpu import cpu_has_vnni
 
 GERMAN = [
@@ -133,6 +133,34 @@ def manifest(directory: Path) -> dict[str, str]:
             for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
+CONSOLE = "console.txt"  # beside manifest.json: what `python -m export` printed while it exported the model
+
+
+def console_of(run, path: Path) -> int:
+    """run() with everything this process writes to stdout and stderr, the libraries' C++ included, going to `path`
+    (file descriptors 1 and 2 redirected, as a shell would for the command); returns run()'s result."""
+    with open(path, "w", encoding="utf-8") as out:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        saved = os.dup(1), os.dup(2)
+        os.dup2(out.fileno(), 1)
+        os.dup2(out.fileno(), 2)
+        try:
+            return run()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+
+
+def console(kind: str) -> list[str]:
+    """The lines `python -m export` printed while it exported the tiny `kind` model (read-only, as the model)."""
+    return (exported(kind).parent / CONSOLE).read_text(encoding="utf-8").splitlines()
+
+
 def _build(kind: str, target: Path | str) -> None:
     """Export a fresh tiny model into `target` (via a temporary sibling, renamed when complete)."""
     target = Path(target)
@@ -140,9 +168,13 @@ def _build(kind: str, target: Path | str) -> None:
     staging = Path(tempfile.mkdtemp(prefix=f".{kind}-", dir=target.parent))
     try:
         model_dir = build(staging / "model")
-        report = export_model_dir(model_dir, ExportOptions(data_dir=_root / "no-data"), log=lambda _: None)
-        if not report.ok:
-            raise AssertionError(f"the tiny {kind} model did not export: {report.failures}")
+        # through the command itself, so that what it printed is kept for the test of its output (test_export_output
+        # ran a second export of the same tiny classifier for that: ~90 s of CPU in every cold `make test`)
+        printed = staging / CONSOLE
+        code = console_of(lambda: export_command([str(model_dir), "--data-dir", str(_root / "no-data")]), printed)
+        if code != 0:
+            raise AssertionError(f"the tiny {kind} model did not export (exit {code}):\n"
+                                 f"{printed.read_text(encoding='utf-8', errors='replace')[-3000:]}")
         (staging / "manifest.json").write_text(json.dumps(manifest(model_dir)), encoding="utf-8")
         # a builder process of its own (_exported's): what it loaded is the export's (and this file's) alone
         loaded = sorted(name for name in sys.modules if name.split(".")[0] in EXPORT_PACKAGES)
