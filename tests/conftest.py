@@ -14,7 +14,10 @@ import tx  # noqa: E402
 
 # A test module that needs the tiny exported models (tests/export_fixtures.py) says so with
 # `pytestmark = pytest.mark.exports`. On a cold cache their export (~25 s) starts in the background once collection
-# finds such a test, and those tests run last, so the export overlaps with everything else.
+# finds such a test, and in one process those tests run last, so the export overlaps with everything else. Under
+# xdist (`make test`, the fast suite) this order is not kept: --dist loadfile hands out the files with the most tests
+# first (pytest-xdist's loadscope reorder), so a worker can wait on the export at the start (measured: ~30 s with a
+# core idle in a cold `make test`).
 def needs_exports(item) -> bool:
     return item.get_closest_marker("exports") is not None
 
