@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 from .processes import serve_processes
 
@@ -124,7 +125,7 @@ def thread_states(pid: int) -> list[str]:
     states = []
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
-            stat = open(f"/proc/{pid}/task/{tid}/stat").read()
+            stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
         except OSError:  # the thread ended meanwhile
             continue
         states.append(stat.rsplit(")", 1)[1].split()[0])  # after the name, which may hold spaces or ")"

@@ -43,17 +43,11 @@ _spec = importlib.util.spec_from_file_location("_serve_ray_tests", Path(__file__
 _ray_tests = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_ray_tests)
 models_root = _ray_tests.models_root
+_ray_serve = _ray_tests._ray_serve  # autouse: skipped where Ray Serve is missing, imported when a test runs
 
 TIMEOUT_S = 2.0  # the API's request timeout: the front's backstop 504 comes at 2 + 0.5 = 2.5 s
 SETTINGS = {"precisions": ("fp32",), "threads": 1, "request_timeout_s": TIMEOUT_S}
 SLOWLORIS = 4200
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _ray_serve():
-    """Skipped where Ray Serve is missing; imported when a test here runs, not at collection, where every xdist
-    worker collects every file (0.9 s of each one's start-up)."""
-    pytest.importorskip("ray.serve")
 
 
 def greedy(text: str) -> dict:
