@@ -178,6 +178,22 @@ def is_hex(text: str) -> bool:
     return bool(text) and all(c in "0123456789abcdef" for c in text)
 
 
+def service_folder(base: Path) -> Path:
+    """A new folder "<pid in hex>-<byte in hex>" under `base`: the byte starts at random and counts on past the
+    names this process already holds (each service it started keeps one: a random byte alone collided in a run of
+    the test suite, whose tests start many services in one process). Two hex digits: the socket path's budget."""
+    pid, start = os.getpid(), os.urandom(1)[0]
+    for step in range(256):
+        folder = base / f"{pid:x}-{(start + step) % 256:02x}"
+        try:
+            folder.mkdir(mode=0o700)
+            return folder
+        except FileExistsError:
+            continue
+    raise RuntimeError(f"{base} holds 256 service folders of process {pid}, one per service it started: they go "
+                       "when it ends")
+
+
 def environment(limits: FrontLimits) -> dict[str, str]:
     """The variables Ray's HAProxyManager must see (set before ray.init; on a cluster, in every node's environment).
     Ray's own knobs where it has them; the patch script and its limits for the rest."""
@@ -189,8 +205,7 @@ def environment(limits: FrontLimits) -> dict[str, str]:
         pid = old.name.split("-")[0]
         if old.is_dir() and "-" in old.name and not Path(f"/proc/{int(pid, 16) if is_hex(pid) else 0}").exists():
             shutil.rmtree(old, ignore_errors=True)
-    folder = base / f"{os.getpid():x}-{os.urandom(1).hex()}"
-    folder.mkdir(mode=0o700)
+    folder = service_folder(base)
     return {
         "RAY_SERVE_HAPROXY_BINARY_PATH": str(write_script(folder)),
         "TX_SERVE_HAPROXY_REAL": real_haproxy(),
