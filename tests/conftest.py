@@ -1,3 +1,5 @@
+from __future__ import annotations
+
 import os
 import sys
 
@@ -6,10 +8,34 @@ import sys
 # modules again: 7 of the 14 s each xdist worker spent collecting. Set before anything below is imported.
 sys.dont_write_bytecode = False
 
-import pytest  # noqa: E402
-import torch  # noqa: E402
+import atexit  # noqa: E402
+import gc  # noqa: E402
+import logging  # noqa: E402
+from typing import TYPE_CHECKING  # noqa: E402
 
-import tx  # noqa: E402
+import pytest  # noqa: E402
+
+if TYPE_CHECKING:
+    import tx
+
+
+def _end_worker_now(config: pytest.Config) -> None:
+    """What an xdist worker did after pytest had finished, freeing the session's objects and then the interpreter's
+    (torch, onnxruntime, streamlit, ... module by module), took 1.1-2.5 s after its last test, and the controller
+    waits for it (measured in the fast suite). The results are sent by then (pytest_sessionfinish sends them);
+    the atexit handlers still run here (temporary folders removed), then the worker exits with pytest's status."""
+    atexit._run_exitfuncs()
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(config.workeroutput.get("exitstatus", 1))  # 1: the session never finished
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    # workerinput: set by pytest-xdist in its workers only (a pytest a test starts inherits PYTEST_XDIST_WORKER)
+    if hasattr(config, "workerinput"):
+        config.add_cleanup(lambda: _end_worker_now(config))  # the first cleanup added is the last run
 
 
 # A test module that needs the tiny exported models (tests/export_fixtures.py) says so with
@@ -23,6 +49,7 @@ def needs_exports(item) -> bool:
 
 
 def pytest_collection_modifyitems(session, config, items):
+    one_torch_thread()
     needs = [needs_exports(item) for item in items]
     # under pytest-xdist the first worker starts the builders; the others wait on their locks when they need a model
     first_worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0"
@@ -31,6 +58,10 @@ def pytest_collection_modifyitems(session, config, items):
 
         prefetch()
     items.sort(key=needs_exports)  # stable: order kept
+    # What collection loaded (torch, onnxruntime, streamlit, every test module: most of the heap) lives to the end, so
+    # the cyclic garbage collector need not scan it again: not during the tests, and not in pytest's unraisable-
+    # exception check at the end, whose two full collections took 0.7 s in each worker (measured in the fast suite).
+    gc.freeze()
 
 
 # The test files that start a Ray service on this machine: one xdist work unit, so they run on one worker, one after
@@ -55,17 +86,27 @@ def pytest_xdist_make_scheduler(config, log):
     return LoadFileWithRayServicesTogether(config, log)
 
 
-# One intra-op thread: the tests' tensors are tiny, and on a busy 2-core CI machine PyTorch's OpenMP
-# threads wait on each other (measured: a tiny beam search took 12 s with 2 threads, 0.3 s with 1).
-torch.set_num_threads(1)
+# torch and tx are imported where they are used, not at the top: this file is also read by pytest-xdist's controller,
+# which runs no test, and importing torch there (1 s) delayed the start of every worker by as much.
+def one_torch_thread() -> None:
+    """One intra-op thread, set in every process that runs tests (collection runs there, not in xdist's
+    controller): the tests' tensors are tiny, and on a busy 2-core CI machine PyTorch's OpenMP threads wait on each
+    other (measured: a tiny beam search took 12 s with 2 threads, 0.3 s with 1)."""
+    import torch
+
+    torch.set_num_threads(1)
 
 
 @pytest.fixture(autouse=True)
 def _seed():
+    import torch
+
     torch.manual_seed(0)
 
 
 def tiny_seq2seq(pre_norm: bool = False, share: bool = True, **kw) -> tx.Seq2SeqTransformer:
+    import tx
+
     cfg = dict(vocab_size=40, d_model=32, n_heads=4, n_layers=2, d_ff=64, dropout=0.0, max_len=64,
                pre_norm=pre_norm, share_embeddings=share)
     cfg.update(kw)
@@ -73,6 +114,8 @@ def tiny_seq2seq(pre_norm: bool = False, share: bool = True, **kw) -> tx.Seq2Seq
 
 
 def tiny_classifier(pre_norm: bool = False, pooling: str = "mean", **kw) -> tx.SentimentClassifier:
+    import tx
+
     cfg = dict(vocab_size=40, d_model=16, n_heads=2, n_layers=2, d_ff=32, dropout=0.0, max_len=64,
                pre_norm=pre_norm, pooling=pooling)
     cfg.update(kw)

@@ -29,7 +29,8 @@ def folder(tmp_path):
 @contextlib.contextmanager
 def serving(folder, isolated: bool):
     server = serve.make_server(folder, 0, isolated)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for serve_forever's next poll: 0.5 s by default, twice in this file
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield server
