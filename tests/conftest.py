@@ -11,6 +11,7 @@ sys.dont_write_bytecode = False
 import atexit  # noqa: E402
 import gc  # noqa: E402
 import logging  # noqa: E402
+from collections import Counter  # noqa: E402
 from typing import TYPE_CHECKING  # noqa: E402
 
 import pytest  # noqa: E402
@@ -39,15 +40,24 @@ def pytest_configure(config):
 
 
 # A test module that needs the tiny exported models (tests/export_fixtures.py) says so with
-# `pytestmark = pytest.mark.exports`. On a cold cache their export (~25 s) starts in the background once collection
-# finds such a test, and in one process those tests run last, so the export overlaps with everything else. Under
-# xdist (`make test`, the fast suite) this order is not kept: --dist loadfile hands out the files with the most tests
-# first (pytest-xdist's loadscope reorder), so a worker can wait on the export at the start (measured: ~30 s with a
-# core idle in a cold `make test`).
+# `pytestmark = pytest.mark.exports`. On a cold cache their export (~60 s, two background processes) starts once
+# collection finds such a test, so those tests come last and the export overlaps with the others.
 def needs_exports(item) -> bool:
     return item.get_closest_marker("exports") is not None
 
 
+def run_order(items):
+    """The order of the test files, which pytest-xdist hands out as they come (--no-loadscope-reorder, pyproject.toml):
+    those that need no tiny export first, and among each, those with slow or browser tests (the longest, from a
+    minute to two each) before the rest, then more tests before fewer, so the run ends on short files and not one
+    worker alone on a long one. xdist's own order (more tests first) put fast files first and the longest last, and
+    files that need the export early (a cold `make test`: one worker waited on it 50 s, the other 24 s)."""
+    heavy = {item.path for item in items if item.get_closest_marker("slow") or item.get_closest_marker("browser")}
+    tests = Counter(item.path for item in items)
+    return lambda item: (needs_exports(item), item.path not in heavy, -tests[item.path])
+
+
+@pytest.hookimpl(trylast=True)  # after -m and -k have deselected: only what runs counts
 def pytest_collection_modifyitems(session, config, items):
     one_torch_thread()
     needs = [needs_exports(item) for item in items]
@@ -57,7 +67,7 @@ def pytest_collection_modifyitems(session, config, items):
         from export_fixtures import prefetch
 
         prefetch()
-    items.sort(key=needs_exports)  # stable: order kept
+    items.sort(key=run_order(items))  # stable: a file's tests keep their order
     # What collection loaded (torch, onnxruntime, streamlit, every test module: most of the heap) lives to the end, so
     # the cyclic garbage collector need not scan it again: not during the tests, and not in pytest's unraisable-
     # exception check at the end, whose two full collections took 0.7 s in each worker (measured in the fast suite).
