@@ -11,7 +11,6 @@ sys.dont_write_bytecode = False
 import atexit  # noqa: E402
 import gc  # noqa: E402
 import logging  # noqa: E402
-from collections import Counter  # noqa: E402
 from typing import TYPE_CHECKING  # noqa: E402
 
 import pytest  # noqa: E402
@@ -47,14 +46,22 @@ def needs_exports(item) -> bool:
 
 
 def run_order(items):
-    """The order of the test files, which pytest-xdist hands out as they come (--no-loadscope-reorder, pyproject.toml):
-    those that need no tiny export first, and among each, those with slow or browser tests (the longest, from a
-    minute to two each) before the rest, then more tests before fewer, so the run ends on short files and not one
-    worker alone on a long one. xdist's own order (more tests first) put fast files first and the longest last, and
-    files that need the export early (a cold `make test`: one worker waited on it 50 s, the other 24 s)."""
-    heavy = {item.path for item in items if item.get_closest_marker("slow") or item.get_closest_marker("browser")}
-    tests = Counter(item.path for item in items)
-    return lambda item: (needs_exports(item), item.path not in heavy, -tests[item.path])
+    """The order of the work units (a test file, or the Ray service files together: `work_unit`), which pytest-xdist
+    hands out as they come (--no-loadscope-reorder, pyproject.toml): those that need no tiny export first, and among
+    each, those with slow or browser tests (the longest, from a minute to two each) before the rest, then more tests
+    before fewer, so the run ends on short files and not one worker alone on a long one. xdist's own order (more
+    tests first) put fast files first and the longest last, and files that need the export early (a cold `make
+    test`: one worker waited on it 50 s, the other 24 s). A unit's tests keep their order."""
+    units: dict[str, list] = {}
+    for item in items:
+        units.setdefault(work_unit(item.nodeid), []).append(item)
+    key = {unit: (any(map(needs_exports, tests)), not any(map(slow_or_browser, tests)), -len(tests))
+           for unit, tests in units.items()}
+    return lambda item: key[work_unit(item.nodeid)]
+
+
+def slow_or_browser(item) -> bool:
+    return item.get_closest_marker("slow") is not None or item.get_closest_marker("browser") is not None
 
 
 @pytest.hookimpl(trylast=True)  # after -m and -k have deselected: only what runs counts
@@ -81,6 +88,12 @@ def pytest_collection_modifyitems(session, config, items):
 RAY_SERVICE_FILES = ("tests/serve/test_serve_front.py", "tests/serve/test_serve_ray.py")
 
 
+def work_unit(nodeid: str) -> str:
+    """The test's xdist work unit: its file (--dist loadfile), the Ray service files one unit."""
+    file = nodeid.split("::", 1)[0]
+    return "ray services" if file in RAY_SERVICE_FILES else file
+
+
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook
 def pytest_xdist_make_scheduler(config, log):
     """--dist loadfile (pyproject.toml's), with RAY_SERVICE_FILES as one unit; other modes as xdist has them."""
@@ -90,8 +103,7 @@ def pytest_xdist_make_scheduler(config, log):
 
     class LoadFileWithRayServicesTogether(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            file = super()._split_scope(nodeid)
-            return "ray services" if file in RAY_SERVICE_FILES else file
+            return work_unit(nodeid)
 
     return LoadFileWithRayServicesTogether(config, log)
 
@@ -132,10 +144,12 @@ def tiny_classifier(pre_norm: bool = False, pooling: str = "mean", **kw) -> tx.S
     return tx.SentimentClassifier(tx.ClassifierConfig(**cfg)).eval()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium():
-    """Debian's chromium, launched once per test process for every browser test (tests/browser/ and tests/web/):
-    playwright's sync API refuses a second instance while one runs in the same process."""
+    """Debian's chromium, launched once per test file for its browser tests (tests/browser/ and tests/web/), and
+    closed after it: playwright's sync API runs an asyncio loop in this thread while it is open, so a test of the
+    same process that called asyncio.run after any browser file failed ("cannot be called from a running event
+    loop"; the serve tests do). One at a time: playwright's sync API refuses a second while one runs."""
     from browser_fixtures import CHROMIUM, launched_chromium
 
     if not os.path.isfile(CHROMIUM):
