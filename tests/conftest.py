@@ -40,28 +40,14 @@ def pytest_configure(config):
 
 # A test module that needs the tiny exported models (tests/export_fixtures.py) says so with
 # `pytestmark = pytest.mark.exports`. On a cold cache their export (~60 s, two background processes) starts once
-# collection finds such a test, so those tests come last and the export overlaps with the others.
+# collection finds such a test, and in one process those tests run last, so the export overlaps with everything else.
+# Under xdist (`make test`, the fast suite) this order is not kept: --dist loadfile hands out the files with the most
+# tests first (pytest-xdist's loadscope reorder), so in a cold `make test` one worker waited 50 s on the export and
+# the other 24 s. An order of our own (units needing no export first, slow and browser files first within each) ended
+# that wait but took 612 s where xdist's took 583 s (a fresh clone each, docs/testing.md): the long files then ran
+# side by side, each slower beside the other (the Ray front's file 135 s against 79 s). xdist's order is kept.
 def needs_exports(item) -> bool:
     return item.get_closest_marker("exports") is not None
-
-
-def run_order(items):
-    """The order of the work units (a test file, or the Ray service files together: `work_unit`), which pytest-xdist
-    hands out as they come (--no-loadscope-reorder, pyproject.toml): those that need no tiny export first, and among
-    each, those with slow or browser tests (the longest, from a minute to two each) before the rest, then more tests
-    before fewer, so the run ends on short files and not one worker alone on a long one. xdist's own order (more
-    tests first) put fast files first and the longest last, and files that need the export early (a cold `make
-    test`: one worker waited on it 50 s, the other 24 s). A unit's tests keep their order."""
-    units: dict[str, list] = {}
-    for item in items:
-        units.setdefault(work_unit(item.nodeid), []).append(item)
-    key = {unit: (any(map(needs_exports, tests)), not any(map(slow_or_browser, tests)), -len(tests))
-           for unit, tests in units.items()}
-    return lambda item: key[work_unit(item.nodeid)]
-
-
-def slow_or_browser(item) -> bool:
-    return item.get_closest_marker("slow") is not None or item.get_closest_marker("browser") is not None
 
 
 @pytest.hookimpl(trylast=True)  # after -m and -k have deselected: only what runs counts
@@ -74,7 +60,7 @@ def pytest_collection_modifyitems(session, config, items):
         from export_fixtures import prefetch
 
         prefetch()
-    items.sort(key=run_order(items))  # stable: a file's tests keep their order
+    items.sort(key=needs_exports)  # stable: order kept
     # What collection loaded (torch, onnxruntime, streamlit, every test module: most of the heap) lives to the end, so
     # the cyclic garbage collector need not scan it again: not during the tests, and not in pytest's unraisable-
     # exception check at the end, whose two full collections took 0.7 s in each worker (measured in the fast suite).
