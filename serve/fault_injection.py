@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
-from .processes import serve_processes
+from .processes import serve_processes, stat_fields
 
 
 def kill_replica(deployment: str) -> str:
@@ -125,10 +124,9 @@ def thread_states(pid: int) -> list[str]:
     states = []
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
-            stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
+            states.append(stat_fields(f"/proc/{pid}/task/{tid}/stat")[0])
         except OSError:  # the thread ended meanwhile
             continue
-        states.append(stat.rsplit(")", 1)[1].split()[0])  # after the name, which may hold spaces or ")"
     return states
 
 

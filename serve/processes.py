@@ -23,9 +23,15 @@ def serve_processes() -> dict[int, str]:
     return names
 
 
+def stat_fields(path: str) -> list[str]:
+    """The fields of a /proc/PID/stat (or /proc/PID/task/TID/stat) file after the name, which may hold spaces or
+    ")": [0] the state, [1] the parent's pid, [11] and [12] user and system clock ticks. OSError where it is gone."""
+    return Path(path).read_text().rsplit(")", 1)[1].split()
+
+
 def process_cpu_s(pid: int) -> float:
     """CPU seconds (user + system) one process has used so far (/proc; OSError where it cannot be read)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()  # after the name, which may hold spaces
+    fields = stat_fields(f"/proc/{pid}/stat")
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -60,7 +66,7 @@ def descendants(pid: int) -> set[int]:
     children: dict[int, list[int]] = {}
     for entry in filter(str.isdigit, os.listdir("/proc")):
         try:
-            parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            parent = int(stat_fields(f"/proc/{entry}/stat")[1])
         except (OSError, IndexError, ValueError):
             continue
         children.setdefault(parent, []).append(int(entry))
