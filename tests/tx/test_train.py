@@ -39,18 +39,6 @@ from tx.trainer import Trainer
 REPO = Path(__file__).resolve().parents[2]
 
 # --- fixtures -------------------------------------------------------------------------------------------------------
-
-
-
-
-
-
-
-
-
-
-
-
 # Tiny models; a small token budget so an epoch has several batches.
 SHAPE = ["model.d_model=16", "model.n_heads=2", "model.n_layers=1", "model.d_ff=32", "model.max_len=32",
          "model.vocab_size=120"]
@@ -355,6 +343,16 @@ def test_torchrun_two_processes_gloo(task, data_root, tmp_path):
     assert [int(r["step"]) for r in read_metrics(out)] == [2, 3], "rank 0 alone writes metrics"
     loader = Translator if task == "translate" else SentimentAnalyzer
     assert loader.from_dir(out / "model") is not None
+
+
+def test_exit_worker_runs_the_atexit_handlers_flushes_and_exits_with_the_code():
+    """A torchrun worker leaves through exit_worker, skipping the interpreter's teardown (tx.trainer says why)."""
+    script = ("import atexit; from tx.trainer import exit_worker; atexit.register(print, 'atexit ran'); "
+              "print('unflushed', end=''); exit_worker(3); print('never')")
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # so a missing flush loses text
+    proc = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=buffered, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 3 and proc.stdout == "unflushedatexit ran\n", proc.stdout + proc.stderr
 
 
 # --- evaluation -----------------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from ..checkpoint import CheckpointError
 from ..run_setup import build_run, make_config
 from ..settings import flatten
 from ..tasks import TASKS
-from ..trainer import MODEL_DIR, Trainer
+from ..trainer import MODEL_DIR, Trainer, exit_worker
 from . import tool_parser
 
 
@@ -60,4 +60,6 @@ def main(argv: list[str] | None = None) -> int:
     if trainer.rank == 0:
         print(json.dumps(result, indent=2))
         print(f"model directory: {Path(config.out_dir) / MODEL_DIR}")
+    if trainer.world > 1:
+        exit_worker(0)
     return 0
