@@ -11,9 +11,19 @@ sys.dont_write_bytecode = False
 import atexit  # noqa: E402
 import gc  # noqa: E402
 import logging  # noqa: E402
+from pathlib import Path  # noqa: E402
 from typing import TYPE_CHECKING  # noqa: E402
 
 import pytest  # noqa: E402
+
+# tests/ is on sys.path (pyproject's `pythonpath`) and holds tx/, runtime/, export/, ... test folders without an
+# __init__.py, which Python may take for namespace packages: `pytest -n0 tests/app/test_pages.py` through the console
+# script failed at `from tx import CheckpointError` ("unknown location"; xdist's workers and `python -m pytest` have
+# the working directory on sys.path, and passed). A regular package anywhere on sys.path wins over a namespace one,
+# so the checkout goes on it.
+REPO = str(Path(__file__).resolve().parents[1])
+if REPO not in sys.path:
+    sys.path.append(REPO)
 
 if TYPE_CHECKING:
     import tx
