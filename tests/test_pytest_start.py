@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow  # a pytest that collects a page test file: ~4 s of CPU
 def test_one_file_collects_through_the_console_script_in_one_process():
     """`pytest -n0 FILE`: no xdist worker and no `python -m` puts the working directory on sys.path here."""
     console_script = Path(sys.executable).with_name("pytest")

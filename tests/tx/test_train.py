@@ -345,6 +345,7 @@ def test_torchrun_two_processes_gloo(task, data_root, tmp_path):
     assert loader.from_dir(out / "model") is not None
 
 
+@pytest.mark.slow  # a Python that imports torch: ~3 s of CPU
 def test_exit_worker_runs_the_atexit_handlers_flushes_and_exits_with_the_code():
     """A torchrun worker leaves through exit_worker, skipping the interpreter's teardown (tx.trainer says why)."""
     script = ("import atexit; from tx.trainer import exit_worker; atexit.register(print, 'atexit ran'); "
