@@ -66,6 +66,10 @@ OVERFLOW = """() => {
 }""".replace("CHARTS", CHARTS).replace("DRAWN", DRAWN)
 
 
+# Each page is opened by its URL in the same tab, one after another, as a reader following links would: a new tab per
+# page cost its renderer process the app's whole script bundle again (the home page loaded in 1.15 s against 0.55-0.61
+# s in a reused tab, docs/testing.md). Each load is still a page of its own: a new document and a new Streamlit
+# session.
 def open_page(page, server: str, path: str):
     """`path` open in `page` with its charts drawn: Translate after a click on Translate, the pages with charts
     (Walkthrough, Experiments) once they said their link, after every chart; the others once their script ended."""
@@ -93,15 +97,15 @@ def test_every_chart_fits_a_phones_column(server, chromium):
     context = chromium.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     context.set_default_timeout(TIMEOUT_MS)
     found, charts = {}, 0
+    page = context.new_page()  # one tab, each page opened by its URL in turn (above open_page)
     for path in ["Translate", *WALKTHROUGH, *EXPERIMENTS]:
-        page = open_page(context.new_page(), server, path)
+        open_page(page, server, path)
         no_errors(page)
         charts += page.locator(CHARTS).count()
         problems = page.evaluate(OVERFLOW)
         if problems:
             found[path] = problems[:5]
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], path
-        page.close()
     context.close()
     assert charts >= 15, charts  # the pages drew their charts: the check measured something
     assert not found, found
@@ -113,14 +117,15 @@ def test_no_page_prints_a_console_warning(server, chromium):
     context.set_default_timeout(TIMEOUT_MS)
     said: dict[str, list[str]] = {}
     missing: dict[str, list[str]] = {}  # page -> what it asked for that was not there, beyond its probes
+    messages: list[tuple[str, str]] = []  # the console and the 404s of the page now open
+    absent: list[str] = []
+    page = context.new_page()  # one tab, each page opened by its URL in turn (above open_page)
+    page.on("console", lambda m: messages.append((m.type, m.text)))
+    page.on("response", lambda r: absent.append(urllib.parse.urlsplit(r.url).path) if r.status == 404 else None)
     for path in ["", "Sentiment", "Attention_explorer", "Latency", "Model_card", "Decoding_explorer",
                  "Train_your_own", "Translate", *WALKTHROUGH, *EXPERIMENTS]:
-        page = context.new_page()
-        messages: list[tuple[str, str]] = []
-        page.on("console", lambda m, messages=messages: messages.append((m.type, m.text)))
-        absent: list[str] = []
-        page.on("response", lambda r, absent=absent: absent.append(urllib.parse.urlsplit(r.url).path)
-                if r.status == 404 else None)
+        messages.clear()
+        absent.clear()
         open_page(page, server, path)
         probes = {f"/{path.split('?')[0]}/{probe}" for probe in PROBES} if path else set()
         other = [p for p in absent if p not in probes]
@@ -133,7 +138,6 @@ def test_no_page_prints_a_console_warning(server, chromium):
             errors.append("a 404 console error beyond the page's two probes")
         if warnings or errors:
             said[path or "Home"] = (warnings + errors)[:5]
-        page.close()
     context.close()
     assert not said, said
     assert not missing, missing
