@@ -173,8 +173,6 @@ def _review_pair(_cem, clean: str, corrupted: str, version: tuple):
     return engine.review_pair(_cem, clean, corrupted)
 
 
-
-
 def classifier_experiment(text: str, state: link.Experiment) -> Report | None:
     """The classifier's patching: review A is clean, B corrupted; the metric is the logit difference of the
     classes."""

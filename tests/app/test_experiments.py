@@ -131,8 +131,6 @@ def test_a_sentence_the_model_must_cut_says_so(monkeypatch):
     assert any("Input too long" in v for v in values(at.warning))
 
 
-
-
 @pytest.fixture(scope="module")
 def experiment_model():
     return engine.ExperimentModel(app_models_root() / "translate")

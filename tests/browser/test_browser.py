@@ -60,26 +60,7 @@ from runtime import OnnxSentimentClassifier
 pytestmark = [pytest.mark.exports, pytest.mark.browser]
 
 
-
-
-
-
-
-
-
-
-
-
-
 SERVER_PIDS: dict[str, int] = {}  # server url -> its process, whose CPU time the Stop test reads
-
-
-
-
-
-
-
-
 
 
 @pytest.fixture(scope="module")
@@ -101,18 +82,6 @@ def page(browser):
     page = context.new_page()
     yield page
     context.close()
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 def test_home(page, server):

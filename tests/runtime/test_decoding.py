@@ -25,8 +25,6 @@ from tx.decoding import FullPrefixBackend, TorchBackend
 BOS = 1
 
 
-
-
 TOP_KS = {"numpy": top_k_numpy, "onnxruntime": OnnxBackend.top_k, "torch": TorchBackend.top_k}
 
 
@@ -306,8 +304,6 @@ def test_a_tie_just_past_the_cut_hands_over_to_one_topk(top_k):
     assert up_to_first_dead(got) == one_topk_candidates(scores.numpy(), log_probs.numpy(), 4, 8)
 
 
-
-
 @pytest.mark.parametrize("beam, min_len", [(4, 0), (4, 3), (3, 1), (1, 0)])
 def test_beam_search_with_the_shortlist_equals_beam_search_without(beam, min_len, monkeypatch):
     """Whole searches with the two-stage candidates and with one topk over all (forced by reporting a tie
@@ -492,10 +488,6 @@ def test_attention_recorded_by_the_search_equals_a_teacher_forced_pass(search, k
 
 
 # --- beam search's trace ----------------------------------------------------------------------------------
-
-
-
-
 
 
 # the last case: later hypotheses beat the first finished one (sentence 0 has 4 bests in turn)
