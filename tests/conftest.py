@@ -8,9 +8,7 @@ import sys
 # modules again: 7 of the 14 s each xdist worker spent collecting. Set before anything below is imported.
 sys.dont_write_bytecode = False
 
-import atexit  # noqa: E402
 import gc  # noqa: E402
-import logging  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import TYPE_CHECKING  # noqa: E402
 
@@ -34,11 +32,9 @@ def _end_worker_now(config: pytest.Config) -> None:
     (torch, onnxruntime, streamlit, ... module by module), took 1.1-2.5 s after its last test, and the controller
     waits for it (measured in the fast suite). The results are sent by then (pytest_sessionfinish sends them);
     the atexit handlers still run here (temporary folders removed), then the worker exits with pytest's status."""
-    atexit._run_exitfuncs()
-    logging.shutdown()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(config.workeroutput.get("exitstatus", 1))  # 1: the session never finished
+    from tx.trainer import exit_worker  # already loaded wherever a collected test file imports tx
+
+    exit_worker(config.workeroutput.get("exitstatus", 1))  # 1: the session never finished
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -144,13 +144,13 @@ def distributed() -> tuple[int, int]:
 
 
 def exit_worker(code: int) -> NoReturn:
-    """End a torchrun worker with `code` once its run is complete, skipping the interpreter's teardown.
+    """End this process with `code` now: the atexit handlers, a flush, then `os._exit`, skipping the interpreter's
+    teardown. A torchrun worker leaves this way once its run is complete (so do the test suite's xdist workers).
 
     A gloo worker thread may still hold the last reference to a finished collective whose tensors have Python
     objects (a core dump showed ~AsyncBarrierWork freeing the stop flag's broadcast). Freeing them takes the GIL;
     during interpreter shutdown that ends the thread inside a destructor, and C++ aborts ("terminate called without
-    an active exception", SIGABRT): 4 runs in 120 of a 2-process run, after the model was written. The atexit
-    handlers still run here."""
+    an active exception", SIGABRT): 4 runs in 120 of a 2-process run, after the model was written."""
     atexit._run_exitfuncs()
     logging.shutdown()
     sys.stdout.flush()
