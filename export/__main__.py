@@ -89,6 +89,9 @@ def export_main(argv: list[str]) -> int:
     parser.add_argument("--data-dir", type=Path, default=Path("data/processed"),
                         help="where translate/test.tsv and sentiment/test.tsv are looked for")
     parser.add_argument("--threads", type=int, default=None, help="onnxruntime threads for the agreement check")
+    parser.add_argument("--processes", type=int, default=None,
+                        help="graphs exported side by side, this process and helpers (default: one per core, at "
+                             "most 4; tracing a graph uses one core)")
     parser.add_argument("--no-quality", action="store_true", help="skip the text-level agreement check")
     parser.add_argument("--no-walkthrough", action="store_true",
                         help="skip the fp32 graphs that expose every intermediate tensor (the Walkthrough page)")
@@ -101,6 +104,8 @@ def export_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.agreement_sentences < 1:
         parser.error("--agreement-sentences must be >= 1")
+    if args.processes is not None and args.processes < 1:
+        parser.error("--processes must be >= 1")
     if args.block_size is not None:
         try:
             check_block_size(args.block_size)
@@ -115,7 +120,7 @@ def export_main(argv: list[str]) -> int:
                             data_dir=args.data_dir, agreement_sentences=args.agreement_sentences,
                             threads=args.threads, check_quality=not args.no_quality,
                             walkthrough=not args.no_walkthrough, experiments=not args.no_experiments,
-                            fused_attention=not args.traced_attention)
+                            fused_attention=not args.traced_attention, processes=args.processes)
     try:
         if args.if_stale:
             precisions = ("fp32", *options.precisions)
@@ -130,7 +135,7 @@ def export_main(argv: list[str]) -> int:
                                         planned_files(args.model_dir, precisions, False, False), layout) is None:
                 # an export from before the walkthrough or experiment graphs: add them, keep the served graphs
                 print(f"adding {', '.join(missing)} to {args.model_dir}/onnx ({reason})")
-                return 0 if add_shown(args.model_dir, missing, args.opset) else 1
+                return 0 if add_shown(args.model_dir, missing, args.opset, processes=args.processes) else 1
             print(f"exporting {args.model_dir}: {reason}")
         report = export_model_dir(args.model_dir, options)
     except CheckpointError as e:

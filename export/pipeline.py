@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import torch
+
 from runtime.cpu import cpu_has_vnni
 from runtime.model_files import sha256_of
 from runtime.spec import (
@@ -29,6 +31,7 @@ from runtime.spec import (
 from tx import load_model_dir, read_model_config
 from tx.checkpoint import CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE, atomic_write
 
+from .graph_pool import GraphPool, default_processes
 from .onnx_export import DEFAULT_OPSET, EXPORTER, export_graph, graph_metadata
 from .quality import sentiment_quality, translation_quality
 from .quantize import Int8Scheme, default_scheme
@@ -56,6 +59,7 @@ class ExportOptions:
     walkthrough: bool = True  # also the fp32 graphs with every intermediate tensor (the Walkthrough page)
     experiments: bool = True  # also the fp32 graphs with head gates and the output layer alone (Experiments page)
     fused_attention: bool = True  # the served graphs as export/fused_graphs.py rebuilds them
+    processes: int | None = None  # graphs exported side by side (export/graph_pool.py); None: one per core, <= 4
 
 
 def int8_scheme(options: ExportOptions, vnni: bool) -> Int8Scheme:
@@ -120,36 +124,70 @@ def planned_files(model_dir: Path, precisions: tuple[str, ...], walkthrough: boo
     return files + [spec.file_name(SHOWN_PRECISION) for spec in shown_graphs(shape, walkthrough, experiments)]
 
 
+def all_graphs(shape: ModelShape) -> list[GraphSpec]:
+    """Every graph a model's export can make: the served ones, then the shown ones."""
+    return graphs_for(shape) + shown_graphs(shape)
+
+
+def export_one(model, config: dict, onnx_dir: Path, spec: GraphSpec, graph_precisions: list[str],
+               scheme: Int8Scheme | None, tokenizer_sha: str, opset: int,
+               fused_attention: bool = True) -> tuple[list[dict], list[str], str]:
+    """Export, quantise and validate one graph; returns its report entries, its problems and its console line."""
+    fp32_path = onnx_dir / spec.file_name("fp32")
+    seconds = export_graph(model, spec, fp32_path, graph_metadata(spec, "fp32", config, tokenizer_sha), opset,
+                           fused_attention)
+    made = {"fp32": seconds}
+    if "int8" in graph_precisions:
+        made["int8"] = scheme.quantize(fp32_path, onnx_dir / spec.file_name("int8"))
+    entries, files, problems = [], [], []
+    for precision in graph_precisions:
+        path = onnx_dir / spec.file_name(precision)
+        check = validate_graph(model, spec, path, precision)
+        entries.append(asdict(check) | {"ok": check.ok, "bytes": path.stat().st_size,
+                                        "seconds_to_make": round(made[precision], 2)})
+        worst = max(check.max_diff.values(), default=0.0)
+        files.append(f"{precision} {path.stat().st_size / 1e6:.1f} MB (max |onnx - torch| {worst:.2e})")
+        problems += [f"{path.name}: {p}" for p in check.problems]
+    # one line per graph: the console output of `make run` a newcomer reads
+    line = (f"exported {spec.name}: {', '.join(files)} in {sum(made.values()):.1f}s"
+            + (f"  FAILED: {'; '.join(problems)}" if problems else ""))
+    return entries, problems, line
+
+
 def export_graphs(model, config: dict, onnx_dir: Path, jobs: list[tuple[GraphSpec, list[str]]],
                   scheme: Int8Scheme | None, tokenizer_sha: str, opset: int,
-                  log: Callable[[str], None], fused_attention: bool = True) -> tuple[list[dict], list[str]]:
-    """Export, quantise and validate each (spec, precisions); returns the report's graph entries and failures."""
+                  log: Callable[[str], None], fused_attention: bool = True, model_dir: Path | None = None,
+                  processes: int = 1) -> tuple[list[dict], list[str]]:
+    """Export, quantise and validate each (spec, precisions); returns the report's graph entries and failures.
+    processes > 1 (with `model_dir`, the directory `model` was loaded from): graphs are exported side by side
+    in helper processes too (export/graph_pool.py); the entries, failures and lines keep the jobs' order."""
     entries, failures = [], []
-    for spec, graph_precisions in jobs:
-        fp32_path = onnx_dir / spec.file_name("fp32")
-        seconds = export_graph(model, spec, fp32_path, graph_metadata(spec, "fp32", config, tokenizer_sha), opset,
-                               fused_attention)
-        made = {"fp32": seconds}
-        if "int8" in graph_precisions:
-            made["int8"] = scheme.quantize(fp32_path, onnx_dir / spec.file_name("int8"))
-        files, problems = [], []
-        for precision in graph_precisions:
-            path = onnx_dir / spec.file_name(precision)
-            check = validate_graph(model, spec, path, precision)
-            entries.append(asdict(check) | {"ok": check.ok, "bytes": path.stat().st_size,
-                                            "seconds_to_make": round(made[precision], 2)})
-            worst = max(check.max_diff.values(), default=0.0)
-            files.append(f"{precision} {path.stat().st_size / 1e6:.1f} MB (max |onnx - torch| {worst:.2e})")
-            problems += [f"{path.name}: {p}" for p in check.problems]
-        # one line per graph: the console output of `make run` a newcomer reads
-        log(f"exported {spec.name}: {', '.join(files)} in {sum(made.values()):.1f}s"
-            + (f"  FAILED: {'; '.join(problems)}" if problems else ""))
-        failures += problems
+
+    def emit(result: dict) -> None:
+        entries.extend(result["entries"])
+        failures.extend(result["problems"])
+        log(result["line"])
+
+    def export_here(index: int) -> dict:
+        spec, graph_precisions = jobs[index]
+        made, problems, line = export_one(model, config, onnx_dir, spec, graph_precisions, scheme, tokenizer_sha,
+                                          opset, fused_attention)
+        return {"entries": made, "problems": problems, "line": line}
+
+    helpers = min(processes, len(jobs)) - 1 if model_dir is not None else 0
+    pool = GraphPool(len(jobs), export_here, lambda i: {"graph": jobs[i][0].name, "precisions": jobs[i][1]}, emit)
+    if helpers <= 0:
+        pool.run_here()
+        return entries, failures
+    setup = {"model_dir": str(model_dir), "onnx_dir": str(onnx_dir), "scheme": scheme and scheme.as_dict(),
+             "tokenizer_sha": tokenizer_sha, "opset": opset, "fused_attention": fused_attention,
+             "threads": max(1, torch.get_num_threads() // (helpers + 1))}
+    pool.run(setup, helpers)
     return entries, failures
 
 
 def export_shown(model_dir: str | Path, names: list[str] | None = None, opset: int = DEFAULT_OPSET,
-                 log: Callable[[str], None] = print) -> tuple[list[dict], list[str]]:
+                 log: Callable[[str], None] = print, processes: int | None = None) -> tuple[list[dict], list[str]]:
     """Only the shown graphs (`shown_graphs`; those named in `names`, None = all), exported and validated into
     model_dir/onnx; their report entries and failures."""
     model_dir = Path(model_dir)
@@ -160,7 +198,7 @@ def export_shown(model_dir: str | Path, names: list[str] | None = None, opset: i
     (model_dir / ONNX_DIR).mkdir(parents=True, exist_ok=True)
     jobs = [(spec, [SHOWN_PRECISION]) for spec in shown_graphs(shape) if names is None or spec.name in names]
     return export_graphs(load_model_dir(model_dir), stored["config"], model_dir / ONNX_DIR, jobs, None, tokenizer_sha,
-                         opset, log)
+                         opset, log, model_dir=model_dir, processes=processes or default_processes(len(jobs)))
 
 
 def export_walkthrough(model_dir: str | Path, opset: int = DEFAULT_OPSET,
@@ -213,14 +251,14 @@ def missing_shown(model_dir: str | Path, walkthrough: bool = True, experiments: 
 
 
 def add_shown(model_dir: str | Path, names: list[str], opset: int = DEFAULT_OPSET,
-              log: Callable[[str], None] = print) -> bool:
+              log: Callable[[str], None] = print, processes: int | None = None) -> bool:
     """Add shown graphs (walkthrough, experiments) to a passed export made before they existed (the served graphs
     stay as they are, so nothing is re-exported or re-checked). Returns whether they passed validation."""
     report = read_report(Path(model_dir))
     if not report or not report.get("ok"):
         raise ValueError(f"{model_dir}: no passed export to add the graphs {', '.join(names)} to; "
                          "run the whole export")
-    return record_graphs(model_dir, *export_shown(model_dir, names, opset, log))
+    return record_graphs(model_dir, *export_shown(model_dir, names, opset, log, processes))
 
 
 def export_model_dir(model_dir: str | Path, options: ExportOptions,
@@ -247,7 +285,8 @@ def export_model_dir(model_dir: str | Path, options: ExportOptions,
     jobs = [(spec, precisions) for spec in graphs_for(shape)]
     jobs += [(spec, [SHOWN_PRECISION]) for spec in shown_graphs(shape, options.walkthrough, options.experiments)]
     entries, failures = export_graphs(model, stored["config"], onnx_dir, jobs, scheme, tokenizer_sha, options.opset,
-                                      log, options.fused_attention)
+                                      log, options.fused_attention, model_dir,
+                                      options.processes or default_processes(len(jobs)))
     report.graphs += entries
     report.failures += failures
     if options.check_quality and not report.failures:

@@ -152,9 +152,9 @@ def export_command(model_dir: Path) -> list[str]:
     """The project's exporter as `make run` uses it: fp32 + int8, every graph validated against PyTorch. No text-level
     check: it reads the translator's German/English test set (tx.toy.serving checks the toy outputs instead). No
     walkthrough or experiment graphs: those pages work on the shipped models, and they would cost a toy export
-    ~10 s and ~20 s."""
+    ~10 s and ~20 s. As many processes as the training had threads: the app's other users keep the other cores."""
     return [sys.executable, "-m", "export", str(model_dir), "--precision", "fp32,int8", "--no-quality",
-            "--no-walkthrough", "--no-experiments"]
+            "--no-walkthrough", "--no-experiments", "--processes", str(THREADS)]
 
 
 def serve_command(model_dir: Path) -> list[str]:

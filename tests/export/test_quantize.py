@@ -4,6 +4,7 @@ blockwise MatMulNBits) and what it records, the quality gate that fails an expor
 The tiny model directories come from tests/export_fixtures.py (exported once per process)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from pathlib import Path
@@ -375,6 +376,7 @@ def export_reusing_fp32(monkeypatch, name: str, options, vnni: bool | None = Non
     monkeypatch.setattr(pipeline, "export_graph", lambda *args, **kwargs: 0.0)
     if vnni is not None:
         monkeypatch.setattr(pipeline, "cpu_has_vnni", lambda: vnni)
+    options = dataclasses.replace(options, processes=1)  # helper processes would not see the patches
     return model_dir, pipeline.export_model_dir(model_dir, options, log=lambda _: None)
 
 
