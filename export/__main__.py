@@ -24,6 +24,7 @@ COMMANDS = {
     "triton": "a Triton Inference Server model repository from exported model directories",
     "ct2": "the translator in CTranslate2 (the optional speed peer), checked against PyTorch",
     "ops": "rewrite the one-node graphs the runtime ships (runtime/ops/)",
+    "graph_pool": "a helper that exports graphs beside an export (started by the export itself)",
 }
 
 

@@ -2,7 +2,7 @@
 
 torch.export traces a graph on one thread, whatever the model's size (the tiny test translator's 12 graphs take 48 s
 one after another, 1-6 s each), so where cores are spare `python -m export` hands graphs to helpers. Each helper
-(`python -m export.graph_pool`, started at once so that its imports overlap the first graph here) loads the model
+(`python -m export graph_pool`, started at once so that its imports overlap the first graph here) loads the model
 from its directory and takes the next graph whenever it is free; this process exports too. Every file is made by the
 same code from the same weights, so it is the same file whichever process made it (tests/export/test_graph_pool.py
 compares the bytes). The results, and the one console line per graph, keep the jobs' order.
@@ -30,8 +30,16 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # where `export`, `tx` and `
 Result = dict
 
 
-def usable_cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+def usable_cores(cpu_max: Path = Path("/sys/fs/cgroup/cpu.max")) -> int:
+    """The cores this process may use: its CPU affinity, and a container's CPU quota where one is set."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    try:
+        quota, period = cpu_max.read_text().split()[:2]  # "max 100000" (no quota) or "200000 100000" (2 cores)
+        if quota != "max":
+            cores = min(cores, max(1, int(quota) // int(period)))
+    except (OSError, ValueError):
+        pass
+    return cores
 
 
 def default_processes(jobs: int) -> int:
@@ -46,7 +54,7 @@ class Helper:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(PACKAGE_ROOT),
                                                                          os.environ.get("PYTHONPATH")]))}
         # stderr is this process's: a helper's warnings reach the console as this process's would
-        self.process = subprocess.Popen([sys.executable, "-m", "export.graph_pool"], stdin=subprocess.PIPE,
+        self.process = subprocess.Popen([sys.executable, "-m", "export", "graph_pool"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, text=True, encoding="utf-8", env=env)
         self.busy = False  # a graph is out with it (read and written under the pool's lock)
         self._send(setup)
@@ -172,8 +180,13 @@ class GraphPool:
             self.emit(result)
 
 
-def helper_main() -> int:
-    """A helper: the setup line, then one graph per line until its stdin closes."""
+def main(argv: list[str]) -> int:
+    """`python -m export graph_pool`: a helper, started by an export. Reads the setup line, then one graph per line
+    until its stdin closes; writes a JSON line per result."""
+    if argv or sys.stdin.isatty():
+        print("python -m export graph_pool takes no arguments: an export starts it and talks to it on its stdin",
+              file=sys.stderr)
+        return 2
     results = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # the libraries' prints go to stderr: stdout carries only results
 
@@ -182,7 +195,7 @@ def helper_main() -> int:
     from runtime.spec import ModelShape
     from tx import load_model_dir, read_model_config
 
-    from .pipeline import all_graphs, export_one
+    from .graph_job import all_graphs, export_one
     from .quantize import Int8Scheme
 
     setup = json.loads(sys.stdin.readline())
@@ -209,7 +222,3 @@ def helper_main() -> int:
     except BrokenPipeError:  # the exporting process is gone: nobody wants the result
         return 0
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(helper_main())

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime
 import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -20,25 +20,20 @@ from runtime.spec import (
     ONNX_DIR,
     REPORT_FILE,
     SPEC_VERSION,
-    WALKTHROUGH_PRECISION,
     GraphSpec,
     ModelShape,
-    experiment_graphs,
     graphs_for,
-    patching_graphs,
     walkthrough_graphs,
 )
 from tx import load_model_dir, read_model_config
 from tx.checkpoint import CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE, atomic_write
 
+from .graph_job import SHOWN_PRECISION, export_one, shown_graphs
 from .graph_pool import GraphPool, default_processes
-from .onnx_export import DEFAULT_OPSET, EXPORTER, export_graph, graph_metadata
+from .onnx_export import DEFAULT_OPSET, EXPORTER
 from .quality import sentiment_quality, translation_quality
 from .quantize import Int8Scheme, default_scheme
 from .report import ExportReport, file_entries, graph_layout, read_report, versions
-from .validate import validate_graph
-
-SHOWN_PRECISION = WALKTHROUGH_PRECISION  # and EXPERIMENT_PRECISION: every shown graph is fp32
 
 
 @dataclass
@@ -109,49 +104,12 @@ def describe_scheme(scheme: Int8Scheme, vnni: bool) -> dict[str, object]:
     return scheme.as_dict() | {"cpu_vnni": vnni, "activations": activations, "why": why}
 
 
-def shown_graphs(shape: ModelShape, walkthrough: bool = True, experiments: bool = True) -> list[GraphSpec]:
-    """The graphs that are shown, not served (fp32 only, exported beside the served ones): the walkthrough's and
-    the experiments' (the patching graphs among them)."""
-    return (walkthrough_graphs(shape) if walkthrough else []) + (
-        experiment_graphs(shape) + patching_graphs(shape) if experiments else [])
-
-
 def planned_files(model_dir: Path, precisions: tuple[str, ...], walkthrough: bool = True,
                   experiments: bool = True) -> list[str]:
     stored = read_model_config(model_dir)
     shape = ModelShape.from_config(stored["kind"], stored["config"])
     files = [spec.file_name(p) for spec in graphs_for(shape) for p in precisions]
     return files + [spec.file_name(SHOWN_PRECISION) for spec in shown_graphs(shape, walkthrough, experiments)]
-
-
-def all_graphs(shape: ModelShape) -> list[GraphSpec]:
-    """Every graph a model's export can make: the served ones, then the shown ones."""
-    return graphs_for(shape) + shown_graphs(shape)
-
-
-def export_one(model, config: dict, onnx_dir: Path, spec: GraphSpec, graph_precisions: list[str],
-               scheme: Int8Scheme | None, tokenizer_sha: str, opset: int,
-               fused_attention: bool = True) -> tuple[list[dict], list[str], str]:
-    """Export, quantise and validate one graph; returns its report entries, its problems and its console line."""
-    fp32_path = onnx_dir / spec.file_name("fp32")
-    seconds = export_graph(model, spec, fp32_path, graph_metadata(spec, "fp32", config, tokenizer_sha), opset,
-                           fused_attention)
-    made = {"fp32": seconds}
-    if "int8" in graph_precisions:
-        made["int8"] = scheme.quantize(fp32_path, onnx_dir / spec.file_name("int8"))
-    entries, files, problems = [], [], []
-    for precision in graph_precisions:
-        path = onnx_dir / spec.file_name(precision)
-        check = validate_graph(model, spec, path, precision)
-        entries.append(asdict(check) | {"ok": check.ok, "bytes": path.stat().st_size,
-                                        "seconds_to_make": round(made[precision], 2)})
-        worst = max(check.max_diff.values(), default=0.0)
-        files.append(f"{precision} {path.stat().st_size / 1e6:.1f} MB (max |onnx - torch| {worst:.2e})")
-        problems += [f"{path.name}: {p}" for p in check.problems]
-    # one line per graph: the console output of `make run` a newcomer reads
-    line = (f"exported {spec.name}: {', '.join(files)} in {sum(made.values()):.1f}s"
-            + (f"  FAILED: {'; '.join(problems)}" if problems else ""))
-    return entries, problems, line
 
 
 def export_graphs(model, config: dict, onnx_dir: Path, jobs: list[tuple[GraphSpec, list[str]]],

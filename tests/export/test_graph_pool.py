@@ -11,8 +11,9 @@ import time
 import pytest
 from export_fixtures import exported
 
-from export.graph_pool import GraphPool, Helper, default_processes
-from export.pipeline import ExportOptions, all_graphs, export_one, int8_scheme
+from export.graph_job import all_graphs, export_one
+from export.graph_pool import GraphPool, Helper, default_processes, usable_cores
+from export.pipeline import ExportOptions, int8_scheme
 from runtime.cpu import cpu_has_vnni
 from runtime.spec import ModelShape
 from tx import load_model_dir, read_model_config
@@ -105,6 +106,18 @@ def test_the_graph_of_a_helper_that_dies_is_exported_by_another():
 def test_default_processes_is_one_per_core_at_most_four_and_no_more_than_the_graphs():
     assert default_processes(1) == 1
     assert 1 <= default_processes(100) <= 4
+
+
+def test_usable_cores_heeds_a_container_quota(tmp_path):
+    cpu_max = tmp_path / "cpu.max"
+    cpu_max.write_text("max 100000\n")
+    unlimited = usable_cores(cpu_max)
+    assert unlimited >= 1
+    cpu_max.write_text("100000 100000\n")
+    assert usable_cores(cpu_max) == 1
+    cpu_max.write_text("50000 100000\n")  # half a core: still one process
+    assert usable_cores(cpu_max) == 1
+    assert usable_cores(tmp_path / "missing") == unlimited
 
 
 def without_seconds(entry: dict) -> dict:

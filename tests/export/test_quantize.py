@@ -370,10 +370,11 @@ def test_int8_that_loses_more_than_the_limit_fails_the_export(monkeypatch):
 def export_reusing_fp32(monkeypatch, name: str, options, vnni: bool | None = None):
     """export_model_dir on a private copy of the tiny translator with its fp32 graphs reused instead of re-exported
     (the int8 files, their checks and the quality step are real): seconds instead of half a minute."""
+    import export.graph_job as graph_job
     import export.pipeline as pipeline
 
     model_dir = fresh_copy("translate", name)
-    monkeypatch.setattr(pipeline, "export_graph", lambda *args, **kwargs: 0.0)
+    monkeypatch.setattr(graph_job, "export_graph", lambda *args, **kwargs: 0.0)
     if vnni is not None:
         monkeypatch.setattr(pipeline, "cpu_has_vnni", lambda: vnni)
     options = dataclasses.replace(options, processes=1)  # helper processes would not see the patches
