@@ -70,7 +70,7 @@ NAMES = [f"g{i}" for i in range(8)]
 
 def test_every_job_is_done_once_and_emitted_in_order_from_this_thread():
     # the helper's first graph is slow, so later graphs finish before it: the lines still come in the jobs' order
-    helper = FakeHelper({}, delays={"g1": 0.4})
+    helper = FakeHelper({}, delays={"g1": 0.25})
     results, lines, done_here, threads = run_pool(NAMES, [helper])
     assert lines == [f"line {n}" for n in NAMES]
     assert [r["entries"][0]["graph"] for r in results] == NAMES
@@ -96,8 +96,8 @@ def test_a_helper_that_never_gets_ready_is_stopped_once_the_graphs_are_done():
 
 def test_the_graph_of_a_helper_that_dies_is_exported_by_another():
     dying = FakeHelper({}, dies=True)
-    working = FakeHelper({}, delays={name: 0.05 for name in NAMES})
-    results, lines, done_here, _ = run_pool(NAMES, [dying, working], here_delay=0.2)
+    working = FakeHelper({}, delays={name: 0.03 for name in NAMES})
+    results, lines, done_here, _ = run_pool(NAMES, [dying, working], here_delay=0.1)
     assert len(dying.lost) == 1 and (done_here + working.done).count(dying.lost[0]) == 1
     assert sorted(done_here + dying.done + working.done) == NAMES
     assert lines == [f"line {n}" for n in NAMES] and all(r is not None for r in results)
