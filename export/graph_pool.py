@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -118,7 +119,12 @@ class GraphPool:
 
     def run(self, setup: dict, helpers: int, start: Callable[[dict], Helper] = Helper) -> list[Result]:
         """Every job, on this process and on `helpers` helper processes started with `setup`."""
-        started = [start(setup) for _ in range(helpers)]
+        started = []
+        for _ in range(helpers):
+            try:
+                started.append(start(setup))
+            except OSError:  # no process to be had (out of memory or processes): the graphs are exported here
+                break
         threads = [threading.Thread(target=self._feed, args=(helper,), daemon=True) for helper in started]
         try:
             for thread in threads:
@@ -187,6 +193,9 @@ def main(argv: list[str]) -> int:
         print("python -m export graph_pool takes no arguments: an export starts it and talks to it on its stdin",
               file=sys.stderr)
         return 2
+    # The exporting process stops its helpers: a Ctrl-C in the terminal reaches them too (one process group), and
+    # would print a traceback each. (Killed, it closes their stdin: each ends after the graph it is on.)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     results = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # the libraries' prints go to stderr: stdout carries only results
 

@@ -4,7 +4,9 @@ process makes byte for byte the files this process makes."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import signal
 import threading
 import time
 
@@ -86,6 +88,16 @@ def test_a_helper_that_fails_to_start_leaves_every_graph_to_this_process():
     assert done_here == NAMES and lines == [f"line {n}" for n in NAMES] and not helper.done
 
 
+def test_a_helper_that_cannot_be_started_leaves_every_graph_to_this_process():
+    def refused(setup: dict) -> FakeHelper:
+        raise OSError(11, "Resource temporarily unavailable")  # fork refused
+
+    done_here, lines = [], []
+    pool = GraphPool(3, lambda i: done_here.append(i) or {"line": str(i)}, lambda i: {}, lambda r: lines.append(r))
+    pool.run({}, 2, start=refused)
+    assert done_here == [0, 1, 2] and [r["line"] for r in lines] == ["0", "1", "2"]
+
+
 def test_a_helper_that_never_gets_ready_is_stopped_once_the_graphs_are_done():
     helper = FakeHelper({}, ready_after=None)
     started = time.monotonic()
@@ -138,6 +150,7 @@ def test_a_helper_process_makes_the_same_files_as_this_process(tmp_path):
                      "tokenizer_sha": "abc", "opset": 20, "fused_attention": True, "threads": 1})
     try:
         assert helper.ready()
+        os.kill(helper.process.pid, signal.SIGINT)  # a Ctrl-C is the exporting process's to act on
         jobs = [("logit_lens", ["fp32"]), ("decoder", ["fp32", "int8"])]  # shown fp32; served fp32 + int8
         from_helper = [helper.export({"graph": name, "precisions": precisions}) for name, precisions in jobs]
         assert helper.export({"graph": "no_such_graph", "precisions": ["fp32"]}) is None  # its error: redone here
