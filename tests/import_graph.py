@@ -3,10 +3,23 @@ tiny exports' cache key hashes only the files an export can import (tests/export
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def syntax_tree(path: Path) -> ast.Module:
+    """The file's syntax tree, parsed once a process for each version of the file: the layering checks each walk
+    every project file (read it, never change it)."""
+    stat = path.stat()
+    return _parsed(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.cache
+def _parsed(path: Path, mtime_ns: int, size: int) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
 
 
 def module_name(path: Path, root: Path = REPO) -> str:
@@ -21,7 +34,7 @@ def resolved_imports(path: Path, modules: set[str] | None = None, root: Path = R
     name = module_name(path, root)
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(syntax_tree(path)):
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):

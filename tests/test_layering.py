@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 import pytest
-from import_graph import module_name, resolved_imports
+from import_graph import module_name, resolved_imports, syntax_tree
 
 REPO = Path(__file__).resolve().parents[1]
 PROJECT = {"runtime", "corpus", "tx", "export", "playground", "gpujob", "bench", "serve", "web"}
@@ -34,7 +34,7 @@ LIBRARY_IMPORTING_CLI_ALLOWED: set[str] = set()  # none
 def imports_of(path: Path) -> set[str]:
     """Dotted names of every absolute import in a file (inside functions too)."""
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(syntax_tree(path)):
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
@@ -112,7 +112,7 @@ def run_by_path(path: Path) -> list[str]:
             return parts(node.left) + parts(node.right)
         return node.value.split("/") if isinstance(node, ast.Constant) and isinstance(node.value, str) else []
 
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = syntax_tree(path)
     inner = {id(n.left) for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div)}
     found = []
     for node in ast.walk(tree):
@@ -199,7 +199,7 @@ MAIN_BLOCK_ALLOWED: set[str] = set()  # none: a package's __main__.py is its one
 
 
 def has_main_block(path: Path) -> bool:
-    tests = [ast.unparse(node.test) for node in ast.parse(path.read_text(encoding="utf-8")).body
+    tests = [ast.unparse(node.test) for node in syntax_tree(path).body
              if isinstance(node, ast.If)]
     return any("__name__" in test and "__main__" in test for test in tests)
 
