@@ -167,7 +167,7 @@ class GraphPool:
                 result = helper.export(self.job_message(index))
                 with self.lock:
                     helper.busy = False
-                    if result is None:  # handed back: this process exports it
+                    if result is None:  # handed back: another process exports it again
                         self.pending.appendleft(index)
                         return
                     self.results[index] = result
@@ -224,8 +224,10 @@ def main(argv: list[str]) -> int:
                     model, stored["config"], Path(setup["onnx_dir"]), specs[job["graph"]], job["precisions"],
                     scheme, setup["tokenizer_sha"], setup["opset"], setup["fused_attention"])
                 result = {"entries": entries, "problems": problems, "line": console_line}
-            except Exception:
+            except Exception:  # said here (stderr is the export's): the graph is exported again elsewhere
                 result = {"error": traceback.format_exc()}
+                print(f"a graph_pool helper could not export {job.get('graph')!r}; another process exports it again:\n"
+                      f"{result['error']}", file=sys.stderr, flush=True)
             results.write(json.dumps(result) + "\n")
             results.flush()
     except BrokenPipeError:  # the exporting process is gone: nobody wants the result

@@ -138,7 +138,7 @@ def without_seconds(entry: dict) -> dict:
 
 @pytest.mark.slow
 @pytest.mark.exports
-def test_a_helper_process_makes_the_same_files_as_this_process(tmp_path):
+def test_a_helper_process_makes_the_same_files_as_this_process(tmp_path, capfd):
     model_dir = exported("translate")
     stored = read_model_config(model_dir)
     specs = {s.name: s for s in all_graphs(ModelShape.from_config(stored["kind"], stored["config"]))}
@@ -154,6 +154,8 @@ def test_a_helper_process_makes_the_same_files_as_this_process(tmp_path):
         jobs = [("logit_lens", ["fp32"]), ("decoder", ["fp32", "int8"])]  # shown fp32; served fp32 + int8
         from_helper = [helper.export({"graph": name, "precisions": precisions}) for name, precisions in jobs]
         assert helper.export({"graph": "no_such_graph", "precisions": ["fp32"]}) is None  # its error: redone here
+        said = capfd.readouterr().err  # the helper's stderr is this process's
+        assert "could not export 'no_such_graph'" in said and "KeyError" in said, said[-2000:]
         assert helper.export({"graph": "logit_lens", "precisions": ["fp32"]}) is not None  # and it goes on
     finally:
         helper.stop()
