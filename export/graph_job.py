@@ -36,8 +36,9 @@ def all_graphs(shape: ModelShape) -> list[GraphSpec]:
 
 def export_one(model, config: dict, onnx_dir: Path, spec: GraphSpec, graph_precisions: list[str],
                scheme: Int8Scheme | None, tokenizer_sha: str, opset: int,
-               fused_attention: bool = True) -> tuple[list[dict], list[str], str]:
-    """Export, quantise and validate one graph; returns its report entries, its problems and its console line."""
+               fused_attention: bool = True) -> dict:
+    """Export, quantise and validate one graph; returns its result as export/graph_pool.py passes it between
+    processes: {"entries": its report entries, "problems": its problems, "line": its console line}."""
     fp32_path = onnx_dir / spec.file_name("fp32")
     seconds = export_graph(model, spec, fp32_path, graph_metadata(spec, "fp32", config, tokenizer_sha), opset,
                            fused_attention)
@@ -56,6 +57,4 @@ def export_one(model, config: dict, onnx_dir: Path, spec: GraphSpec, graph_preci
     # one line per graph: the console output of `make run` a newcomer reads
     line = (f"exported {spec.name}: {', '.join(files)} in {sum(made.values()):.1f}s"
             + (f"  FAILED: {'; '.join(problems)}" if problems else ""))
-    return entries, problems, line
-
-
+    return {"entries": entries, "problems": problems, "line": line}

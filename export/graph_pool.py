@@ -220,10 +220,9 @@ def main(argv: list[str]) -> int:
         for line in sys.stdin:  # until the exporting process closes it (or dies)
             job = json.loads(line)
             try:
-                entries, problems, console_line = export_one(
-                    model, stored["config"], Path(setup["onnx_dir"]), specs[job["graph"]], job["precisions"],
-                    scheme, setup["tokenizer_sha"], setup["opset"], setup["fused_attention"])
-                result = {"entries": entries, "problems": problems, "line": console_line}
+                result = export_one(model, stored["config"], Path(setup["onnx_dir"]), specs[job["graph"]],
+                                    job["precisions"], scheme, setup["tokenizer_sha"], setup["opset"],
+                                    setup["fused_attention"])
             except Exception:  # said here (stderr is the export's): the graph is exported again elsewhere
                 result = {"error": traceback.format_exc()}
                 print(f"a graph_pool helper could not export {job.get('graph')!r}; another process exports it again:\n"

@@ -128,9 +128,8 @@ def export_graphs(model, config: dict, onnx_dir: Path, jobs: list[tuple[GraphSpe
 
     def export_here(index: int) -> dict:
         spec, graph_precisions = jobs[index]
-        graph_entries, problems, line = export_one(model, config, onnx_dir, spec, graph_precisions, scheme,
-                                                   tokenizer_sha, opset, fused_attention)
-        return {"entries": graph_entries, "problems": problems, "line": line}
+        return export_one(model, config, onnx_dir, spec, graph_precisions, scheme, tokenizer_sha, opset,
+                          fused_attention)
 
     helpers = min(processes, len(jobs)) - 1 if model_dir is not None else 0
     pool = GraphPool(len(jobs), export_here, lambda i: {"graph": jobs[i][0].name, "precisions": jobs[i][1]}, emit)

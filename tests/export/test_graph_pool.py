@@ -162,8 +162,8 @@ def test_a_helper_process_makes_the_same_files_as_this_process(tmp_path, capfd):
     assert helper.process.returncode is not None
     model = load_model_dir(model_dir)
     for (name, precisions), theirs in zip(jobs, from_helper, strict=True):
-        entries, problems, line = export_one(model, stored["config"], here_dir, specs[name], precisions, scheme,
-                                             "abc", 20)
+        here = export_one(model, stored["config"], here_dir, specs[name], precisions, scheme, "abc", 20)
+        entries, problems, line = here["entries"], here["problems"], here["line"]
         assert not problems and not theirs["problems"]
         assert [without_seconds(e) for e in theirs["entries"]] == [without_seconds(e) for e in entries]
         seconds = re.compile(r" in [0-9.]+s$")
