@@ -41,6 +41,7 @@ from .feeds import random_inputs
 from .fused_attention import TRANSLATIONS as FUSED_TRANSLATIONS
 from .fused_attention import tidy_fused_outputs
 from .graph_modules import wrapper_for
+from .torchlib_registry import built_once
 
 DEFAULT_OPSET = 20
 EXPORTER = "torch.onnx.export(dynamo=True)"
@@ -100,7 +101,7 @@ def export_graph(model: nn.Module, spec: GraphSpec, path: str | Path, metadata: 
     example = [torch.from_numpy(a) for a in random_inputs(spec, EXAMPLE_AXES, vocab, seed=0)]
     dims = {name: Dim(name) for name in DYNAMIC_AXES}  # one object per axis name: equal names = equal sizes
     dynamic = wrapper.pack([{i: dims[a] for i, a in t.dynamic_axes().items()} for t in spec.inputs])
-    with tempfile.TemporaryDirectory() as tmp, quiet_exporter():
+    with tempfile.TemporaryDirectory() as tmp, quiet_exporter(), built_once():  # its ATen table: built once
         raw = Path(tmp) / "graph.onnx"
         torch.onnx.export(wrapper, wrapper.pack(example), str(raw), dynamo=True, external_data=False,
                           opset_version=opset, dynamic_shapes=dynamic, input_names=spec.input_names,
