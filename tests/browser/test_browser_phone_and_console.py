@@ -23,6 +23,8 @@ from browser_fixtures import (
 
 pytestmark = [pytest.mark.exports, pytest.mark.browser]
 
+DRAW_WAIT_MS = 5_000  # a chart in view that has not drawn by then is reported as not drawn
+
 PHONE = {"width": 390, "height": 844}  # an iPhone 12-15's viewport in CSS pixels
 # .tx-heat, .tx-map: the markup maps (tables, images); .tx-align: Translate's word alignment (markup)
 CHARTS = '[data-testid="stVegaLiteChart"], [data-testid="stPlotlyChart"], .tx-heat, .tx-map, .tx-align'
@@ -73,6 +75,8 @@ OVERFLOW = """() => {
 def open_page(page, server: str, path: str):
     """`path` open in `page` with its charts drawn: Translate after a click on Translate, the pages with charts
     (Walkthrough, Experiments) once they said their link, after every chart; the others once their script ended."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     visit(page, server, path)
     if path == "Translate":
         page.get_by_role("button", name="Translate").click()
@@ -82,7 +86,12 @@ def open_page(page, server: str, path: str):
     settle(page)
     for chart in page.locator(CHARTS).all():  # plotly draws a chart once it scrolls into view
         chart.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)
+        try:  # until it has drawn, as OVERFLOW looks (a fixed 500 ms a page was 15 s of this file)
+            page.wait_for_function("([chart, drawn]) => !!chart.querySelector(drawn)",
+                                   arg=[chart.element_handle(), DRAWN], timeout=DRAW_WAIT_MS)
+        except PlaywrightTimeout:
+            pass  # OVERFLOW says "nothing drawn" for it
+    page.wait_for_timeout(100)  # a drawn chart's last console lines (Vega warns as it draws)
     return page
 
 
