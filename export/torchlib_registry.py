@@ -2,8 +2,8 @@
 
 `torch.onnx.export(dynamo=True)` builds its registry from torchlib on every call (`ONNXRegistry.from_torchlib`:
 about 2,000 functions, each one's ONNX signature inferred), then adds the call's custom translations to it. On the
-2-core test hosts that took 0.45-0.8 s a call, ~12% of a tiny model's graph and a fixed cost on every graph of
-every export (a `make test` exports well over a hundred). `built_once()` keeps the first registry per opset and
+2-core test hosts that took 0.45-0.8 s a call, about a tenth of a tiny model's graph, on every graph of every
+export (docs/export-and-runtime.md). `built_once()` keeps the first registry per opset and
 hands each export call a copy with lists of its own, so the custom translations one call adds (fused attention)
 never reach the next; the translations themselves are the same objects, as the exporter would rebuild them.
 
