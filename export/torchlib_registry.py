@@ -22,6 +22,8 @@ except ImportError:  # another torch's layout: export as torch does it
     ONNXRegistry = None
 # the classmethod as torch defines it, kept at import: a nested `with` must not take the copying one for torch's
 _FROM_TORCHLIB = None if ONNXRegistry is None else ONNXRegistry.__dict__.get("from_torchlib")
+# the layout this module copies: a classmethod that builds a registry holding its translations in `functions`
+_LAYOUT_KNOWN = isinstance(_FROM_TORCHLIB, classmethod) and hasattr(ONNXRegistry(), "functions")
 
 
 def _copy(registry):
@@ -46,7 +48,7 @@ def _from_torchlib(cls, opset_version=None):
 @contextlib.contextmanager
 def built_once() -> Iterator[None]:
     """Inside the `with`, every torch.onnx export in this process gets a copy of one registry per opset."""
-    if not isinstance(_FROM_TORCHLIB, classmethod) or not hasattr(ONNXRegistry(), "functions"):
+    if not _LAYOUT_KNOWN:
         yield
         return
     ONNXRegistry.from_torchlib = classmethod(_from_torchlib)

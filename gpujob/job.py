@@ -151,10 +151,11 @@ def wait_for_runs(s: JobSettings, log: Callable[[str], None], check_every: float
     call goes on to its shards as soon as a run ends (sleeping the whole `poll` between looks spent up to 30 s of
     device time after the end: the CLI's default poll), and a progress line every `poll` seconds and at the end."""
     started = last_line = time.monotonic()
-    while any(state(r) == RUNNING for r in s.runs) and time.monotonic() - started < s.wait:
+    running = any(state(r) == RUNNING for r in s.runs)
+    while running and time.monotonic() - started < s.wait:
         time.sleep(max(0.0, min(check_every, s.poll, s.wait - (time.monotonic() - started))))
-        ended = not any(state(r) == RUNNING for r in s.runs) or time.monotonic() - started >= s.wait
-        if not ended and time.monotonic() - last_line < s.poll:
+        running = any(state(r) == RUNNING for r in s.runs)
+        if running and time.monotonic() - started < s.wait and time.monotonic() - last_line < s.poll:
             continue
         last_line = time.monotonic()
         shown = []
