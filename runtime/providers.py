@@ -22,6 +22,9 @@ import onnxruntime as ort
 CUDA, CPU = "CUDAExecutionProvider", "CPUExecutionProvider"
 PROVIDER_CHOICES = ("auto", "cuda", "cpu")
 SPIN_US = 100  # how long an idle intra-op thread spins before it sleeps (why: session_options)
+# onnxruntime's intra-op threads where the caller names none; unset: onnxruntime's own default (one per core). For a
+# host that runs several processes side by side (the test suite sets 1: tests/conftest.py).
+THREADS_ENV = "TX_ORT_THREADS"
 
 
 class ProviderError(RuntimeError):
@@ -68,7 +71,19 @@ def check_provider(provider: str) -> None:
         raise ValueError(f"provider must be one of {', '.join(PROVIDER_CHOICES)}, got {provider!r}")
 
 
+def default_threads() -> int | None:
+    """THREADS_ENV's whole number of threads, or None where it is unset or empty; anything else is refused."""
+    value = os.environ.get(THREADS_ENV, "").strip()
+    if not value:
+        return None
+    if not value.isdecimal() or int(value) < 1:
+        raise ValueError(f"{THREADS_ENV} must be a whole number of threads >= 1 (or unset), got {value!r}")
+    return int(value)
+
+
 def session_options(threads: int | None) -> ort.SessionOptions:
+    """threads: onnxruntime's intra-op threads; None: THREADS_ENV's, else onnxruntime's default."""
+    threads = default_threads() if threads is None else threads
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL  # our graphs are chains; parallel branches don't pay

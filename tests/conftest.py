@@ -39,6 +39,11 @@ def _end_worker_now(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
+    # onnxruntime sessions that name no thread count run one intra-op thread here and in every process the tests start
+    # (runtime.providers.THREADS_ENV): the two workers fill the two cores already, and a session's second thread only
+    # contended with them (fast suite: 6 core-s less, 48.4 and 53.0 s -> 46.2 and 50.0 s, 2026-11-29). A test that
+    # needs threads names them; `TX_ORT_THREADS= pytest` runs onnxruntime's default.
+    os.environ.setdefault("TX_ORT_THREADS", "1")
     # workerinput: set by pytest-xdist in its workers only (a pytest a test starts inherits PYTEST_XDIST_WORKER)
     if hasattr(config, "workerinput"):
         config.add_cleanup(lambda: _end_worker_now(config))  # the first cleanup added is the last run

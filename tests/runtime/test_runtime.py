@@ -237,6 +237,26 @@ def test_idle_intra_op_threads_spin_briefly_then_sleep():
         assert options.get_session_config_entry("session.intra_op.spin_duration_us") == "100"
 
 
+def test_the_environment_names_the_threads_where_the_caller_does_not(monkeypatch):
+    """TX_ORT_THREADS: the intra-op threads of a session that names none (the suite runs 1: tests/conftest.py);
+    threads the caller names win; unset or empty, onnxruntime's default; anything but a whole number >= 1 is
+    refused, naming the variable."""
+    from runtime.providers import THREADS_ENV, session_options
+
+    monkeypatch.setenv(THREADS_ENV, "3")
+    assert session_options(None).intra_op_num_threads == 3
+    assert session_options(2).intra_op_num_threads == 2
+    for unset in ("", "  "):
+        monkeypatch.setenv(THREADS_ENV, unset)
+        assert session_options(None).intra_op_num_threads == 0  # onnxruntime's own default
+    monkeypatch.delenv(THREADS_ENV)
+    assert session_options(None).intra_op_num_threads == 0
+    for bad in ("0", "two", "-1", "1.5"):
+        monkeypatch.setenv(THREADS_ENV, bad)
+        with pytest.raises(ValueError, match=THREADS_ENV):
+            session_options(None)
+
+
 # --- load errors ---------------------------------------------------------------------------------------------------
 
 
