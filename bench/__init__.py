@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from tx.cli import command_parser
+from runtime.cli import command_parser
 
 # name -> what it measures, in one line (`python -m bench --help` lists them; each one's --help starts with its line)
 BENCHMARKS = {

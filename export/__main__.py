@@ -10,9 +10,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from runtime.cli import dispatch, usage
 from runtime.spec import PRECISIONS
 from tx import CheckpointError
-from tx.cli import dispatch, usage
 
 from .onnx_export import DEFAULT_OPSET
 from .pipeline import ExportOptions, add_shown, export_model_dir, missing_shown, planned_files

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from tx.cli import dispatch
+from runtime.cli import dispatch
 
 from .tools import COMMANDS
 

@@ -78,7 +78,7 @@ def library_modules_importing_command_line(paths: list[Path]) -> dict[str, list[
     wrong = {}
     for path in paths:
         if is_command_line(module_name(path, REPO)) or str(path.relative_to(REPO)) in LIBRARY_IMPORTING_CLI_ALLOWED:
-            continue  # a command may import another's dispatcher (gpujob's __main__ uses tx.cli)
+            continue  # a command may import another's dispatcher (gpujob's __main__ uses runtime.cli)
         found = sorted(name for name in resolved_imports(path, root=REPO) if is_command_line(name))
         if found:
             wrong[str(path.relative_to(REPO))] = found

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import sys
 
-from .cli import dispatch
+from runtime.cli import dispatch
+
 from .tools import TOOLS
 
 

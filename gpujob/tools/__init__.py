@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from tx import cli
+from runtime import cli
 
 # name -> what it does, in one line; in the order of use
 COMMANDS = {

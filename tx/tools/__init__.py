@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..cli import command_parser
+from runtime.cli import command_parser
 
 # name -> what it does, in one line (`python -m tx --help` lists them; each tool's --help starts with its line)
 TOOLS = {

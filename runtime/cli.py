@@ -1,6 +1,10 @@
-"""One entry point over several commands (`python -m tx TOOL`, `python -m gpujob COMMAND`): the usage listing, the
-dispatch to the command's module, and each command's argument parser. The commands themselves live apart from the
-libraries they call (tx/tools/, gpujob/tools/)."""
+"""One entry point over several commands (`python -m tx TOOL`, `python -m gpujob COMMAND`, `python -m export`'s and
+`python -m bench`'s): the usage listing, the dispatch to the command's module, and each command's argument parser.
+The commands themselves live apart from the libraries they call (tx/tools/, gpujob/tools/).
+
+Here, in the torch-free layer every package may import, not in tx: importing anything of tx imports torch (tx's
+package imports its model), which cost each command 1.1-1.3 s before it did anything, more on the GPU machine where
+torch loads CUDA's libraries; gpujob's install-wheels, place-weights, wheels and weights need no torch at all."""
 from __future__ import annotations
 
 import argparse
