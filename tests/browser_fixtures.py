@@ -132,6 +132,13 @@ def launched_chromium():
         chromium.close()
 
 
+def new_tab(browser):
+    """(context, page): a fresh desktop context with the tests' timeout, and a tab in it."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(TIMEOUT_MS)
+    return context, context.new_page()
+
+
 def visit(page, server: str, path: str = "") -> None:
     page.goto(f"{server}/{path}")
     page.wait_for_selector(NAV)  # the script has run at least once

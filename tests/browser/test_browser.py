@@ -43,6 +43,7 @@ from browser_fixtures import (
     WALK_MAP,
     busy_share,
     models_root,
+    new_tab,
     no_errors,
     push_sliders,
     reference_translator,
@@ -73,12 +74,6 @@ def server(app_server):
 @pytest.fixture(scope="module")
 def browser(server, chromium):
     return chromium
-
-
-def new_tab(browser):
-    context = browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(TIMEOUT_MS)
-    return context, context.new_page()
 
 
 @pytest.fixture(scope="module")

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from browser_fixtures import (
     OUTPUT,
-    TIMEOUT_MS,
     VIEWPORT,
     busy_share,
+    new_tab,
     no_errors,
     push_sliders,
     settle,
@@ -51,12 +51,6 @@ def browser(server, chromium):
     return chromium  # the shared one (tests/browser/conftest.py); this file's server is its own: no models
 
 
-def new_page(browser):
-    context = browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(TIMEOUT_MS)
-    return context, context.new_page()
-
-
 def workers(server_pid: int) -> dict[int, Path]:
     """The server's training processes (`python -m tx toy_worker` children with a run's events file open), from
     /proc, each with that events file. The spare worker the page keeps warm has none open: it is not training."""
@@ -78,7 +72,7 @@ def workers(server_pid: int) -> dict[int, Path]:
 
 def test_train_copy_export_and_translate_a_held_out_sequence_through_onnxruntime(browser, server):
     url, _ = server
-    context, page = new_page(browser)
+    context, page = new_tab(browser)
     outside: list[str] = []  # the page (its icon included) must load nothing from other hosts: the app runs offline
     page.on("request", lambda r: outside.append(r.url) if urllib.parse.urlsplit(r.url).hostname not in
             ("127.0.0.1", "localhost", None) and not r.url.startswith(("data:", "blob:")) else None)
@@ -119,7 +113,7 @@ def test_train_copy_export_and_translate_a_held_out_sequence_through_onnxruntime
 
 def start_a_long_run(browser, url: str):
     """Adding 3-digit numbers with the accuracy target at 100% and a 120 s cap: a run that keeps going."""
-    context, page = new_page(browser)
+    context, page = new_tab(browser)
     visit(page, url, "Train_your_own")
     page.locator('[data-testid="stRadio"]').filter(has_text="Task").get_by_text("add two numbers").click()
     settle(page)
